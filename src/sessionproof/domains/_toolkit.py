@@ -1,0 +1,167 @@
+"""Toolkits: tools are typed, docstringed methods; their JSON Schemas are generated from the code."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, TypeVar, get_type_hints
+
+import docstring_parser
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from ..errors import ToolArgumentError, UnknownToolError
+
+DBT = TypeVar("DBT", bound=BaseModel)
+F = TypeVar("F", bound=Callable[..., Any])
+
+_TOOL_MARK = "__sessionproof_tool__"
+
+
+class ToolSpec(BaseModel):
+    """A tool as an agent sees it, plus whether it writes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """JSON Schema of the arguments object."""
+    write: bool = False
+    """True when the tool changes the DB (never blind-retried)."""
+    output_schema: dict[str, Any] | None = None
+    """JSON Schema of the result, when the return type is a pydantic model."""
+
+    def openai(self) -> dict[str, Any]:
+        """The OpenAI chat-completions `tools` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+def tool(*, write: bool = False) -> Callable[[F], F]:
+    """Mark a toolkit method as a tool; `write=True` when it changes the DB."""
+
+    def mark(fn: F) -> F:
+        setattr(fn, _TOOL_MARK, {"write": write})
+        return fn
+
+    return mark
+
+
+def _strip_titles(schema: Any) -> Any:
+    # pydantic adds a "title" to every property; models read them as noise.
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+class _ToolInfo:
+    __slots__ = ("args_model", "method_name", "spec")
+
+    def __init__(self, spec: ToolSpec, args_model: type[BaseModel], method_name: str) -> None:
+        self.spec = spec
+        self.args_model = args_model
+        self.method_name = method_name
+
+
+def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _ToolInfo:
+    doc = docstring_parser.parse(inspect.getdoc(fn) or "")
+    summary = "\n\n".join(p for p in (doc.short_description, doc.long_description) if p)
+    if not summary:
+        raise TypeError(f"tool {cls.__name__}.{name} needs a docstring: it is the tool's description")
+    param_docs = {p.arg_name: p.description or "" for p in doc.params}
+    hints = get_type_hints(fn)
+    fields: dict[str, Any] = {}
+    for pname, param in inspect.signature(fn).parameters.items():
+        if pname == "self":
+            continue
+        if pname not in hints:
+            raise TypeError(f"tool {cls.__name__}.{name}: parameter {pname!r} has no type annotation")
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (hints[pname], Field(default, description=param_docs.get(pname) or None))
+    args_model = create_model(  # type: ignore[call-overload]
+        f"{cls.__name__}_{name}_args", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    params = _strip_titles(args_model.model_json_schema())
+    params.setdefault("properties", {})
+    ret = hints.get("return")
+    output_schema = None
+    if isinstance(ret, type) and issubclass(ret, BaseModel):
+        output_schema = _strip_titles(ret.model_json_schema())
+    spec = ToolSpec(
+        name=name, description=summary, parameters=params, write=write, output_schema=output_schema
+    )
+    return _ToolInfo(spec, args_model, fn.__name__)
+
+
+class Toolkit(Generic[DBT]):
+    """Base of every domain toolkit: subclass it and decorate methods with `@tool`.
+
+    Schemas are built once per class from signatures and docstrings (Args sections).
+    """
+
+    _tools: ClassVar[dict[str, _ToolInfo]]
+
+    def __init__(self, db: DBT) -> None:
+        self.db = db
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        tools: dict[str, _ToolInfo] = {}
+        for base in reversed(cls.__mro__):
+            for name, fn in vars(base).items():
+                mark = getattr(fn, _TOOL_MARK, None)
+                if mark is not None:
+                    tools[name] = _describe(cls, name, fn, bool(mark["write"]))
+        cls._tools = tools
+
+    @classmethod
+    def specs(cls) -> list[ToolSpec]:
+        """Every tool's spec, in definition order."""
+        return [t.spec for t in cls._tools.values()]
+
+    @classmethod
+    def spec(cls, name: str) -> ToolSpec:
+        """One tool's spec; raises `UnknownToolError`."""
+        info = cls._tools.get(name)
+        if info is None:
+            raise UnknownToolError(name, list(cls._tools))
+        return info.spec
+
+    def invoke(self, name: str, args: dict[str, Any]) -> Any:
+        """Validate `args` against the tool's parameters and call it.
+
+        Raises `UnknownToolError`, `ToolArgumentError`, or whatever the tool raises.
+        """
+        info = self._tools.get(name)
+        if info is None:
+            raise UnknownToolError(name, list(self._tools))
+        try:
+            parsed = info.args_model.model_validate(args)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise ToolArgumentError(f"invalid arguments for {name}: {problems}") from None
+        kwargs = {k: getattr(parsed, k) for k in info.args_model.model_fields}
+        return getattr(self, info.method_name)(**kwargs)
+
+
+def render_output(value: Any) -> str:
+    """The text an agent sees for a tool's return value (JSON for structured values)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    if isinstance(value, list) and all(isinstance(v, BaseModel) for v in value):
+        return "[" + ",".join(v.model_dump_json() for v in value) + "]"
+    return json.dumps(value, default=str)

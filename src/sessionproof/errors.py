@@ -1,0 +1,67 @@
+"""Named error types. A leaf module: imports nothing of ours."""
+
+from __future__ import annotations
+
+
+class SessionproofError(Exception):
+    """Base of every error sessionproof raises on purpose; the CLI prints these as one line."""
+
+
+class ConfigError(SessionproofError):
+    """A flag, spec string or option the user gave cannot be used."""
+
+
+class InputFileError(SessionproofError):
+    """A file the user gave is missing or malformed (path and position in the message)."""
+
+
+class UnknownSuiteError(ConfigError):
+    """No suite of that name exists."""
+
+
+class UnknownDomainError(ConfigError):
+    """No domain of that name exists."""
+
+
+class ModelSpecError(ConfigError):
+    """A `--model` spec string cannot be parsed or resolved."""
+
+
+class InfraError(SessionproofError):
+    """The model provider or harness could not go on (retries exhausted, server down).
+
+    A session that meets one ends as `infra_error`, never as an agent failure.
+    """
+
+
+class StoreError(SessionproofError):
+    """The trace store cannot be opened, or a run id does not exist."""
+
+
+class ToolError(Exception):
+    """Raised by a domain tool for an expected failure the agent should see.
+
+    `error_class` names the taxonomy class (a string from `ErrorClass`).
+    """
+
+    def __init__(self, message: str, error_class: str = "validation_error") -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+class UnknownToolError(ToolError):
+    """The agent asked for a tool the domain does not have."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(
+            f"unknown tool {name!r}; available tools: {', '.join(sorted(known))}",
+            "validation_error",
+        )
+        self.name = name
+
+
+class ToolArgumentError(ToolError):
+    """The arguments of a call do not fit the tool's parameters."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "validation_error")

@@ -1,0 +1,28 @@
+"""The typed vocabulary every part of sessionproof speaks. Depends on nothing of ours."""
+
+from ._errors import ErrorClass, TerminationReason
+from ._events import Event, EventKind
+from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
+from ._scenario import Action, Criteria, ForbiddenAction, Scenario, UserSpec
+from ._session import CriterionResult, Outcome, Session
+
+__all__ = [
+    "Action",
+    "Criteria",
+    "CriterionResult",
+    "ErrorClass",
+    "Event",
+    "EventKind",
+    "ForbiddenAction",
+    "Message",
+    "ModelCall",
+    "Outcome",
+    "Role",
+    "Scenario",
+    "Session",
+    "TerminationReason",
+    "ToolCall",
+    "ToolResult",
+    "Usage",
+    "UserSpec",
+]

@@ -1,0 +1,84 @@
+"""Scenarios: one task with its user side and its evaluation criteria."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Action(BaseModel):
+    """A tool call named by a scenario (gold or forbidden)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    turn: int | None = None
+    """The user turn after which a reference agent performs it (None: the first turn)."""
+
+
+class ForbiddenAction(BaseModel):
+    """A call that fails the session: the tool, and optionally arguments it must match."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    args: dict[str, Any] | None = None
+    """When given, only calls whose arguments include these key/value pairs are forbidden."""
+
+
+class Criteria(BaseModel):
+    """How a session of a scenario is judged."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gold_actions: list[Action] = Field(default_factory=list)
+    """Replayed on a fresh DB; the session's final state must hash the same."""
+    communicate: list[str] = Field(default_factory=list)
+    """Facts that must appear (case-insensitive, commas ignored) in some agent reply."""
+    forbidden: list[ForbiddenAction] = Field(default_factory=list)
+    """Any matching call fails the session."""
+    compare_state: bool = True
+    """Compare final DB state with the gold replay (off for read-only info tasks if wanted)."""
+
+
+class UserSpec(BaseModel):
+    """The user side: fixed turns (scripted) or instructions for a simulated user."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turns: list[str] | None = None
+    """Scripted user messages, sent one per turn."""
+    instructions: str | None = None
+    """What a simulated user wants, for an LLM playing the user."""
+    persona: str | None = None
+    """How the simulated user behaves."""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> UserSpec:
+        if not self.turns and not self.instructions:
+            raise ValueError("a user needs `turns` (scripted) or `instructions` (simulated)")
+        return self
+
+    @property
+    def scripted(self) -> bool:
+        """True when the user is a fixed list of turns."""
+        return bool(self.turns)
+
+
+class Scenario(BaseModel):
+    """One task: domain, user side, evaluation criteria, tags."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    domain: str
+    description: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    user: UserSpec
+    criteria: Criteria = Field(default_factory=Criteria)
+    max_steps: int | None = None
+    """Overrides the run's step limit for this scenario."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Format-specific extras (e.g. the original tau2 task), never read by the engine."""
