@@ -65,3 +65,12 @@ class ToolArgumentError(ToolError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "validation_error")
+
+
+class DuplicateSessionError(StoreError):
+    """A session with the same (run, scenario, trial, arm) key, or the same session id, is
+    already in the store; sessions are written once and never overwritten."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the store file open for writing (DuckDB allows one writer)."""
