@@ -89,7 +89,9 @@ async def execute_on_domain(call: ToolCall, ctx: CallContext) -> ToolResult:
     start = time.perf_counter()
     if call.arguments is None:
         why = call.parse_error or "arguments are not a JSON object"
-        return _error_result(call, ErrorClass.validation_error, f"could not parse arguments: {why}", start)
+        return _error_result(
+            call, ErrorClass.validation_error, f"could not parse arguments: {why}", start
+        )
     try:
         value = ctx.domain.call(call.name, call.arguments)
     except ToolError as exc:
@@ -104,7 +106,9 @@ async def execute_on_domain(call: ToolCall, ctx: CallContext) -> ToolResult:
     try:
         output = render_output(value)
     except (TypeError, ValueError) as exc:
-        return _error_result(call, ErrorClass.malformed_output, f"unserialisable result: {exc}", start)
+        return _error_result(
+            call, ErrorClass.malformed_output, f"unserialisable result: {exc}", start
+        )
     if len(output) > MAX_TOOL_OUTPUT_CHARS:
         size = len(output)
         return ToolResult(

@@ -1,0 +1,59 @@
+"""The oracle: the scenario's reference agent, with no error handling of its own."""
+
+from __future__ import annotations
+
+from ..records import Action, Message, Scenario, ToolCall
+from ._protocol import AgentRequest, AgentResponse
+
+STOP_TOKEN = "###STOP###"
+
+
+def _actions_for_turn(scenario: Scenario, turn: int, last_turn: int) -> list[Action]:
+    # An action tagged for a turn past the script's end runs at the last turn, so no gold
+    # action is ever skipped; untagged actions belong to the first turn.
+    return [
+        a
+        for a in scenario.criteria.gold_actions
+        if min(a.turn if a.turn is not None else 0, last_turn) == turn
+    ]
+
+
+class OracleAgent:
+    """Performs the scenario's gold actions and says the facts it must communicate.
+
+    At each user turn it emits that turn's gold actions in one assistant message (parallel
+    calls), then replies with every `communicate` fact. It never retries or reacts to a tool
+    error: that makes it the clean reference for measuring faults and the guard.
+    """
+
+    name = "oracle"
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        """Gold calls first, then the facts."""
+        scenario = request.scenario
+        if scenario is None:
+            return AgentResponse(message=Message.assistant("I have no scenario to follow."))
+        last_turn = max(len(scenario.user.turns or []) - 1, 0)
+        acted = _already_acted_this_turn(request.messages)
+        actions = [] if acted else _actions_for_turn(scenario, request.turn, last_turn)
+        if actions:
+            calls = [
+                ToolCall(id=f"oracle-{request.turn}-{i}", name=a.tool, arguments=dict(a.args))
+                for i, a in enumerate(actions)
+            ]
+            return AgentResponse(message=Message.assistant(None, calls))
+        facts = scenario.criteria.communicate
+        text = "Done." if not facts else "Done. " + "; ".join(facts) + "."
+        return AgentResponse(message=Message.assistant(text))
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+def _already_acted_this_turn(messages: list[Message]) -> bool:
+    for msg in reversed(messages):
+        if msg.role == "user":
+            return False
+        if msg.role == "assistant" and msg.tool_calls:
+            return True
+    return False

@@ -1,0 +1,44 @@
+"""The engine: the session loop and the run executor."""
+
+from ._boundary import (
+    MAX_TOOL_OUTPUT_CHARS,
+    CallContext,
+    Emit,
+    NoHooks,
+    SessionHooks,
+    ToolBoundary,
+    execute_on_domain,
+)
+from ._loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, SessionPlan, run_session
+from ._runner import (
+    HooksFactory,
+    Progress,
+    RunPlan,
+    SessionSink,
+    execute_run,
+    session_id,
+    session_seed,
+    user_for,
+)
+
+__all__ = [
+    "DEFAULT_MAX_ERRORS",
+    "DEFAULT_MAX_STEPS",
+    "MAX_TOOL_OUTPUT_CHARS",
+    "CallContext",
+    "Emit",
+    "HooksFactory",
+    "NoHooks",
+    "Progress",
+    "RunPlan",
+    "SessionHooks",
+    "SessionPlan",
+    "SessionSink",
+    "ToolBoundary",
+    "execute_on_domain",
+    "execute_run",
+    "run_session",
+    "session_id",
+    "session_seed",
+    "user_for",
+]

@@ -1,0 +1,207 @@
+"""The session loop: user ↔ agent ↔ (guard ↔ faults ↔) domain, until a termination reason."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..agents import STOP_TOKEN, Agent, AgentRequest, AgentResponse
+from ..domains import Domain
+from ..errors import InfraError
+from ..records import (
+    ErrorClass,
+    EventKind,
+    Message,
+    ModelCall,
+    Outcome,
+    Scenario,
+    Session,
+    TerminationReason,
+    Usage,
+)
+from ..suites import Suite
+from ..users import User
+from ._boundary import CallContext, NoHooks, SessionHooks, execute_on_domain
+from ._recorder import Recorder
+
+DEFAULT_MAX_STEPS = 40
+"""Agent decisions (a text reply or one tool call) allowed per session."""
+DEFAULT_MAX_ERRORS = 10
+"""Failed tool calls allowed per session before it ends as too_many_errors."""
+
+
+@dataclass
+class SessionPlan:
+    """Everything that identifies one session of a run."""
+
+    run_id: str
+    session_id: str
+    scenario: Scenario
+    trial: int
+    arm: str = "baseline"
+    seed: int = 0
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_errors: int = DEFAULT_MAX_ERRORS
+    hooks: SessionHooks = field(default_factory=NoHooks)
+
+
+@dataclass
+class _End:
+    reason: TerminationReason
+    detail: str = ""
+
+
+class _SessionRun:
+    """State of one running session; `run()` drives it to the end."""
+
+    def __init__(self, plan: SessionPlan, suite: Suite, agent: Agent, user: User) -> None:
+        self.plan = plan
+        self.suite = suite
+        self.agent = agent
+        self.user = user
+        self.rec = Recorder(plan.run_id, plan.session_id)
+        self.domain: Domain[Any] = suite.domain_for(plan.scenario).create()
+        self.conversation: list[Message] = [Message.system(self.domain.policy)]
+        self.usage = Usage()
+        self.errors = 0
+        self.boundary = plan.hooks.wrap(execute_on_domain)
+
+    def _model_calls(self, calls: list[ModelCall]) -> None:
+        for call in calls:
+            self.usage = self.usage + call.usage
+            self.rec.emit(EventKind.model_call, call.model_dump(mode="json"))
+
+    async def _user_turn(self) -> _End | None:
+        reply = await self.user.reply(self.conversation, self.rec.turn)
+        self._model_calls(reply.model_calls)
+        if reply.text:
+            msg = Message.user(reply.text)
+            self.conversation.append(msg)
+            self.rec.emit(EventKind.user_message, msg.model_dump(mode="json"))
+        if reply.stop:
+            return _End(TerminationReason.user_stop)
+        return None
+
+    async def _agent_decision(self) -> AgentResponse | _End:
+        tools = self.plan.hooks.tools(self.domain.tools(), self.rec.turn, self.rec.emit)
+        request = AgentRequest(
+            messages=list(self.conversation),
+            tools=tools,
+            turn=self.rec.turn,
+            step=self.rec.step,
+            seed=self.plan.seed,
+            scenario=self.plan.scenario,
+        )
+        try:
+            return await self.agent.respond(request)
+        except InfraError as exc:
+            return _End(TerminationReason.infra_error, str(exc))
+        except Exception as exc:
+            # An agent that crashes is the agent's failure, not infrastructure: record what
+            # happened and end the session so the rest of the run goes on.
+            where = traceback.extract_tb(exc.__traceback__)[-1:]
+            at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
+            detail = f"agent raised {type(exc).__name__}: {exc}{at}"
+            self.rec.emit(
+                EventKind.agent_error, {"error_class": ErrorClass.unknown, "message": detail}
+            )
+            return _End(TerminationReason.too_many_errors, detail)
+
+    async def _act(self, response: AgentResponse) -> _End | None:
+        """Record the reply, run its tool calls in order; an _End when the session is over."""
+        self._model_calls(response.model_calls)
+        for issue in response.issues:
+            self.rec.emit(EventKind.agent_error, issue.model_dump(mode="json"))
+        msg = response.message
+        self.conversation.append(msg)
+        self.rec.emit(EventKind.assistant_message, msg.model_dump(mode="json"))
+        if not msg.tool_calls:
+            self.rec.step += 1
+            if msg.content and STOP_TOKEN in msg.content:
+                return _End(TerminationReason.agent_stop)
+            return None
+        end: _End | None = None
+        for call in msg.tool_calls:
+            if self.rec.step >= self.plan.max_steps:
+                return _End(TerminationReason.max_steps, "step limit reached mid-message")
+            self.rec.emit(EventKind.tool_call, call.model_dump(mode="json"))
+            ctx = CallContext(
+                run_id=self.plan.run_id,
+                session_id=self.plan.session_id,
+                scenario_id=self.plan.scenario.id,
+                trial=self.plan.trial,
+                arm=self.plan.arm,
+                turn=self.rec.turn,
+                step=self.rec.step,
+                seed=self.plan.seed,
+                domain=self.domain,
+                emit=self.rec.emit,
+            )
+            result = await self.boundary(call, ctx)
+            self.rec.emit(EventKind.tool_result, result.model_dump(mode="json"))
+            self.conversation.append(Message.tool(result))
+            self.rec.step += 1
+            if not result.ok:
+                self.errors += 1
+            elif call.name in self.domain.transfer_tools:
+                end = end or _End(TerminationReason.transfer, f"{call.name} called")
+        if end:
+            return end
+        if self.errors >= self.plan.max_errors:
+            return _End(TerminationReason.too_many_errors, f"{self.errors} failed tool calls")
+        return None
+
+    async def _turn(self) -> _End | None:
+        """One user turn and every agent decision until the agent hands back to the user."""
+        end = await self._user_turn()
+        if end:
+            return end
+        while True:
+            if self.rec.step >= self.plan.max_steps:
+                return _End(TerminationReason.max_steps, f"{self.plan.max_steps} steps")
+            response = await self._agent_decision()
+            if isinstance(response, _End):
+                return response
+            end = await self._act(response)
+            if end:
+                return end
+            if not response.message.tool_calls:
+                return None
+
+    async def run(self) -> tuple[Session, Domain[Any]]:
+        started = time.time()
+        while True:
+            end = await self._turn()
+            if end:
+                break
+            self.rec.turn += 1
+        self.rec.emit(EventKind.end, {"termination": end.reason, "detail": end.detail})
+        session = Session(
+            run_id=self.plan.run_id,
+            session_id=self.plan.session_id,
+            scenario_id=self.plan.scenario.id,
+            trial=self.plan.trial,
+            arm=self.plan.arm,
+            model=self.agent.name,
+            events=self.rec.events,
+            termination=end.reason,
+            termination_detail=end.detail,
+            usage=self.usage,
+            started_at=started,
+            ended_at=time.time(),
+        )
+        return session, self.domain
+
+
+async def run_session(plan: SessionPlan, suite: Suite, agent: Agent, user: User) -> Session:
+    """Run one session to its end and judge it (infra errors are not judged)."""
+    runner = _SessionRun(plan, suite, agent, user)
+    session, domain = await runner.run()
+    if session.termination is not TerminationReason.infra_error:
+        outcome: Outcome = suite.evaluate(plan.scenario, session, domain)
+        session.outcome = outcome
+        runner.rec.emit(EventKind.verdict, outcome.model_dump(mode="json"))
+        session.events = runner.rec.events
+    return session

@@ -1,0 +1,144 @@
+"""Runs a suite: scenarios × trials × arms over a bounded asyncio pool, writing each finished
+session to the store once, so a killed run can resume."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..agents import Agent
+from ..records import Scenario, Session
+from ..suites import Suite
+from ..users import InstructionUser, ScriptedUser, SimulatedUser, User
+from ._boundary import NoHooks, SessionHooks
+from ._loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, SessionPlan, run_session
+
+HooksFactory = Callable[[str, int], SessionHooks]
+"""(arm spec, session seed) → the hooks that make that arm's condition."""
+
+
+class SessionSink(Protocol):
+    """Where finished sessions go (the store, or a list in tests)."""
+
+    def write_session(self, session: Session) -> None:
+        """Persist one finished session, atomically."""
+        ...
+
+
+class Progress(Protocol):
+    """Told about the run as it goes (the CLI draws a progress bar)."""
+
+    def start(self, total: int, done: int) -> None:
+        """`total` sessions in the run, `done` of them finished before (resume)."""
+        ...
+
+    def advance(self, session: Session) -> None:
+        """One more session finished."""
+        ...
+
+
+@dataclass
+class RunPlan:
+    """What to run: the grid and the limits."""
+
+    run_id: str
+    trials: int = 1
+    arms: list[str] = field(default_factory=lambda: ["baseline"])
+    seed: int = 0
+    concurrency: int = 4
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_errors: int = DEFAULT_MAX_ERRORS
+    skip: set[tuple[str, int, str]] = field(default_factory=set)
+    """(scenario id, trial, arm) keys already finished (resume)."""
+
+
+def session_seed(seed: int, scenario_id: str, trial: int) -> int:
+    """A per-session seed, equal across arms and models so conditions stay paired."""
+    digest = hashlib.blake2b(f"{seed}|{scenario_id}|{trial}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def session_id(scenario_id: str, trial: int, arm_index: int, n_arms: int) -> str:
+    """Readable, unique within a run: `scenario.t0` (plus `.a1` when several arms run)."""
+    base = f"{scenario_id}.t{trial}"
+    return f"{base}.a{arm_index}" if n_arms > 1 else base
+
+
+def user_for(scenario: Scenario, user_model: Agent | None) -> User:
+    """Scripted turns when the scenario has them; else a simulated user, or the scenario's
+    instructions as one message when no user model is available (reference agents)."""
+    spec = scenario.user
+    if spec.turns:
+        return ScriptedUser(spec.turns)
+    instructions = spec.instructions or ""
+    if user_model is None:
+        return InstructionUser(instructions)
+    return SimulatedUser(user_model, instructions, spec.persona)
+
+
+def _no_hooks(arm: str, seed: int) -> SessionHooks:
+    return NoHooks()
+
+
+async def execute_run(
+    suite: Suite,
+    agent: Agent,
+    plan: RunPlan,
+    sink: SessionSink,
+    *,
+    user_model: Agent | None = None,
+    hooks_for: HooksFactory = _no_hooks,
+    progress: Progress | None = None,
+) -> list[Session]:
+    """Run every (scenario, trial, arm) not in `plan.skip`; return the sessions run now.
+
+    Each session is handed to `sink` as soon as it ends, from this event loop's thread.
+    """
+    grid = [
+        (scenario, trial, arm_index, arm)
+        for arm_index, arm in enumerate(plan.arms)
+        for scenario in suite.scenarios
+        for trial in range(plan.trials)
+    ]
+    todo = [g for g in grid if (g[0].id, g[1], g[3]) not in plan.skip]
+    if progress:
+        progress.start(len(grid), len(grid) - len(todo))
+    queue: asyncio.Queue[tuple[Scenario, int, int, str]] = asyncio.Queue()
+    for item in todo:
+        queue.put_nowait(item)
+    finished: list[Session] = []
+
+    async def worker() -> None:
+        while True:
+            try:
+                scenario, trial, arm_index, arm = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            seed = session_seed(plan.seed, scenario.id, trial)
+            session_plan = SessionPlan(
+                run_id=plan.run_id,
+                session_id=session_id(scenario.id, trial, arm_index, len(plan.arms)),
+                scenario=scenario,
+                trial=trial,
+                arm=arm,
+                seed=seed,
+                max_steps=scenario.max_steps or plan.max_steps,
+                max_errors=plan.max_errors,
+                hooks=hooks_for(arm, seed),
+            )
+            session = await run_session(session_plan, suite, agent, user_for(scenario, user_model))
+            sink.write_session(session)
+            finished.append(session)
+            if progress:
+                progress.advance(session)
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, plan.concurrency))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+    return finished

@@ -1,0 +1,63 @@
+"""Simulated users: an LLM given the scenario's instructions and persona."""
+
+from __future__ import annotations
+
+from ..agents import Agent, AgentRequest
+from ..records import Message
+from ._protocol import UserReply
+
+STOP_TOKENS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
+
+_SYSTEM = """You are playing a customer talking to a customer-service agent. Stay in character.
+
+Your goal and what you know:
+{instructions}
+{persona}
+Rules:
+- Write only what the customer says, one short message at a time, in the first person.
+- Reveal information only when the agent asks for it or it is needed; never invent facts that
+  are not in your goal.
+- Do not act as the agent and do not call tools.
+- When your goal is met, or the agent cannot help further, reply with exactly {stop}.
+"""
+
+
+def _flip(conversation: list[Message]) -> list[Message]:
+    # The user model sees the dialogue from its side: the agent's words arrive as "user"
+    # messages and its own earlier turns are "assistant" messages. Tool traffic is hidden.
+    flipped: list[Message] = []
+    for msg in conversation:
+        if msg.role == "assistant" and msg.content:
+            flipped.append(Message.user(msg.content))
+        elif msg.role == "user" and msg.content:
+            flipped.append(Message.assistant(msg.content))
+    return flipped
+
+
+class SimulatedUser:
+    """A user played by a model, ending with an explicit stop token."""
+
+    def __init__(self, model: Agent, instructions: str, persona: str | None = None) -> None:
+        self.model = model
+        self.system = _SYSTEM.format(
+            instructions=instructions.strip(),
+            persona=f"\nHow you behave:\n{persona.strip()}\n" if persona else "",
+            stop=STOP_TOKENS[0],
+        )
+
+    async def reply(self, conversation: list[Message], turn: int) -> UserReply:
+        """Ask the user model for its next message."""
+        history = _flip(conversation)
+        if not history:
+            history = [Message.user("Hi! How can I help you today?")]
+        request = AgentRequest(
+            messages=[Message.system(self.system), *history], tools=[], turn=turn
+        )
+        response = await self.model.respond(request)
+        text = (response.message.content or "").strip()
+        stop = any(tok in text for tok in STOP_TOKENS)
+        for tok in STOP_TOKENS:
+            text = text.replace(tok, "").strip()
+        if stop:
+            return UserReply(text=text or None, stop=True, model_calls=response.model_calls)
+        return UserReply(text=text or "(no reply)", model_calls=response.model_calls)
