@@ -1,4 +1,4 @@
-"""Session verdicts for scenarios with generic criteria: state by gold replay, facts, forbidden calls."""
+"""Session verdicts for generic criteria: state by gold replay, facts, forbidden calls."""
 
 from __future__ import annotations
 
