@@ -1,0 +1,35 @@
+"""The trace store: runs, sessions and their events in one embedded DuckDB file.
+
+Sessions are written whole, once, in one transaction each, with secrets scrubbed first, so a
+killed run resumes from `Store.finished_keys` without losing or duplicating a session.
+"""
+
+from ._manifest import (
+    RunCommand,
+    RunManifest,
+    RunStatus,
+    RunSummary,
+    SessionRow,
+    new_run_id,
+    package_versions,
+)
+from ._schema import SCHEMA_VERSION
+from ._scrub import REDACTED, scrub_argv, scrub_text, scrub_value
+from ._store import DEFAULT_STORE_PATH, Store
+
+__all__ = [
+    "DEFAULT_STORE_PATH",
+    "REDACTED",
+    "SCHEMA_VERSION",
+    "RunCommand",
+    "RunManifest",
+    "RunStatus",
+    "RunSummary",
+    "SessionRow",
+    "Store",
+    "new_run_id",
+    "package_versions",
+    "scrub_argv",
+    "scrub_text",
+    "scrub_value",
+]

@@ -1,0 +1,173 @@
+"""Run manifests and the light rows the store hands to summaries."""
+
+from __future__ import annotations
+
+import platform
+import secrets
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..records import TerminationReason
+from ._scrub import scrub_argv, scrub_text, scrub_value
+
+RunCommand = Literal["run", "score", "rerun", "import"]
+"""What made a run: a fresh run, a re-score of stored sessions, a rerun, or an import."""
+
+RunStatus = Literal["running", "finished", "interrupted"]
+"""Where a run stands; `running` after a crash means it can be resumed."""
+
+_VERSIONED_PACKAGES = ("sessionproof", "pydantic", "duckdb", "openai", "anthropic", "xllamacpp")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A fresh run id, `rYYYYMMDD-HHMMSS-xxxxxx` (UTC time + 24 random bits).
+
+    Ids sort by creation time, so the newest run is the last one in sorted order.
+    """
+    stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"r{stamp}-{secrets.token_hex(3)}"
+
+
+def utc_now_iso() -> str:
+    """The current time as an ISO 8601 string in UTC, to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of python and of the installed packages that shape a run's results."""
+    versions = {"python": platform.python_version()}
+    for name in _VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+class RunManifest(BaseModel):
+    """Everything needed to know what a run was and to reproduce it. Never holds a secret:
+    the model specs, argv and options are scrubbed as the manifest is built."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str = Field(default_factory=new_run_id, min_length=1)
+    created_at: str = Field(default_factory=utc_now_iso)
+    """ISO 8601, normalised to UTC so that ids and times sort the same way."""
+    command: RunCommand = "run"
+    suite: str = ""
+    """Suite name (or the path of a user's suite file)."""
+    suite_hash: str = ""
+    """Content hash of the suite's scenarios, so a changed suite file is noticed on resume."""
+    model: str = ""
+    """Agent model spec."""
+    user_model: str | None = None
+    """Model spec of the simulated user, if any."""
+    seed: int = 0
+    trials: int = Field(default=1, ge=1)
+    arms: list[str] = Field(default_factory=list)
+    """Condition specs; empty means the single baseline arm."""
+    max_steps: int | None = None
+    limit: int | None = None
+    """How many scenarios of the suite were selected, if limited."""
+    concurrency: int = Field(default=1, ge=1)
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Any other option the command was given, JSON-serialisable."""
+    versions: dict[str, str] = Field(default_factory=package_versions)
+    scenario_ids: list[str] = Field(default_factory=list)
+    status: RunStatus = "running"
+    argv: list[str] = Field(default_factory=list)
+
+    @field_validator("created_at")
+    @classmethod
+    def _utc_iso(cls, value: str) -> str:
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError as exc:
+            raise ValueError(f"created_at is not an ISO 8601 time: {value!r}") from exc
+        if parsed.tzinfo is None:
+            raise ValueError(f"created_at needs a timezone: {value!r}")
+        return parsed.astimezone(UTC).isoformat(timespec="milliseconds")
+
+    @field_validator("model", "user_model")
+    @classmethod
+    def _scrub_spec(cls, value: str | None) -> str | None:
+        return None if value is None else scrub_text(value)
+
+    @field_validator("argv")
+    @classmethod
+    def _scrub_argv(cls, value: list[str]) -> list[str]:
+        return scrub_argv(value)
+
+    @field_validator("options")
+    @classmethod
+    def _scrub_options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        scrubbed: dict[str, Any] = scrub_value(value)
+        return scrubbed
+
+    @property
+    def sessions_expected(self) -> int:
+        """How many sessions the run makes when complete: scenarios × trials × arms."""
+        return len(self.scenario_ids) * self.trials * max(1, len(self.arms))
+
+
+class RunSummary(BaseModel):
+    """One line of `list_runs`: a run's identity and how far it got."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    created_at: str
+    command: str
+    suite: str
+    model: str
+    arms: list[str]
+    status: RunStatus
+    sessions_done: int
+    sessions_expected: int
+    """scenarios × trials × max(1, arms)."""
+    successes: int
+    """Successful sessions (an infra-error session never counts as one)."""
+    infra_errors: int
+    """Sessions that ended as `infra_error`: reported apart, never an agent failure."""
+    accuracy: float | None
+    """successes ÷ (sessions done − infra errors); None when no session counts."""
+
+
+class SessionRow(BaseModel):
+    """One stored session without its events: what summaries and tables need."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    scenario_id: str
+    trial: int
+    arm: str
+    model: str
+    success: bool | None
+    """None when the session has no verdict yet."""
+    reward: float | None
+    termination: TerminationReason
+    n_turns: int
+    """User turns reached (highest event turn + 1)."""
+    n_steps: int
+    """Agent decisions reached (highest event step + 1)."""
+    n_tool_calls: int
+    n_tool_errors: int
+    """Tool results carrying an error class."""
+    input_tokens: int
+    output_tokens: int
+    duration_s: float
+    """ended_at − started_at."""
+
+    @property
+    def tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def infra_error(self) -> bool:
+        """True when the session ended for infrastructure reasons."""
+        return self.termination is TerminationReason.infra_error

@@ -1,0 +1,208 @@
+"""Conversion between typed Sessions and the store's rows (scrubbed on the way in)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+from ..errors import StoreError
+from ..records import Event, EventKind, Outcome, Session, TerminationReason, Usage
+from ._manifest import SessionRow
+from ._scrub import scrub_text, scrub_value
+
+SESSION_COLUMNS = (
+    "run_id",
+    "session_id",
+    "scenario_id",
+    "trial",
+    "arm",
+    "model",
+    "success",
+    "reward",
+    "termination",
+    "termination_detail",
+    "n_turns",
+    "n_steps",
+    "n_tool_calls",
+    "n_tool_errors",
+    "input_tokens",
+    "output_tokens",
+    "started_at",
+    "ended_at",
+    "outcome",
+    "metadata",
+    "usage",
+)
+"""Column order of the `sessions` table, as `prepare` fills it."""
+
+EVENT_COLUMNS = (
+    "run_id",
+    "session_id",
+    "seq",
+    "turn",
+    "step",
+    "t_wall",
+    "t_mono",
+    "kind",
+    "payload",
+)
+"""Column order of the `events` table."""
+
+ROW_COLUMNS = (
+    "session_id",
+    "scenario_id",
+    "trial",
+    "arm",
+    "model",
+    "success",
+    "reward",
+    "termination",
+    "n_turns",
+    "n_steps",
+    "n_tool_calls",
+    "n_tool_errors",
+    "input_tokens",
+    "output_tokens",
+    "ended_at - started_at",
+)
+"""What a `SessionRow` is selected from."""
+
+
+def _default(value: Any) -> Any:
+    # Payloads are meant to hold plain JSON, but a model dropped in whole is easy to forgive.
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
+
+
+def to_json(value: Any, what: str) -> str:
+    """`value` as JSON text; a StoreError naming `what` when it cannot be serialised."""
+    try:
+        return orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError as exc:
+        raise StoreError(f"{what} is not JSON-serialisable: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class SessionWrite:
+    """A session flattened, scrubbed and checked, ready for one transaction."""
+
+    session: list[Any]
+    """Parameters of the `sessions` row, in `SESSION_COLUMNS` order."""
+    events: list[list[Any]]
+    """The events column by column, in `EVENT_COLUMNS` order (empty lists for none)."""
+
+
+def prepare(session: Session) -> SessionWrite:
+    """Flatten `session` for the store: scrub secrets, derive the counts, check the events.
+
+    Raises StoreError before anything is written when the session is inconsistent (an event
+    of another session, a repeated seq) or a payload cannot be stored as JSON.
+    """
+    where = f"session {session.session_id!r} of run {session.run_id!r}"
+    n = len(session.events)
+    cols: list[list[Any]] = [[session.run_id] * n, [session.session_id] * n]
+    seqs: list[int] = []
+    turns: list[int] = []
+    steps: list[int] = []
+    walls: list[float] = []
+    monos: list[float] = []
+    kinds: list[str] = []
+    payloads: list[str] = []
+    n_tool_calls = n_tool_errors = 0
+    for event in session.events:
+        if event.run_id != session.run_id or event.session_id != session.session_id:
+            raise StoreError(
+                f"{where}: event seq {event.seq} belongs to session {event.session_id!r} "
+                f"of run {event.run_id!r}"
+            )
+        if event.kind is EventKind.tool_call:
+            n_tool_calls += 1
+        elif event.kind is EventKind.tool_result and event.payload.get("error_class"):
+            n_tool_errors += 1
+        seqs.append(event.seq)
+        turns.append(event.turn)
+        steps.append(event.step)
+        walls.append(event.t_wall)
+        monos.append(event.t_mono)
+        kinds.append(event.kind.value)
+        payloads.append(to_json(scrub_value(event.payload), f"{where}: event seq {event.seq}"))
+    if len(set(seqs)) != n:
+        repeated = sorted({s for s in seqs if seqs.count(s) > 1})
+        raise StoreError(f"{where}: event seq repeated: {repeated}")
+    cols += [seqs, turns, steps, walls, monos, kinds, payloads]
+    outcome = session.outcome
+    row = [
+        session.run_id,
+        session.session_id,
+        session.scenario_id,
+        session.trial,
+        session.arm,
+        scrub_text(session.model),
+        None if outcome is None else outcome.success,
+        None if outcome is None else outcome.reward,
+        session.termination.value,
+        scrub_text(session.termination_detail),
+        max(turns) + 1 if n else 0,
+        max(steps) + 1 if n else 0,
+        n_tool_calls,
+        n_tool_errors,
+        session.usage.input_tokens,
+        session.usage.output_tokens,
+        session.started_at,
+        session.ended_at,
+        None
+        if outcome is None
+        else to_json(scrub_value(outcome.model_dump(mode="json")), f"{where}: outcome"),
+        to_json(scrub_value(session.metadata), f"{where}: metadata"),
+        to_json(session.usage.model_dump(mode="json"), f"{where}: usage"),
+    ]
+    return SessionWrite(session=row, events=cols)
+
+
+def session_from_rows(row: tuple[Any, ...], events: list[tuple[Any, ...]]) -> Session:
+    """Rebuild a typed Session from its `sessions` row (SESSION_COLUMNS order) and its
+    `events` rows (EVENT_COLUMNS order, already sorted by seq)."""
+    values = dict(zip(SESSION_COLUMNS, row, strict=True))
+    outcome_json = values["outcome"]
+    return Session(
+        run_id=values["run_id"],
+        session_id=values["session_id"],
+        scenario_id=values["scenario_id"],
+        trial=values["trial"],
+        arm=values["arm"],
+        model=values["model"],
+        events=[
+            Event(
+                run_id=e[0],
+                session_id=e[1],
+                seq=e[2],
+                turn=e[3],
+                step=e[4],
+                t_wall=e[5],
+                t_mono=e[6],
+                kind=EventKind(e[7]),
+                payload=orjson.loads(e[8]),
+            )
+            for e in events
+        ],
+        termination=TerminationReason(values["termination"]),
+        termination_detail=values["termination_detail"],
+        outcome=None if outcome_json is None else Outcome.model_validate_json(outcome_json),
+        usage=Usage.model_validate_json(values["usage"]),
+        started_at=values["started_at"],
+        ended_at=values["ended_at"],
+        metadata=orjson.loads(values["metadata"]),
+    )
+
+
+def session_row(row: tuple[Any, ...]) -> SessionRow:
+    """A SessionRow from a tuple selected in ROW_COLUMNS order."""
+    values = dict(zip(ROW_COLUMNS, row, strict=True))
+    values["duration_s"] = values.pop("ended_at - started_at")
+    return SessionRow.model_validate(values)
