@@ -74,3 +74,8 @@ class DuplicateSessionError(StoreError):
 
 class StoreLockedError(StoreError):
     """Another process holds the store file open for writing (DuckDB allows one writer)."""
+
+
+class StatisticsInputError(SessionproofError, ValueError):
+    """Counts or trial tables handed to a statistic cannot be right (more successes than
+    trials, k below 1, a confidence outside (0, 1), no data where some is needed)."""
