@@ -1,0 +1,88 @@
+"""`sessionproof score --format bfcl`: BFCL-compatible verdicts for decoded model outputs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from ..scoring.bfcl import BfclScore, score_bfcl_file
+from ..scoring.stats import wilson_interval
+
+
+def bfcl_summary(score: BfclScore, output: Path | None = None) -> dict[str, Any]:
+    """The `--json` summary: per category accuracy, n, Wilson 95% CI, error types, and the
+    ids where the optimal pairing accepts what BFCL's greedy matcher rejects."""
+    categories: dict[str, Any] = {}
+    for name, cat in score.categories.items():
+        low, high = wilson_interval(cat.valid, cat.n)
+        categories[name] = {
+            "accuracy": cat.accuracy,
+            "n": cat.n,
+            "valid": cat.valid,
+            "ci95": [low, high],
+            "error_types": cat.error_types,
+            "greedy_accuracy": cat.greedy_valid / cat.n if cat.n else None,
+            "optimal_not_greedy": cat.optimal_not_greedy,
+        }
+    return {
+        "lines": score.lines,
+        "categories": categories,
+        "input_errors": score.input_errors,
+        "input_error_lines": score.input_error_lines,
+        "output": str(output) if output is not None else None,
+    }
+
+
+def _table(score: BfclScore) -> Table:
+    table = Table(title="BFCL AST verdicts (parallel calls paired optimally)")
+    for column in ("category", "n", "accuracy", "95% CI", "BFCL greedy", "top errors"):
+        table.add_column(
+            column, justify="left" if column in ("category", "top errors") else "right"
+        )
+    for name, cat in score.categories.items():
+        low, high = wilson_interval(cat.valid, cat.n)
+        top = ", ".join(f"{k} ×{v}" for k, v in list(cat.error_types.items())[:3])
+        greedy = f"{cat.greedy_valid / cat.n:.1%}" if cat.n else "-"
+        if cat.optimal_not_greedy:
+            greedy += f" ({len(cat.optimal_not_greedy)} differ)"
+        table.add_row(
+            name,
+            str(cat.n),
+            f"{cat.accuracy:.1%}" if cat.accuracy is not None else "-",
+            f"{low:.1%}–{high:.1%}",
+            greedy,
+            top or "-",
+        )
+    return table
+
+
+def score_bfcl_command(
+    path: Path, questions: Path, answers: Path, output: Path | None, as_json: bool
+) -> int:
+    """Score `path` against BFCL questions/answers; print a table or (`as_json`) a summary.
+
+    Returns the exit code: 0 when every line was judged, 1 when some lines were input errors
+    (they are reported, and every other line is still judged). Raises `InputFileError` when
+    a file cannot be read or written.
+    """
+    score = score_bfcl_file(path, questions, answers, output)
+    if as_json:
+        sys.stdout.buffer.write(
+            orjson.dumps(bfcl_summary(score, output), option=orjson.OPT_INDENT_2) + b"\n"
+        )
+        sys.stdout.flush()
+    else:
+        console = Console()
+        console.print(_table(score))
+        if score.input_errors:
+            detail = ", ".join(f"{k} ×{v}" for k, v in score.input_errors.items())
+            lines = ", ".join(str(n) for n in score.input_error_lines[:10])
+            console.print(f"[yellow]not judged:[/] {detail} (lines {lines})")
+        if output is not None:
+            console.print(f"verdicts written to {output}")
+    return 1 if score.input_errors else 0

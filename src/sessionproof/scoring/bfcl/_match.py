@@ -1,0 +1,225 @@
+"""Judge one decoded model output against one BFCL question, with BFCL's verdict semantics.
+
+Parallel categories differ from BFCL in one deliberate way: the calls are paired with the
+expected calls by a maximum bipartite matching instead of BFCL's first-match-wins loop, so an
+output is valid whenever *some* pairing works. What the greedy loop would have decided is
+kept in every verdict (`greedy_valid`), so the two can be compared line by line.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ._rules import CallRule, ErrorPair
+
+
+class CheckKind(StrEnum):
+    """Which BFCL checker judges a category."""
+
+    simple = "simple"
+    """Exactly one call, checked against the first function of the question."""
+    multiple = "multiple"
+    """As many calls as expected; the first is checked against the expected function."""
+    parallel = "parallel"
+    """Every expected call matched by a distinct output call, in any order."""
+    irrelevance = "irrelevance"
+    """Valid iff the output holds no function call."""
+    relevance = "relevance"
+    """Valid iff the output holds at least one function call."""
+
+
+def check_kind(category: str) -> CheckKind | None:
+    """The checker for a BFCL category name (None for categories not judged by the AST)."""
+    if "multi_turn" in category or "java" in category:
+        return None
+    if "irrelevance" in category:
+        return CheckKind.irrelevance
+    if "relevance" in category:
+        return CheckKind.relevance
+    if "parallel" in category:
+        return CheckKind.parallel
+    if "multiple" in category:
+        return CheckKind.multiple
+    return CheckKind.simple
+
+
+class BfclVerdict(BaseModel):
+    """The verdict on one model output."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    valid: bool
+    """True when the output is accepted (parallel: by the optimal pairing)."""
+    error_type: str | None = None
+    """BFCL's error_type string for the first problem found (None when valid)."""
+    error: str | None = None
+    """What was wrong, in words."""
+    greedy_valid: bool
+    """What BFCL's first-match-wins matcher decides; differs from `valid` only for parallel."""
+    assignment: list[int] | None = None
+    """Parallel, when valid: the output call index paired with each expected call."""
+
+    @property
+    def greedy_differs(self) -> bool:
+        """True when the optimal pairing accepts what BFCL's greedy matcher rejects."""
+        return self.valid != self.greedy_valid
+
+
+_FORMAT = "ast_decoder:decoder_wrong_output_format"
+
+
+def decoded_calls(output: Any) -> list[tuple[str, dict[str, Any]]] | None:
+    """`[{name: {arg: value}}, ...]` as (name, args) pairs; None when not in that shape."""
+    if type(output) is not list:
+        return None
+    calls = []
+    for item in output:
+        if type(item) is not dict or len(item) != 1:
+            return None
+        ((name, args),) = item.items()
+        if type(args) is not dict:
+            return None
+        calls.append((name, args))
+    return calls
+
+
+def _has_call(output: Any) -> bool:
+    # BFCL counts [] and [{}] (and anything not in call format) as "no call".
+    if type(output) is not list or not output:
+        return False
+    if len(output) == 1 and type(output[0]) is dict and not output[0]:
+        return False
+    return decoded_calls(output) is not None
+
+
+def maximum_matching(candidates: list[list[int]], n_right: int) -> list[int]:
+    """A maximum bipartite matching: for each left vertex, its right vertex or -1.
+
+    `candidates[u]` lists the right vertices left vertex `u` may pair with. Kuhn's augmenting
+    paths, searched breadth-first without recursion; one pass over the left side is enough.
+    """
+    match_left = [-1] * len(candidates)
+    match_right = [-1] * n_right
+    for root in range(len(candidates)):
+        came_from: dict[int, int] = {}
+        queue = [root]
+        free = -1
+        for left in queue:
+            for right in candidates[left]:
+                if right in came_from:
+                    continue
+                came_from[right] = left
+                if match_right[right] == -1:
+                    free = right
+                    break
+                queue.append(match_right[right])
+            if free != -1:
+                break
+        right = free
+        while right != -1:
+            left = came_from[right]
+            match_left[left], right = right, match_left[left]
+            match_right[match_left[left]] = left
+    return match_left
+
+
+def _verdict(error: ErrorPair | None) -> BfclVerdict:
+    if error is None:
+        return BfclVerdict(valid=True, greedy_valid=True)
+    return BfclVerdict(valid=False, error_type=error[0], error=error[1], greedy_valid=False)
+
+
+class QuestionRule:
+    """A BFCL question compiled for matching: its checker and its expected calls."""
+
+    __slots__ = ("calls", "category", "id", "kind")
+
+    def __init__(self, qid: str, category: str, kind: CheckKind, calls: list[CallRule]) -> None:
+        self.id = qid
+        self.category = category
+        self.kind = kind
+        self.calls = calls
+
+    def judge(self, output: Any) -> BfclVerdict:
+        """The verdict on one decoded model output (`model_output_decoded`)."""
+        kind = self.kind
+        if kind is CheckKind.irrelevance:
+            if _has_call(output):
+                return _verdict(("irrelevance_error:decoder_success", "a call was made"))
+            return _verdict(None)
+        if kind is CheckKind.relevance:
+            if _has_call(output):
+                return _verdict(None)
+            return _verdict(("relevance_error:decoder_failed", "no call was made"))
+        calls = decoded_calls(output)
+        if calls is None:
+            return _verdict((_FORMAT, "output is not a list of {function: {argument: value}}"))
+        expected = self.calls
+        if kind is CheckKind.parallel:
+            return self._parallel(calls)
+        if len(calls) != (1 if kind is CheckKind.simple else len(expected)):
+            checker = "simple" if kind is CheckKind.simple else "multiple"
+            return _verdict(
+                (
+                    f"{checker}_function_checker:wrong_count",
+                    f"{len(calls)} calls, expected {1 if checker == 'simple' else len(expected)}",
+                )
+            )
+        return _verdict(expected[0].check(*calls[0]))
+
+    def _parallel(self, calls: list[tuple[str, dict[str, Any]]]) -> BfclVerdict:
+        expected = self.calls
+        n = len(expected)
+        if len(calls) != n:
+            return _verdict(
+                (
+                    "parallel_function_checker_no_order:wrong_count",
+                    f"{len(calls)} calls, expected {n}",
+                )
+            )
+        # Greedy first (BFCL's order of checks), keeping every result for the optimal pass.
+        seen: dict[tuple[int, int], ErrorPair | None] = {}
+        used = [False] * n
+        greedy = [-1] * n
+        for i, rule in enumerate(expected):
+            for j in range(n):
+                if used[j]:
+                    continue
+                error = rule.check(*calls[j])
+                seen[i, j] = error
+                if error is None:
+                    used[j] = True
+                    greedy[i] = j
+                    break
+            else:
+                break
+        else:
+            return BfclVerdict(valid=True, greedy_valid=True, assignment=greedy)
+        candidates: list[list[int]] = []
+        for i, rule in enumerate(expected):
+            row = []
+            for j in range(n):
+                if (i, j) not in seen:
+                    seen[i, j] = rule.check(*calls[j])
+                if seen[i, j] is None:
+                    row.append(j)
+            candidates.append(row)
+        pairing = maximum_matching(candidates, n)
+        if -1 not in pairing:
+            return BfclVerdict(valid=True, greedy_valid=False, assignment=pairing)
+        missing = pairing.index(-1)
+        if candidates[missing]:
+            reasons = f"the calls it fits {candidates[missing]} are needed by other expected calls"
+        else:
+            reasons = "; ".join(
+                f"call {j}: {err[0]}" for j in range(n) if (err := seen[missing, j]) is not None
+            )
+        return BfclVerdict(
+            valid=False,
+            error_type="parallel_function_checker_no_order:cannot_find_match",
+            error=f"expected call {missing} ({expected[missing].name}) has no partner: {reasons}",
+            greedy_valid=False,
+        )

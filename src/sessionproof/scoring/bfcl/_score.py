@@ -1,0 +1,181 @@
+"""Score a file of decoded model outputs against BFCL questions, one verdict per line."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...errors import InputFileError
+from ._data import UnjudgeableQuestion, compile_question, load_questions
+from ._match import BfclVerdict, QuestionRule
+
+INPUT_ERROR = "input_error:"
+"""Prefix of the error types that blame the input line, not the model. Such lines are counted
+apart (`input_errors`) and left out of every accuracy."""
+
+_OURS = ("id", "valid", "error_type", "error", "category", "greedy_valid", "assignment")
+
+
+class CategoryScore(BaseModel):
+    """Verdict counts of one BFCL category."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = 0
+    """Judged lines (input errors excluded)."""
+    valid: int = 0
+    error_types: dict[str, int] = Field(default_factory=dict)
+    greedy_valid: int = 0
+    """Lines BFCL's first-match-wins matcher would accept."""
+    optimal_not_greedy: list[str] = Field(default_factory=list)
+    """Ids accepted by the optimal pairing but rejected by BFCL's greedy matcher."""
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of judged lines that are valid (None when nothing was judged)."""
+        return self.valid / self.n if self.n else None
+
+
+class BfclScore(BaseModel):
+    """What `score_bfcl_file` found: per-category counts and the input problems."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lines: int = 0
+    categories: dict[str, CategoryScore] = Field(default_factory=dict)
+    input_errors: dict[str, int] = Field(default_factory=dict)
+    """Lines not judged, by error type (bad JSON, unknown id...)."""
+    input_error_lines: list[int] = Field(default_factory=list)
+    """1-based line numbers of those lines (the first 100)."""
+
+
+class BfclMatcher:
+    """Questions compiled once, then any number of outputs judged against them."""
+
+    def __init__(self, questions: Path | str, answers: Path | str | None) -> None:
+        self.rules: dict[str, QuestionRule | UnjudgeableQuestion] = {}
+        for qid, question in load_questions(questions, answers).items():
+            try:
+                self.rules[qid] = compile_question(question)
+            except UnjudgeableQuestion as exc:
+                self.rules[qid] = exc
+
+    def judge(self, question_id: str, output: Any) -> BfclVerdict:
+        """The verdict on `output` for question `question_id` (input errors included)."""
+        rule = self.rules.get(question_id)
+        if rule is None:
+            return _input_error("unknown_id", f"no question with id {question_id!r}")
+        if isinstance(rule, UnjudgeableQuestion):
+            return BfclVerdict(
+                valid=False, error_type=rule.error_type, error=str(rule), greedy_valid=False
+            )
+        return rule.judge(output)
+
+
+def _input_error(kind: str, message: str) -> BfclVerdict:
+    return BfclVerdict(
+        valid=False, error_type=INPUT_ERROR + kind, error=message, greedy_valid=False
+    )
+
+
+def _open(path: Path, mode: str) -> BinaryIO:
+    try:
+        handle: BinaryIO = path.open(mode)  # type: ignore[assignment]
+    except OSError as exc:
+        verb = "read" if "r" in mode else "write"
+        raise InputFileError(f"{path}: cannot {verb}: {exc.strerror or exc}") from None
+    return handle
+
+
+def _row(matcher: BfclMatcher, line: bytes) -> tuple[dict[str, Any], BfclVerdict, str | None]:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        return {}, _input_error("bad_json", f"not valid JSON: {exc}"), None
+    if not isinstance(record, dict):
+        return {}, _input_error("not_an_object", "a line must be a JSON object"), None
+    qid = record.get("id")
+    if not isinstance(qid, str):
+        return record, _input_error("missing_id", "the line has no string `id`"), None
+    rule = matcher.rules.get(qid)
+    category = rule.category if isinstance(rule, QuestionRule) else None
+    if "model_output_decoded" not in record:
+        return record, _input_error("missing_output", "no `model_output_decoded`"), category
+    return record, matcher.judge(qid, record["model_output_decoded"]), category
+
+
+def _out_line(record: dict[str, Any], verdict: BfclVerdict, category: str | None) -> bytes:
+    out: dict[str, Any] = {
+        "id": record.get("id"),
+        "valid": verdict.valid,
+        "error_type": verdict.error_type,
+        "error": verdict.error,
+        "category": category,
+        "greedy_valid": verdict.greedy_valid,
+        "assignment": verdict.assignment,
+    }
+    for key, value in record.items():
+        # The input's own fields ride along; a clash with ours keeps both under a new name.
+        out[f"input_{key}" if key in _OURS and key != "id" else key] = value
+    return orjson.dumps(out)
+
+
+def score_bfcl_file(
+    path: Path, questions: Path, answers: Path, output: Path | None = None
+) -> BfclScore:
+    """Judge every line `{"id", "model_output_decoded", ...}` of `path`.
+
+    Writes one line per input line to `output` when given: `{"id", "valid", "error_type",
+    "error", "category", "greedy_valid", "assignment", ...the input's fields}`. A broken line
+    gets an `input_error:*` verdict and the rest are still judged. Raises `InputFileError`
+    when a file cannot be read or written, or a question/answer file is malformed.
+    """
+    matcher = BfclMatcher(questions, answers)
+    score = BfclScore()
+    errors: Counter[str] = Counter()
+    per_type: dict[str, Counter[str]] = {}
+    source = _open(path, "rb")
+    sink = _open(output, "wb") if output is not None else None
+    try:
+        for number, line in enumerate(source, start=1):
+            if not line.strip():
+                continue
+            score.lines += 1
+            record, verdict, category = _row(matcher, line)
+            etype = verdict.error_type
+            if etype is not None and etype.startswith(INPUT_ERROR):
+                errors[etype] += 1
+                if len(score.input_error_lines) < 100:
+                    score.input_error_lines.append(number)
+                if not record:
+                    record = {"line": number}
+            else:
+                cat = category or "unknown"
+                tally = score.categories.get(cat)
+                if tally is None:
+                    tally = score.categories[cat] = CategoryScore()
+                    per_type[cat] = Counter()
+                tally.n += 1
+                tally.valid += verdict.valid
+                tally.greedy_valid += verdict.greedy_valid
+                if etype is not None:
+                    per_type[cat][etype] += 1
+                if verdict.greedy_differs:
+                    tally.optimal_not_greedy.append(str(record.get("id")))
+            if sink is not None:
+                sink.write(_out_line(record, verdict, category) + b"\n")
+    except OSError as exc:
+        raise InputFileError(f"{path}: read failed: {exc.strerror or exc}") from None
+    finally:
+        source.close()
+        if sink is not None:
+            sink.close()
+    for cat, counts in per_type.items():
+        score.categories[cat].error_types = dict(counts.most_common())
+    score.categories = dict(sorted(score.categories.items()))
+    score.input_errors = dict(errors.most_common())
+    return score
