@@ -1,0 +1,36 @@
+"""A separate process that writes to a store, for the lock and durability tests.
+
+`python -m tests.store.writer PATH hold` opens the store, prints `ready` and waits for stdin
+to close (it holds the write lock meanwhile).
+`python -m tests.store.writer PATH write RUN_ID N` writes N sessions, printing each key as
+soon as its write has returned, so the parent knows which sessions were committed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from sessionproof.store import Store
+
+from .factory import manifest, session
+
+
+def main(argv: list[str]) -> None:
+    """Run one of the two modes described above."""
+    path, mode = argv[0], argv[1]
+    with Store.open(path) as store:
+        if mode == "hold":
+            print("ready", flush=True)
+            sys.stdin.read()
+            return
+        run_id, count = argv[2], int(argv[3])
+        ids = [f"sc{i:05d}" for i in range(count)]
+        store.create_run(manifest(run_id, ids))
+        print(f"run {run_id}", flush=True)
+        for scenario_id in ids:
+            store.write_session(session(run_id, scenario_id))
+            print(f"done {scenario_id}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
