@@ -1,0 +1,168 @@
+"""The Anthropic adapter (Messages API through the anthropic SDK)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anthropic
+from anthropic.types import Message as AnthropicMessage
+
+from ..errors import InfraError
+from ..records import Message, ModelCall, ToolCall, Usage
+from ._parse import CallIds, finish_reply, make_tool_call, safe_call_id
+from ._protocol import AgentRequest, AgentResponse
+from ._retry import ModelOutputRejected, RetryPolicy, call_with_retries
+
+DEFAULT_MAX_TOKENS = 4096
+"""The Messages API requires a cap on output tokens; this one is used when none is given."""
+
+
+def to_anthropic(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """`(system, messages)` for the Messages API.
+
+    System text goes apart; tool calls become `tool_use` blocks and tool results `tool_result`
+    blocks in a user turn. Consecutive turns of one role are merged (so several tool results
+    travel in one user message, results first), because the API wants roles to alternate.
+    """
+    system_parts = [m.content for m in messages if m.role == "system" and m.content]
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        blocks: list[dict[str, Any]]
+        if msg.role == "system":
+            continue
+        if msg.role == "assistant":
+            role = "assistant"
+            blocks = [{"type": "text", "text": msg.content}] if msg.content else []
+            blocks += [
+                {
+                    "type": "tool_use",
+                    "id": safe_call_id(call.id),
+                    "name": call.name,
+                    "input": call.arguments if call.arguments is not None else {},
+                }
+                for call in msg.tool_calls
+            ]
+            if not blocks:
+                # The API rejects empty assistant turns; the model did say nothing, so show that.
+                blocks = [{"type": "text", "text": "(no reply)"}]
+        elif msg.role == "tool":
+            role = "user"
+            blocks = [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": safe_call_id(msg.tool_call_id or ""),
+                    "content": msg.content or "",
+                }
+            ]
+        else:
+            role = "user"
+            blocks = [{"type": "text", "text": msg.content or "(empty message)"}]
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return ("\n\n".join(system_parts) or None), out
+
+
+class AnthropicAgent:
+    """An agent backed by Anthropic's Messages API, with the same retry policy and records as
+    the OpenAI-compatible adapter."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        api_key: str,
+        base_url: str | None = None,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+        timeout_s: float = 120.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.provider = "anthropic"
+        self.temperature = temperature
+        self.max_tokens = max_tokens or DEFAULT_MAX_TOKENS
+        self._retry = retry or RetryPolicy()
+        self._secret = api_key
+        self._ids = CallIds("toolu")
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
+        )
+
+    def _request_kwargs(self, request: AgentRequest) -> dict[str, Any]:
+        system, messages = to_anthropic(request.messages)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": self.max_tokens,
+        }
+        if system:
+            kwargs["system"] = system
+        if request.tools:
+            kwargs["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters}
+                for t in request.tools
+            ]
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        return kwargs
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        """Send the conversation; return the model's message, what it cost, and its issues."""
+        kwargs = self._request_kwargs(request)
+        start = time.perf_counter()
+        try:
+            reply, attempts = await call_with_retries(
+                lambda: self._client.messages.create(**kwargs),
+                provider=self.provider,
+                policy=self._retry,
+                secret=self._secret,
+            )
+        except ModelOutputRejected as exc:
+            raise InfraError(f"{self.provider}: {exc}") from None
+        latency = time.perf_counter() - start
+        if not isinstance(reply, AnthropicMessage):
+            raise InfraError(f"{self.provider}: the response is not a message")
+        return self._to_response(reply, request.step, latency, attempts)
+
+    def _to_response(
+        self, reply: AnthropicMessage, step: int, latency: float, attempts: int
+    ) -> AgentResponse:
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        seen: set[str] = set()
+        for block in reply.content:
+            if block.type == "text":
+                texts.append(block.text)
+            elif block.type == "tool_use":
+                raw = block.input if isinstance(block.input, dict) else str(block.input)
+                call_id = self._ids.fix(block.id, step, seen)
+                calls.append(make_tool_call(call_id, block.name, raw))
+        text = "".join(texts) if texts else None
+        message, issues = finish_reply(text, calls, finish_reason=reply.stop_reason)
+        usage = reply.usage
+        cache_read = usage.cache_read_input_tokens or 0
+        cache_write = usage.cache_creation_input_tokens or 0
+        record = ModelCall(
+            provider=self.provider,
+            model=self.model,
+            # Anthropic counts cached input apart; the total keeps Usage comparable with OpenAI.
+            usage=Usage(
+                input_tokens=usage.input_tokens + cache_read + cache_write,
+                output_tokens=usage.output_tokens,
+                cached_tokens=cache_read,
+            ),
+            latency_s=latency,
+            finish_reason=reply.stop_reason,
+            response_id=reply.id or None,
+            attempts=attempts,
+        )
+        return AgentResponse(message=message, model_calls=[record], issues=issues)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self._client.close()

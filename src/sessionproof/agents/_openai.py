@@ -1,0 +1,257 @@
+"""The OpenAI-compatible adapter: OpenAI itself, and any chat-completions server (llama.cpp,
+vLLM, ...), with native or prompted tool calling."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Literal
+
+import httpx
+import openai
+from openai.types.chat import ChatCompletion
+
+from ..errors import InfraError
+from ..records import ErrorClass, Message, ModelCall, ToolCall, Usage
+from . import _prompted as prompted
+from ._parse import CallIds, finish_reply, history_arguments, make_tool_call
+from ._protocol import AgentRequest, AgentResponse, OutputIssue
+from ._retry import ModelOutputRejected, RetryPolicy, call_with_retries
+
+ToolMode = Literal["native", "prompted", "auto"]
+"""How tools reach the model: the API's `tools` field, the system prompt, or chosen per server."""
+
+ToolChoice = Literal["auto", "required"]
+
+
+def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Chat-completions messages for `messages` (tool calls carry JSON-string arguments)."""
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg.role == "assistant":
+            entry: dict[str, Any] = {"role": "assistant", "content": msg.content}
+            if msg.tool_calls:
+                entry["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": history_arguments(call)},
+                    }
+                    for call in msg.tool_calls
+                ]
+            elif msg.content is None:
+                entry["content"] = ""
+            out.append(entry)
+        elif msg.role == "tool":
+            call_id = msg.tool_call_id or ""
+            out.append({"role": "tool", "tool_call_id": call_id, "content": msg.content or ""})
+        else:
+            out.append({"role": msg.role, "content": msg.content or ""})
+    return out
+
+
+def server_root(base_url: str) -> str:
+    """The server's root URL: `base_url` without a trailing `/v1`."""
+    root = base_url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
+async def detect_tool_mode(base_url: str, timeout_s: float = 5.0) -> Literal["native", "prompted"]:
+    """`native` unless the server is llama.cpp and its chat template cannot call tools.
+
+    llama.cpp publishes its template's abilities at `GET /props` (on the server root, not
+    under `/v1`) as `chat_template_caps.supports_tool_calls`; other servers have no such
+    endpoint and are assumed to support the `tools` field.
+    """
+    try:
+        async with httpx.AsyncClient(timeout=timeout_s) as client:
+            resp = await client.get(f"{server_root(base_url)}/props")
+        if resp.status_code != 200:
+            return "native"
+        caps = resp.json().get("chat_template_caps")
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return "native"
+    if isinstance(caps, dict) and "supports_tool_calls" in caps:
+        return "native" if caps["supports_tool_calls"] else "prompted"
+    return "native"
+
+
+class OpenAICompatAgent:
+    """An agent backed by a chat-completions endpoint (openai SDK, any `base_url`).
+
+    Every reply keeps all tool calls in emission order (parallel calls and unknown tool names
+    included); broken replies come back classified in `AgentResponse.issues`. Transport
+    failures are retried by `RetryPolicy`; when retries run out, `InfraError` is raised.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        api_key: str,
+        base_url: str | None = None,
+        provider: str = "openai-compat",
+        tool_mode: ToolMode = "auto",
+        probe_server: bool = True,
+        temperature: float | None = 0.0,
+        seed: int | None = None,
+        max_tokens: int | None = None,
+        max_tokens_field: str = "max_tokens",
+        timeout_s: float = 120.0,
+        retry: RetryPolicy | None = None,
+        extra_body: dict[str, Any] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.provider = provider
+        self.base_url = base_url
+        self.tool_mode: ToolMode = tool_mode
+        self.temperature = temperature
+        self.seed = seed
+        self.max_tokens = max_tokens
+        self.tool_choice = tool_choice
+        self._max_tokens_field = max_tokens_field
+        self._probe = probe_server and base_url is not None
+        self._retry = retry or RetryPolicy()
+        self._extra_body = dict(extra_body or {})
+        self._secret = api_key
+        self._timeout_s = timeout_s
+        self._ids = CallIds()
+        self._mode_lock = asyncio.Lock()
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
+        )
+
+    async def resolved_tool_mode(self) -> Literal["native", "prompted"]:
+        """The tool mode in use: `auto` is resolved once, on first use, by asking the server."""
+        async with self._mode_lock:
+            if self.tool_mode == "auto":
+                if self._probe and self.base_url is not None:
+                    self.tool_mode = await detect_tool_mode(
+                        self.base_url, min(self._timeout_s, 10.0)
+                    )
+                else:
+                    self.tool_mode = "native"
+            mode: Literal["native", "prompted"] = (
+                "prompted" if self.tool_mode == "prompted" else "native"
+            )
+            return mode
+
+    def _request_kwargs(
+        self, request: AgentRequest, mode: Literal["native", "prompted"]
+    ) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model}
+        if mode == "prompted":
+            kwargs["messages"] = prompted.to_chat_messages(request.messages, request.tools)
+            kwargs["response_format"] = prompted.response_format(
+                request.tools, require_tool=self.tool_choice == "required"
+            )
+        else:
+            kwargs["messages"] = to_openai_messages(request.messages)
+            if request.tools:
+                kwargs["tools"] = [spec.openai() for spec in request.tools]
+                if self.tool_choice is not None:
+                    kwargs["tool_choice"] = self.tool_choice
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        seed = request.seed if request.seed is not None else self.seed
+        if seed is not None:
+            kwargs["seed"] = seed
+        if self.max_tokens is not None:
+            kwargs[self._max_tokens_field] = self.max_tokens
+        if self._extra_body:
+            kwargs["extra_body"] = self._extra_body
+        return kwargs
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        """Send the conversation; return the model's message, what it cost, and its issues."""
+        mode = await self.resolved_tool_mode() if request.tools else "native"
+        kwargs = self._request_kwargs(request, mode)
+        start = time.perf_counter()
+        try:
+            completion, attempts = await call_with_retries(
+                lambda: self._client.chat.completions.create(**kwargs),
+                provider=self.provider,
+                policy=self._retry,
+                secret=self._secret,
+            )
+        except ModelOutputRejected as exc:
+            # The server already decided the model's output was unusable: classify it as the
+            # model's failure so the session goes on (the engine decides what happens next).
+            call = ModelCall(
+                provider=self.provider,
+                model=self.model,
+                latency_s=time.perf_counter() - start,
+                finish_reason="error",
+                attempts=exc.attempts,
+            )
+            issue = OutputIssue(
+                error_class=ErrorClass.malformed_output,
+                message=f"the server rejected the model's output: {exc}",
+            )
+            empty = Message.assistant(None)
+            return AgentResponse(message=empty, model_calls=[call], issues=[issue])
+        latency = time.perf_counter() - start
+        if not isinstance(completion, ChatCompletion) or not completion.choices:
+            raise InfraError(f"{self.provider}: the response carried no choices")
+        return self._to_response(completion, request.step, mode, latency, attempts)
+
+    def _to_response(
+        self,
+        completion: ChatCompletion,
+        step: int,
+        mode: Literal["native", "prompted"],
+        latency: float,
+        attempts: int,
+    ) -> AgentResponse:
+        choice = completion.choices[0]
+        finish = choice.finish_reason
+        text = choice.message.content
+        calls = self._native_calls(choice.message, step)
+        issues: list[OutputIssue] = []
+        if mode == "prompted":
+            text, prompted_calls, issues = prompted.parse_reply(text, ids=self._ids, step=step)
+            calls = calls + prompted_calls
+        message, found = finish_reply(text, calls, finish_reason=finish, issues=issues)
+        usage = completion.usage
+        cached = 0
+        if usage is not None and usage.prompt_tokens_details is not None:
+            cached = usage.prompt_tokens_details.cached_tokens or 0
+        record = ModelCall(
+            provider=self.provider,
+            model=self.model,
+            usage=Usage(
+                input_tokens=usage.prompt_tokens if usage else 0,
+                output_tokens=usage.completion_tokens if usage else 0,
+                cached_tokens=cached,
+            ),
+            latency_s=latency,
+            finish_reason=finish,
+            response_id=completion.id or None,
+            attempts=attempts,
+        )
+        return AgentResponse(message=message, model_calls=[record], issues=found)
+
+    def _native_calls(self, message: Any, step: int) -> list[ToolCall]:
+        calls: list[ToolCall] = []
+        seen: set[str] = set()
+        for raw in message.tool_calls or []:
+            fn = getattr(raw, "function", None)
+            if fn is not None:
+                name, args = fn.name, fn.arguments
+            else:
+                # A custom (free-text) tool call: keep it, its input is the raw argument text.
+                custom = getattr(raw, "custom", None)
+                name = getattr(custom, "name", "") or ""
+                args = getattr(custom, "input", None)
+            calls.append(make_tool_call(self._ids.fix(raw.id, step, seen), name or "", args))
+        legacy = getattr(message, "function_call", None)
+        if not calls and legacy is not None:
+            calls.append(make_tool_call(self._ids.next(step), legacy.name or "", legacy.arguments))
+        return calls
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self._client.close()
