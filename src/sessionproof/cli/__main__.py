@@ -1,0 +1,5 @@
+"""`python -m sessionproof.cli`."""
+
+from . import main
+
+main()

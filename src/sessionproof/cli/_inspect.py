@@ -1,0 +1,116 @@
+"""`runs`, `show` and `export`: read what the store holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from ..errors import StoreError
+from ..report import render_definitions, render_summary, render_table, render_transcript
+from ..scoring import summarize
+from ..store import DEFAULT_STORE_PATH, Store
+from ._app import app, out_console
+
+StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _open(path: Path) -> Store:
+    if not path.exists():
+        raise StoreError(f"no store at {path}; run `sessionproof run` first or pass --store")
+    return Store.open(path, read_only=True)
+
+
+@app.command("runs")
+def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None:
+    """List stored runs, newest first."""
+    with _open(store) as db:
+        listed = db.list_runs()
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in listed], indent=2))
+        return
+    rows = [
+        [
+            r.run_id,
+            r.created_at[:19],
+            r.command,
+            r.suite,
+            r.model,
+            f"{r.sessions_done}/{r.sessions_expected}",
+            "n/a" if r.accuracy is None else f"{r.accuracy:.1%}",
+            str(r.infra_errors),
+            r.status,
+        ]
+        for r in listed
+    ]
+    cols = ["run", "created", "cmd", "suite", "model", "sessions", "accuracy", "infra", "status"]
+    render_table(out_console, f"runs in {store}", cols, rows)
+
+
+@app.command("show")
+def show(
+    run_id: Annotated[str, typer.Argument(help="Run id (a unique prefix is enough).")],
+    session: Annotated[str | None, typer.Option(help="Show one session's transcript.")] = None,
+    store: StoreOpt = DEFAULT_STORE_PATH,
+    as_json: JsonOpt = False,
+) -> None:
+    """A run's summary, or one session's transcript with `--session`."""
+    with _open(store) as db:
+        manifest = db.get_run(run_id)
+        if session:
+            found = db.load_sessions(manifest.run_id, session_id=session)
+            if not found:
+                ids = [r.session_id for r in db.session_rows(manifest.run_id)][:10]
+                raise StoreError(
+                    f"run {manifest.run_id} has no session {session!r}; some ids: {', '.join(ids)}"
+                )
+            if as_json:
+                typer.echo(found[0].model_dump_json(indent=2))
+            else:
+                render_transcript(out_console, found[0])
+            return
+        rows = db.session_rows(manifest.run_id)
+    summary = summarize(rows)
+    if as_json:
+        payload = {"manifest": manifest.model_dump(mode="json"), **summary.model_dump(mode="json")}
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    out_console.print(
+        f"[bold]{manifest.run_id}[/] {escape(manifest.command)} suite={escape(manifest.suite)} "
+        f"model={escape(manifest.model)} seed={manifest.seed} trials={manifest.trials} "
+        f"status={manifest.status}",
+        highlight=False,
+    )
+    render_summary(out_console, "summary", summary)
+    table_rows = [
+        [
+            r.session_id,
+            r.arm,
+            "n/a" if r.success is None else ("pass" if r.success else "fail"),
+            r.termination,
+            str(r.n_steps),
+            str(r.n_tool_calls),
+            str(r.n_tool_errors),
+        ]
+        for r in rows
+    ]
+    cols = ["session", "arm", "verdict", "termination", "steps", "calls", "errors"]
+    render_table(out_console, "sessions", cols, table_rows)
+    render_definitions(out_console)
+
+
+@app.command("export")
+def export(
+    out: Annotated[Path, typer.Argument(help="Directory for sessions.parquet and events.parquet.")],
+    run_id: Annotated[str | None, typer.Option(help="Only this run.")] = None,
+    store: StoreOpt = DEFAULT_STORE_PATH,
+) -> None:
+    """Export sessions and events to Parquet."""
+    with _open(store) as db:
+        paths = db.export_parquet(out, run_id=run_id)
+    for p in paths:
+        typer.echo(str(p))

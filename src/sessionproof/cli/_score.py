@@ -1,0 +1,45 @@
+"""`sessionproof score`: judge recorded sessions offline (tau2, tau-bench, chat logs, BFCL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import ConfigError
+from ..store import DEFAULT_STORE_PATH
+from ._app import app
+
+FORMATS = ("auto", "tau2", "tau-bench", "openai", "anthropic", "bfcl")
+
+
+@app.command("score")
+def score(
+    path: Annotated[Path, typer.Argument(help="Transcripts or model outputs to score.")],
+    fmt: Annotated[str, typer.Option("--format", help=" | ".join(FORMATS))] = "auto",
+    domain: Annotated[str | None, typer.Option(help="Domain the transcripts ran in.")] = None,
+    questions: Annotated[Path | None, typer.Option(help="BFCL questions file.")] = None,
+    answers: Annotated[Path | None, typer.Option(help="BFCL possible-answers file.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="BFCL: write one verdict per line.")
+    ] = None,
+    judge: Annotated[str | None, typer.Option(help="Judge model for NL assertions.")] = None,
+    store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Replay recorded sessions into their domain, judge them, and report agreement with the
+    file's own verdicts. BFCL outputs (`--format bfcl`) are matched with BFCL's AST semantics."""
+    if fmt not in FORMATS:
+        raise ConfigError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fmt == "bfcl":
+        if questions is None or answers is None:
+            raise ConfigError("--format bfcl needs --questions and --answers")
+        from ._score_bfcl import score_bfcl_command
+
+        code = score_bfcl_command(path, questions, answers, output, as_json)
+    else:
+        from ._score_tau import score_tau_command
+
+        code = score_tau_command(path, fmt, domain, store, as_json, judge)
+    raise typer.Exit(code)

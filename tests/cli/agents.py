@@ -1,0 +1,35 @@
+"""Agents given to the CLI as `python:tests.cli.agents:NAME` specs."""
+
+from __future__ import annotations
+
+import time
+
+from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
+from sessionproof.records import Message
+
+_oracle = OracleAgent()
+
+
+async def mute(request: AgentRequest) -> AgentResponse:
+    """The oracle, except it never states facts: fails exactly the scenarios that need some."""
+    response = await _oracle.respond(request)
+    if response.message.tool_calls:
+        return response
+    return AgentResponse(message=Message.assistant("All done."))
+
+
+async def off_by_one(request: AgentRequest) -> AgentResponse:
+    """The oracle, except every cancel_order targets the wrong order."""
+    response = await _oracle.respond(request)
+    for call in response.message.tool_calls:
+        if call.name == "cancel_order" and call.arguments:
+            call.arguments = {**call.arguments, "order_id": "9999"}
+    return response
+
+
+def slow(request: AgentRequest) -> Message | AgentResponse:
+    """A slow oracle (sync, to exercise that path): gives a kill time to land mid-run."""
+    import asyncio
+
+    time.sleep(0.03)
+    return asyncio.run(_oracle.respond(request))
