@@ -112,6 +112,21 @@ def test_inconsistent_sessions_are_refused_before_writing(store: Store, store_pa
     assert _counts(store_path) == (0, 0)
 
 
+def test_broken_unicode_from_a_model_is_kept_not_fatal(store: Store) -> None:
+    store.create_run(manifest("r1", ["a"]))
+    original = session("r1", "a")
+    events = [e.model_copy(deep=True) for e in original.events]
+    events[0].payload["content"] = "half an emoji: \ud83d!"
+    broken = original.model_copy(
+        update={"events": events, "termination_detail": "model said \udc00 then stopped"}
+    )
+    store.write_session(broken)
+    [loaded] = store.load_sessions("r1")
+    assert loaded.events[0].payload["content"] == "half an emoji: ?!"
+    assert loaded.termination_detail == "model said ? then stopped"
+    assert loaded.events[1:] == original.events[1:]
+
+
 def test_create_run_twice_is_refused(store: Store) -> None:
     store.create_run(manifest("r1", ["a"]))
     with pytest.raises(StoreError, match="already exists"):

@@ -80,10 +80,28 @@ def _default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
 
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_surrogates(v) for v in value]
+    return value
+
+
 def to_json(value: Any, what: str) -> str:
     """`value` as JSON text; a StoreError naming `what` when it cannot be serialised."""
+    option = orjson.OPT_NON_STR_KEYS
     try:
-        return orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS).decode()
+        return orjson.dumps(value, default=_default, option=option).decode()
+    except TypeError as exc:
+        if "surrogates" not in str(exc):
+            raise StoreError(f"{what} is not JSON-serialisable: {exc}") from exc
+    # A lone surrogate (half of a broken emoji from a model) is not worth losing a session:
+    # it becomes "?" and the rest of the text is kept.
+    try:
+        return orjson.dumps(_without_surrogates(value), default=_default, option=option).decode()
     except TypeError as exc:
         raise StoreError(f"{what} is not JSON-serialisable: {exc}") from exc
 
@@ -143,11 +161,11 @@ def prepare(session: Session) -> SessionWrite:
         session.scenario_id,
         session.trial,
         session.arm,
-        scrub_text(session.model),
+        scrub_text(_without_surrogates(session.model)),
         None if outcome is None else outcome.success,
         None if outcome is None else outcome.reward,
         session.termination.value,
-        scrub_text(session.termination_detail),
+        scrub_text(_without_surrogates(session.termination_detail)),
         max(turns) + 1 if n else 0,
         max(steps) + 1 if n else 0,
         n_tool_calls,

@@ -82,7 +82,8 @@ _DDL = (
 _LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.+?)(?:\. See also|$)")
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (DuckDB adds context lines we do not show)."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
@@ -100,21 +101,21 @@ def open_error(path: Path, exc: duckdb.Error) -> StoreError:
     if "not a valid DuckDB database" in text:
         return StoreError(f"{path} is not a DuckDB database (wrong file, or damaged)")
     if "Could not read enough bytes" in text or "truncated" in text.lower():
-        return StoreError(f"{path} is truncated or damaged: {_first_line(exc)}")
+        return StoreError(f"{path} is truncated or damaged: {first_line(exc)}")
     if "database does not exist" in text:
         return StoreError(f"no store at {path}")
     if "different configuration" in text:
         return StoreError(
             f"store {path} is already open in this process with a different read-only setting"
         )
-    return StoreError(f"cannot open store {path}: {_first_line(exc)}")
+    return StoreError(f"cannot open store {path}: {first_line(exc)}")
 
 
 def query_error(path: Path, exc: duckdb.Error) -> StoreError:
     """Translate a failed read of an open store into a one-line store error."""
     if "Could not read enough bytes" in str(exc):
-        return StoreError(f"store {path} is truncated or damaged: {_first_line(exc)}")
-    return StoreError(f"store {path}: query failed: {_first_line(exc)}")
+        return StoreError(f"store {path} is truncated or damaged: {first_line(exc)}")
+    return StoreError(f"store {path}: query failed: {first_line(exc)}")
 
 
 def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -155,7 +156,7 @@ def ensure_schema(
             raise StoreError(f"{path} is a DuckDB database but not a sessionproof store")
         row = conn.execute("SELECT max(version) FROM schema_info").fetchone()
     except duckdb.Error as exc:
-        raise StoreError(f"cannot read store {path}: {_first_line(exc)}") from exc
+        raise StoreError(f"cannot read store {path}: {first_line(exc)}") from exc
     version = row[0] if row else None
     if not isinstance(version, int):
         raise StoreError(f"store {path} has no schema version (damaged?)")

@@ -24,7 +24,7 @@ from ._rows import (
     session_from_rows,
     session_row,
 )
-from ._schema import connect, ensure_schema, query_error
+from ._schema import connect, ensure_schema, first_line, query_error
 
 DEFAULT_STORE_PATH = Path(".sessionproof") / "store.duckdb"
 """Where the store lives unless told otherwise (relative to the working directory)."""
@@ -44,11 +44,6 @@ _INSERT_EVENTS = (
     + ", ".join(f"unnest(${i + 1}::{t}[])" for i, t in enumerate(_EVENT_TYPES))
     + ", unnest($8::VARCHAR[]), unnest($9::VARCHAR[])::JSON"
 )
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class Store:
@@ -131,7 +126,7 @@ class Store:
     def _rollback(self) -> None:
         # After a failed COMMIT there may be no transaction left to roll back.
         with contextlib.suppress(duckdb.Error):
-            self._db().execute("ROLLBACK")
+            self._db().rollback()
 
     def _resolve(self, run_id: str) -> str:
         """The full id of the run `run_id` names exactly or by a unique prefix."""
@@ -181,9 +176,7 @@ class Store:
         except duckdb.ConstraintException as exc:
             raise StoreError(f"run {manifest.run_id!r} already exists in {self._path}") from exc
         except duckdb.Error as exc:
-            raise StoreError(
-                f"creating run {manifest.run_id!r} failed: {_first_line(exc)}"
-            ) from exc
+            raise StoreError(f"creating run {manifest.run_id!r} failed: {first_line(exc)}") from exc
         self._known_runs.add(manifest.run_id)
         return manifest.run_id
 
@@ -207,9 +200,7 @@ class Store:
                 [status, manifest.model_dump_json(), manifest.run_id],
             )
         except duckdb.Error as exc:
-            raise StoreError(
-                f"updating run {manifest.run_id!r} failed: {_first_line(exc)}"
-            ) from exc
+            raise StoreError(f"updating run {manifest.run_id!r} failed: {first_line(exc)}") from exc
 
     def list_runs(self) -> list[RunSummary]:
         """Every run, oldest first, with its progress and accuracy (infra errors excluded)."""
@@ -259,10 +250,10 @@ class Store:
         if session.run_id not in self._known_runs:
             self._resolve_exact(session.run_id)
         prepared = prepare(session)
-        conn.execute("BEGIN TRANSACTION")
         try:
+            conn.begin()
             self._insert(conn, prepared)
-            conn.execute("COMMIT")
+            conn.commit()
         except duckdb.ConstraintException as exc:
             self._rollback()
             if "Duplicate key" in str(exc):
@@ -289,7 +280,7 @@ class Store:
     def _failed(self, session: Session, exc: duckdb.Error) -> str:
         return (
             f"writing session {session.session_id!r} of run {session.run_id!r} failed, "
-            f"nothing of it was stored: {_first_line(exc)}"
+            f"nothing of it was stored: {first_line(exc)}"
         )
 
     def _duplicate(self, session: Session) -> DuplicateSessionError:
