@@ -13,6 +13,7 @@ from ._data import (
     load_questions,
     packaged_questions,
 )
+from ._domain import BFCL_POLICY, BfclDomainSpec, BfclState, BfclToolkit, bfcl_domain
 from ._match import (
     BfclVerdict,
     CheckKind,
@@ -22,28 +23,52 @@ from ._match import (
     maximum_matching,
 )
 from ._rules import BFCL_TYPES, CallRule, ParamRule, standardise
+from ._schema import PYTHON_HINT, parameters_schema, safe_tool_names, to_json_schema
 from ._score import INPUT_ERROR, BfclMatcher, BfclScore, CategoryScore, score_bfcl_file
+from ._suite import (
+    bfcl_suite,
+    evaluate_bfcl,
+    judge_calls,
+    load_bfcl_suite,
+    oracle_arguments,
+    question_scenario,
+)
 
 __all__ = [
+    "BFCL_POLICY",
     "BFCL_TYPES",
     "INPUT_ERROR",
+    "PYTHON_HINT",
     "SUITE_CATEGORIES",
+    "BfclDomainSpec",
     "BfclMatcher",
     "BfclQuestion",
     "BfclScore",
+    "BfclState",
+    "BfclToolkit",
     "BfclVerdict",
     "CallRule",
     "CategoryScore",
     "CheckKind",
     "ParamRule",
     "QuestionRule",
+    "bfcl_domain",
+    "bfcl_suite",
     "category_of",
     "check_kind",
     "compile_question",
     "decoded_calls",
+    "evaluate_bfcl",
+    "judge_calls",
+    "load_bfcl_suite",
     "load_questions",
     "maximum_matching",
+    "oracle_arguments",
     "packaged_questions",
+    "parameters_schema",
+    "question_scenario",
+    "safe_tool_names",
     "score_bfcl_file",
     "standardise",
+    "to_json_schema",
 ]
