@@ -1,0 +1,250 @@
+"""Seeded fault plans, and the injector that applies one at the tool boundary.
+
+Spec grammar (the `--faults` flag and the `faults=` part of an arm)::
+
+    SPEC  := ENTRY ("," ENTRY)* ["@" TOOL]
+    ENTRY := RATE | CLASS ":" RATE          RATE := a percentage, e.g. 3% or 0.5%
+
+`3%` faults 3% of calls with `DEFAULT_MIX`; `rate_limited:5%,timeout:2%` sets each class's
+rate; a trailing `@book_reservation` limits the whole plan to that tool.
+
+Whether a fault leaves the DB untouched or committed depends on where real failures happen:
+
+- before the call (DB untouched): rate_limited, unavailable, auth_expired, policy_refusal,
+  not_found, validation_error, server_error (the backend rolled back) and unknown;
+- after the call (a write is committed, the agent still sees the error): timeout (the reply
+  was lost, not the request), malformed_output, truncated_output, empty_result and
+  schema_mismatch (the operation ran; its response was damaged).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..errors import ConfigError
+from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ._hash import unit_draw
+from ._taxonomy import fault_message, semantics
+
+if TYPE_CHECKING:
+    from ..engine._boundary import CallContext, ToolBoundary
+
+DEFAULT_MIX: Mapping[ErrorClass, float] = {
+    ErrorClass.rate_limited: 0.30,
+    ErrorClass.timeout: 0.25,
+    ErrorClass.server_error: 0.20,
+    ErrorClass.unavailable: 0.15,
+    ErrorClass.malformed_output: 0.05,
+    ErrorClass.empty_result: 0.05,
+}
+"""How a bare rate (`3%`) splits across classes: mostly transient infrastructure failures
+(rate limits, timeouts, 5xx, 503), with a few damaged responses. Classes that say something
+about the request or the world (not_found, validation_error, policy_refusal, auth_expired)
+are left out: injecting them would lie about the task. Name them explicitly to test them."""
+
+COMMITTED_CLASSES: frozenset[ErrorClass] = frozenset(
+    {
+        ErrorClass.timeout,
+        ErrorClass.malformed_output,
+        ErrorClass.truncated_output,
+        ErrorClass.empty_result,
+        ErrorClass.schema_mismatch,
+    }
+)
+"""Classes injected after the domain ran the call (a write's effect stays in the DB)."""
+
+_RATE = re.compile(r"^(\d+(?:\.\d+)?)\s*%$")
+_TOOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+
+
+def _rate(text: str, spec: str) -> float:
+    match = _RATE.match(text.strip())
+    if match is None:
+        raise ConfigError(
+            f"fault spec {spec!r}: {text.strip()!r} is not a rate; write a percentage like 3%"
+        )
+    value = float(match.group(1)) / 100
+    if value > 1:
+        raise ConfigError(f"fault spec {spec!r}: rate {text.strip()} is above 100%")
+    return value
+
+
+def _error_class(name: str, spec: str) -> ErrorClass:
+    try:
+        return ErrorClass(name)
+    except ValueError:
+        names = [c.value for c in ErrorClass]
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(
+            f"fault spec {spec!r}: unknown error class {name!r}{hint}; classes: {', '.join(names)}"
+        ) from None
+
+
+class FaultPlan(BaseModel):
+    """Which faults to inject, how often, on which tools. Build with `FaultPlan.parse`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spec: str
+    """The spec string it was parsed from (its name in reports)."""
+    rates: dict[ErrorClass, float]
+    """Probability per call of each class (fractions; they sum to at most 1)."""
+    tool: str | None = None
+    """Only calls of this tool fault; None: every tool."""
+
+    @classmethod
+    def parse(cls, spec: str) -> FaultPlan:
+        """Parse `3%`, `rate_limited:5%,timeout:2%`, `...@tool`; raises `ConfigError`."""
+        text = spec.strip()
+        if not text:
+            raise ConfigError("empty fault spec; write e.g. 3% or rate_limited:5%,timeout:2%")
+        tool: str | None = None
+        if "@" in text:
+            text, _, tool = text.rpartition("@")
+            tool = tool.strip()
+            if "@" in text:
+                raise ConfigError(f"fault spec {spec!r}: put one @TOOL at the end of the spec")
+            if not _TOOL.match(tool):
+                raise ConfigError(f"fault spec {spec!r}: {tool!r} after @ is not a tool name")
+        rates: dict[ErrorClass, float] = {}
+        explicit: set[ErrorClass] = set()
+        for raw in text.split(","):
+            entry = raw.strip()
+            if not entry:
+                raise ConfigError(f"fault spec {spec!r}: empty entry between commas")
+            if ":" in entry:
+                name, _, rate_text = entry.partition(":")
+                error_class = _error_class(name.strip(), spec)
+                if error_class in explicit:
+                    raise ConfigError(f"fault spec {spec!r}: {error_class} is given twice")
+                explicit.add(error_class)
+                rates[error_class] = rates.get(error_class, 0.0) + _rate(rate_text, spec)
+            else:
+                total = _rate(entry, spec)
+                for error_class, share in DEFAULT_MIX.items():
+                    rates[error_class] = rates.get(error_class, 0.0) + total * share
+        if sum(rates.values()) > 1 + 1e-9:
+            raise ConfigError(f"fault spec {spec!r}: the rates add up to more than 100%")
+        return cls(spec=spec.strip(), rates=rates, tool=tool)
+
+    @property
+    def total_rate(self) -> float:
+        """Probability that a call the plan applies to faults."""
+        return sum(self.rates.values())
+
+    def applies_to(self, tool: str) -> bool:
+        """True when calls of `tool` may fault under this plan."""
+        return self.tool is None or self.tool == tool
+
+    def draw(
+        self, seed: int, scenario_id: str, trial: int, tool: str, occurrence: int, attempt: int = 0
+    ) -> ErrorClass | None:
+        """The fault (or None) for one attempt of one call; a pure function of its key.
+
+        `occurrence` counts the calls of `tool` earlier in the session, so calls of other
+        tools the agent makes in between do not move the faults; `attempt` counts re-sends of
+        the same call (by the guard), so a retry draws afresh and can succeed.
+        """
+        if not self.applies_to(tool):
+            return None
+        u = unit_draw("fault", seed, scenario_id, trial, tool, occurrence, attempt)
+        edge = 0.0
+        # A fixed order (the enum's) keeps the class intervals identical across runs.
+        for error_class in ErrorClass:
+            edge += self.rates.get(error_class, 0.0)
+            if u < edge:
+                return error_class
+        return None
+
+
+class FaultInjector:
+    """Applies a `FaultPlan` around a tool boundary, one session or many.
+
+    Each call of a domain tool counts as the next occurrence of that tool in its session;
+    the same call id seen again (a guard re-sending it) is the next attempt. A faulted call
+    returns an injected `ToolResult` ("Error: ..." output) and emits `fault_injected` with
+    {call_id, tool, error_class, committed, retry_after_s, occurrence, attempt}.
+    """
+
+    def __init__(self, plan: FaultPlan, seed: int | None = None) -> None:
+        self.plan = plan
+        self.seed = seed
+        """Overrides the context's seed when given (the seed the condition was built with)."""
+        self._occurrences: dict[tuple[str, str], int] = {}
+        self._calls: dict[tuple[str, str], list[int]] = {}
+
+    def _key(self, call: ToolCall, ctx: CallContext) -> tuple[int, int]:
+        known = self._calls.get((ctx.session_id, call.id))
+        if known is not None:
+            known[1] += 1
+            return known[0], known[1]
+        slot = (ctx.session_id, call.name)
+        occurrence = self._occurrences.get(slot, 0)
+        self._occurrences[slot] = occurrence + 1
+        self._calls[(ctx.session_id, call.id)] = [occurrence, 0]
+        return occurrence, 0
+
+    def wrap(self, inner: ToolBoundary) -> ToolBoundary:
+        """A boundary that injects this plan's faults in front of (or behind) `inner`."""
+
+        async def boundary(call: ToolCall, ctx: CallContext) -> ToolResult:
+            if not self.plan.applies_to(call.name):
+                return await inner(call, ctx)
+            occurrence, attempt = self._key(call, ctx)
+            tools = {spec.name for spec in ctx.domain.tools()}
+            if call.name not in tools or call.arguments is None:
+                # A made-up tool or unparsable arguments fail on their own; a fault on top
+                # would hide the agent's mistake.
+                return await inner(call, ctx)
+            seed = ctx.seed if self.seed is None else self.seed
+            error_class = self.plan.draw(
+                seed, ctx.scenario_id, ctx.trial, call.name, occurrence, attempt
+            )
+            if error_class is None:
+                return await inner(call, ctx)
+            return await self._inject(call, ctx, inner, error_class, occurrence, attempt)
+
+        return boundary
+
+    async def _inject(
+        self,
+        call: ToolCall,
+        ctx: CallContext,
+        inner: ToolBoundary,
+        error_class: ErrorClass,
+        occurrence: int,
+        attempt: int,
+    ) -> ToolResult:
+        start = time.perf_counter()
+        committed = False
+        if error_class in COMMITTED_CLASSES:
+            ran = await inner(call, ctx)
+            committed = ran.ok
+        retry_after = semantics(error_class).default_retry_after_s
+        message = fault_message(error_class, call.name, retry_after)
+        payload: dict[str, Any] = {
+            "call_id": call.id,
+            "tool": call.name,
+            "error_class": error_class.value,
+            "committed": committed,
+            "retry_after_s": retry_after,
+            "occurrence": occurrence,
+            "attempt": attempt,
+        }
+        ctx.emit(EventKind.fault_injected, payload)
+        return ToolResult(
+            call_id=call.id,
+            name=call.name,
+            output=f"Error: {message}",
+            error_class=error_class,
+            error=message,
+            injected=True,
+            latency_s=time.perf_counter() - start,
+        )

@@ -1,0 +1,136 @@
+"""A small lending-library world for fault, drift and guard tests."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sessionproof.domains import Domain, Toolkit, tool
+from sessionproof.engine import CallContext
+from sessionproof.errors import ToolError
+from sessionproof.records import EventKind
+
+LoanKind = Literal["standard", "short_loan"]
+
+
+class Book(BaseModel):
+    """A book on the shelf."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    name: str
+    status: Literal["available", "loaned"] = "available"
+    borrower: str | None = None
+    loan_kind: LoanKind | None = None
+    shelf_note: str = ""
+
+
+class LibraryDB(BaseModel):
+    """The library's state."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    books: dict[str, Book] = Field(
+        default_factory=lambda: {
+            "B1": Book(id="B1", name="Dune", shelf_note="top shelf"),
+            "B2": Book(id="B2", name="Emma"),
+        }
+    )
+
+
+class LibraryTools(Toolkit[LibraryDB]):
+    """Read a book, lend a book, hand over to a human."""
+
+    @tool()
+    def get_book(self, book_id: str) -> Book:
+        """Look a book up by id.
+
+        Args:
+            book_id: The book's id, e.g. "B1".
+        """
+        book = self.db.books.get(book_id)
+        if book is None:
+            raise ToolError(f"book {book_id!r} not found", "not_found")
+        return book.model_copy()
+
+    @tool(write=True)
+    def lend_book(self, book_id: str, member: str, kind: LoanKind) -> Book:
+        """Lend an available book to a member. Use "standard" unless asked otherwise.
+
+        Args:
+            book_id: The book's id, e.g. "B1".
+            member: The member's card number.
+            kind: "standard" or "short_loan".
+        """
+        book = self.db.books.get(book_id)
+        if book is None:
+            raise ToolError(f"book {book_id!r} not found", "not_found")
+        if book.status != "available":
+            raise ToolError(f"book {book_id} is already loaned", "policy_refusal")
+        book.status, book.borrower, book.loan_kind = "loaned", member, kind
+        return book.model_copy()
+
+    @tool()
+    def count_books(self, shelf_size: int = 10) -> int:
+        """Count the books (a read with an integer parameter).
+
+        Args:
+            shelf_size: Books per shelf.
+        """
+        return len(self.db.books) * shelf_size // shelf_size
+
+    @tool(write=True)
+    def transfer_to_human_agents(self, summary: str) -> str:
+        """Hand the member over to a librarian.
+
+        Args:
+            summary: What the member needs.
+        """
+        return "Transfer successful"
+
+
+def make_domain() -> Domain[LibraryDB]:
+    """A fresh library."""
+    db = LibraryDB()
+    return Domain("library", db, LibraryTools(db), policy="Lend books fairly.")
+
+
+class Events:
+    """Collects emitted events, like the engine's recorder."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[EventKind, dict[str, Any]]] = []
+
+    def __call__(self, kind: EventKind, payload: dict[str, Any]) -> None:
+        self.items.append((kind, payload))
+
+    def of(self, kind: EventKind) -> list[dict[str, Any]]:
+        """Payloads of one kind, in order."""
+        return [p for k, p in self.items if k is kind]
+
+
+def context(
+    domain: Domain[Any],
+    events: Events,
+    *,
+    turn: int = 0,
+    seed: int = 7,
+    scenario_id: str = "s1",
+    trial: int = 0,
+    session_id: str = "sess",
+) -> CallContext:
+    """A call context for driving boundaries without the engine."""
+    return CallContext(
+        run_id="run",
+        session_id=session_id,
+        scenario_id=scenario_id,
+        trial=trial,
+        arm="test",
+        turn=turn,
+        step=0,
+        seed=seed,
+        domain=domain,
+        emit=events,
+    )
