@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ._rules import CallRule, ErrorPair
+from ._rules import CallRule, Failure
 
 
 class CheckKind(StrEnum):
@@ -126,10 +126,18 @@ def maximum_matching(candidates: list[list[int]], n_right: int) -> list[int]:
     return match_left
 
 
-def _verdict(error: ErrorPair | None) -> BfclVerdict:
-    if error is None:
-        return BfclVerdict(valid=True, greedy_valid=True)
-    return BfclVerdict(valid=False, error_type=error[0], error=error[1], greedy_valid=False)
+_VALID = BfclVerdict(valid=True, greedy_valid=True)
+
+
+def _rejected(error_type: str, message: str) -> BfclVerdict:
+    return BfclVerdict(valid=False, error_type=error_type, error=message, greedy_valid=False)
+
+
+def _verdict(failure: Failure | None) -> BfclVerdict:
+    # Verdicts are frozen, so every plain acceptance can share one instance.
+    if failure is None:
+        return _VALID
+    return _rejected(failure.error_type, failure.message())
 
 
 class QuestionRule:
@@ -148,25 +156,23 @@ class QuestionRule:
         kind = self.kind
         if kind is CheckKind.irrelevance:
             if _has_call(output):
-                return _verdict(("irrelevance_error:decoder_success", "a call was made"))
-            return _verdict(None)
+                return _rejected("irrelevance_error:decoder_success", "a call was made")
+            return _VALID
         if kind is CheckKind.relevance:
             if _has_call(output):
-                return _verdict(None)
-            return _verdict(("relevance_error:decoder_failed", "no call was made"))
+                return _VALID
+            return _rejected("relevance_error:decoder_failed", "no call was made")
         calls = decoded_calls(output)
         if calls is None:
-            return _verdict((_FORMAT, "output is not a list of {function: {argument: value}}"))
+            return _rejected(_FORMAT, "output is not a list of {function: {argument: value}}")
         expected = self.calls
         if kind is CheckKind.parallel:
             return self._parallel(calls)
         if len(calls) != (1 if kind is CheckKind.simple else len(expected)):
             checker = "simple" if kind is CheckKind.simple else "multiple"
-            return _verdict(
-                (
-                    f"{checker}_function_checker:wrong_count",
-                    f"{len(calls)} calls, expected {1 if checker == 'simple' else len(expected)}",
-                )
+            return _rejected(
+                f"{checker}_function_checker:wrong_count",
+                f"{len(calls)} calls, expected {1 if checker == 'simple' else len(expected)}",
             )
         return _verdict(expected[0].check(*calls[0]))
 
@@ -174,52 +180,68 @@ class QuestionRule:
         expected = self.calls
         n = len(expected)
         if len(calls) != n:
-            return _verdict(
-                (
-                    "parallel_function_checker_no_order:wrong_count",
-                    f"{len(calls)} calls, expected {n}",
-                )
+            return _rejected(
+                "parallel_function_checker_no_order:wrong_count",
+                f"{len(calls)} calls, expected {n}",
             )
         # Greedy first (BFCL's order of checks), keeping every result for the optimal pass.
-        seen: dict[tuple[int, int], ErrorPair | None] = {}
+        seen: list[list[Failure | bool | None]] = [[False] * n for _ in range(n)]
         used = [False] * n
         greedy = [-1] * n
+        stuck = -1
         for i, rule in enumerate(expected):
+            row = seen[i]
             for j in range(n):
                 if used[j]:
                     continue
-                error = rule.check(*calls[j])
-                seen[i, j] = error
-                if error is None:
+                failure = row[j] = rule.check(*calls[j])
+                if failure is None:
                     used[j] = True
                     greedy[i] = j
                     break
             else:
+                stuck = i
                 break
-        else:
+        if stuck == -1:
             return BfclVerdict(valid=True, greedy_valid=True, assignment=greedy)
+        # `False` marks a pairing not checked yet. If no call at all fits the expected call
+        # greedy could not place, no pairing can work and the other checks are not needed.
+        row = seen[stuck]
+        for j in range(n):
+            if row[j] is False:
+                row[j] = expected[stuck].check(*calls[j])
+        if None not in row:
+            return self._no_partner(stuck, [], row)
         candidates: list[list[int]] = []
         for i, rule in enumerate(expected):
-            row = []
+            row = seen[i]
             for j in range(n):
-                if (i, j) not in seen:
-                    seen[i, j] = rule.check(*calls[j])
-                if seen[i, j] is None:
-                    row.append(j)
-            candidates.append(row)
+                if row[j] is False:
+                    row[j] = rule.check(*calls[j])
+            candidates.append([j for j in range(n) if row[j] is None])
         pairing = maximum_matching(candidates, n)
         if -1 not in pairing:
             return BfclVerdict(valid=True, greedy_valid=False, assignment=pairing)
         missing = pairing.index(-1)
-        if candidates[missing]:
-            reasons = f"the calls it fits {candidates[missing]} are needed by other expected calls"
+        return self._no_partner(missing, candidates[missing], seen[missing])
+
+    def _no_partner(
+        self, missing: int, fits: list[int], row: list[Failure | bool | None]
+    ) -> BfclVerdict:
+        if fits:
+            reasons = f"the calls it fits {fits} are needed by other expected calls"
         else:
-            reasons = "; ".join(
-                f"call {j}: {err[0]}" for j in range(n) if (err := seen[missing, j]) is not None
+            tried = [(j, f) for j, f in enumerate(row) if isinstance(f, Failure)]
+            reasons = ", ".join(f"call {j}: {f.error_type}" for j, f in tried)
+            # Spell out one failure in full: the first call to the right function, if any.
+            closest = next(
+                (f for _, f in tried if not f.error_type.endswith("wrong_func_name")), None
             )
+            if closest is not None:
+                reasons += f" (e.g. {closest.message()})"
         return BfclVerdict(
             valid=False,
             error_type="parallel_function_checker_no_order:cannot_find_match",
-            error=f"expected call {missing} ({expected[missing].name}) has no partner: {reasons}",
+            error=f"expected call {missing} ({self.calls[missing].name}) has no partner: {reasons}",
             greedy_valid=False,
         )

@@ -8,10 +8,24 @@ is a handful of dict lookups and comparisons.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-ErrorPair = tuple[str, str]
-"""(error_type, human-readable message) of a failed check."""
+
+class Failure(NamedTuple):
+    """A failed check: BFCL's error type, and what is needed to say it in words.
+
+    The words are built only for the failure a verdict reports (`message()`), not for every
+    pairing tried while matching parallel calls.
+    """
+
+    error_type: str
+    rule: ParamRule | CallRule
+    value: Any
+
+    def message(self) -> str:
+        """The failure in words."""
+        return self.rule.describe(self.error_type, self.value)
+
 
 BFCL_TYPES: Final[dict[str, type]] = {
     "string": str,
@@ -140,6 +154,7 @@ class ParamRule:
 
     __slots__ = (
         "acceptable",
+        "acceptable_text",
         "answer_type",
         "as_float",
         "compare",
@@ -159,6 +174,7 @@ class ParamRule:
     def __init__(self, name: str, schema: dict[str, Any], acceptable: list[Any]) -> None:
         self.name = name
         self.acceptable = acceptable
+        self.acceptable_text: str | None = None
         self.type_name = str(schema.get("type"))
         self.py_type: type | None = BFCL_TYPES.get(self.type_name)
         self.schema_problem: str | None = None
@@ -211,48 +227,42 @@ class ParamRule:
                 return True
         return False
 
-    def check(self, value: Any) -> ErrorPair | None:
-        """None when `value` is acceptable, else (error_type, message)."""
+    def check(self, value: Any) -> Failure | None:
+        """None when `value` is acceptable, else the failure."""
         if self.schema_problem is not None:
-            return "schema_error:unknown_type", self.schema_problem
+            return Failure("schema_error:unknown_type", self, value)
         if self.as_float and type(value) is int:
             value = float(value)
         value_type = type(value)
         variable = self.static_variable
         if value_type is self.py_type:
             if self.nested is not None and not self._items_fit(value):
-                kind = "nested" if value_type is self.answer_type else "simple"
-                return (
-                    f"type_error:{kind}",
-                    f"{self.name}: items of {_short(value)} are not all {self.nested.__name__}",
-                )
+                if value_type is self.answer_type:
+                    return Failure("type_error:nested", self, value)
+                return Failure("type_error:simple", self, value)
         elif self.answer_type is not None and value_type is self.answer_type:
             variable = True
         else:
-            return (
-                "type_error:simple",
-                f"{self.name}: expected {self.type_name}, got {value_type.__name__} "
-                f"{_short(value)}",
-            )
+            return Failure("type_error:simple", self, value)
         if not variable:
             compare = self.compare
             if compare == _BY_STRING:
                 if standardise(value) in self.std_strings:
                     return None
-                return "value_error:string", self._wrong(value)
+                return Failure("value_error:string", self, value)
             if compare == _BY_LIST:
                 if [_std(v) for v in value] in self.std_lists:
                     return None
-                return "value_error:list/tuple", self._wrong(value)
+                return Failure("value_error:list/tuple", self, value)
             if compare == _BY_DICT:
                 error = _check_dict(value, self.dicts)
-                return None if error is None else (error, self._wrong(value))
+                return None if error is None else Failure(error, self, value)
             if compare == _BY_LIST_OF_DICTS:
                 error = self._check_list_of_dicts(value)
-                return None if error is None else (error, self._wrong(value))
+                return None if error is None else Failure(error, self, value)
         if value in self.acceptable:
             return None
-        return "value_error:others", self._wrong(value)
+        return Failure("value_error:others", self, value)
 
     def _check_list_of_dicts(self, value: list[Any]) -> str | None:
         found = "list_dict_checker:unclear"
@@ -269,14 +279,30 @@ class ParamRule:
                 return None
         return found
 
-    def _wrong(self, value: Any) -> str:
-        return f"{self.name}: {_short(value)} is not one of {_short(self.acceptable)}"
+    def describe(self, error_type: str, value: Any) -> str:
+        """Words for a failure of this parameter."""
+        if self.schema_problem is not None:
+            return self.schema_problem
+        if error_type.startswith("type_error"):
+            inner = f" of {self.nested.__name__}" if self.nested is not None else ""
+            return f"{self.name}: expected {self.type_name}{inner}, got {_short(value)}"
+        if self.acceptable_text is None:
+            self.acceptable_text = _short(self.acceptable)
+        return f"{self.name}: {_short(value)} is not one of {self.acceptable_text}"
+
+
+_CALL_PHRASES: Final = {
+    "simple_function_checker:wrong_func_name": "called {value!r}, expected {name!r}",
+    "simple_function_checker:missing_required": "required parameter {value!r} missing",
+    "simple_function_checker:unexpected_param": "parameter {value!r} is not expected",
+    "simple_function_checker:missing_optional": "parameter {value!r} must be given (no omission)",
+}
 
 
 class CallRule:
     """One expected call: the function's schema joined with its acceptable arguments."""
 
-    __slots__ = ("must_give", "name", "params", "required", "schema_problem")
+    __slots__ = ("must_give", "name", "params", "required", "required_keys", "schema_problem")
 
     def __init__(self, name: str, schema: dict[str, Any] | None, answer: dict[str, Any]) -> None:
         self.name = name
@@ -286,6 +312,7 @@ class CallRule:
         if schema is None:
             self.schema_problem = f"the question has no function named {name!r}"
             self.must_give: tuple[str, ...] = ()
+            self.required_keys: frozenset[str] = frozenset()
             return
         parameters = schema.get("parameters") or {}
         properties = parameters.get("properties") or {}
@@ -296,37 +323,43 @@ class CallRule:
             if isinstance(pschema, dict):
                 self.params[pname] = ParamRule(pname, pschema, acceptable)
         self.must_give = tuple(p for p, acc in answer.items() if not _may_omit(acc))
+        # Both kinds of "must be there" in one set: one subset test on the fast path.
+        self.required_keys = frozenset(self.required) | frozenset(self.must_give)
 
-    def check(self, name: str, args: dict[str, Any]) -> ErrorPair | None:
-        """None when the call `name(**args)` is acceptable, else (error_type, message)."""
+    def check(self, name: str, args: dict[str, Any]) -> Failure | None:
+        """None when the call `name(**args)` is acceptable, else the first failure.
+
+        BFCL's order: function name, required parameters (schema order), each given argument
+        (in the call's order), then answer parameters that may not be omitted.
+        """
         if self.schema_problem is not None:
-            return "schema_error:unknown_function", self.schema_problem
+            return Failure("schema_error:unknown_function", self, name)
         if name != self.name:
-            return (
-                "simple_function_checker:wrong_func_name",
-                f"called {name!r}, expected {self.name!r}",
-            )
-        for pname in self.required:
-            if pname not in args:
-                return (
-                    "simple_function_checker:missing_required",
-                    f"{self.name}: required parameter {pname!r} missing",
-                )
+            return Failure("simple_function_checker:wrong_func_name", self, name)
+        complete = self.required_keys <= args.keys()
+        if not complete:
+            for pname in self.required:
+                if pname not in args:
+                    return Failure("simple_function_checker:missing_required", self, pname)
         params = self.params
         for pname, value in args.items():
             rule = params.get(pname)
             if rule is None:
-                return (
-                    "simple_function_checker:unexpected_param",
-                    f"{self.name}: parameter {pname!r} is not expected",
-                )
-            error = rule.check(value)
-            if error is not None:
-                return error
-        for pname in self.must_give:
-            if pname not in args:
-                return (
-                    "simple_function_checker:missing_optional",
-                    f"{self.name}: parameter {pname!r} must be given (no omission allowed)",
-                )
+                return Failure("simple_function_checker:unexpected_param", self, pname)
+            failure = rule.check(value)
+            if failure is not None:
+                return failure
+        if not complete:
+            for pname in self.must_give:
+                if pname not in args:
+                    return Failure("simple_function_checker:missing_optional", self, pname)
         return None
+
+    def describe(self, error_type: str, value: Any) -> str:
+        """Words for a failure of this call as a whole."""
+        if self.schema_problem is not None:
+            return self.schema_problem
+        what = _CALL_PHRASES.get(error_type, error_type + " ({value!r})").format(
+            value=value, name=self.name
+        )
+        return f"{self.name}: {what}"
