@@ -1,0 +1,124 @@
+"""Anthropic Messages content blocks → events.
+
+An assistant message's `text` blocks are its reply and its `tool_use` blocks its calls (input
+is an object); a user message's `tool_result` blocks answer calls by `tool_use_id` (with
+`is_error`), its `text` blocks are what the user said. Thinking blocks are not part of the
+conversation and are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ._common import RecordError, SessionBuilder, first_problem, parse_time, tool_call
+
+
+class _Foreign(BaseModel):
+    # A third-party format: fields we do not read are ignored, not refused.
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Message(_Foreign):
+    role: Literal["user", "assistant"]
+    content: str | list[dict[str, Any]]
+    timestamp: str | float | None = None
+
+
+def _block_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
+
+
+def read_anthropic_messages(
+    builder: SessionBuilder,
+    messages: Sequence[object],
+    *,
+    index: int,
+    record_id: str | None,
+    tools: frozenset[str] | None,
+    errors: list[RecordError],
+) -> bool:
+    """Feed Anthropic-format messages to `builder`; False when the record must be skipped."""
+    for j, item in enumerate(messages):
+        try:
+            msg = _Message.model_validate(item)
+        except ValidationError as exc:
+            where, text = first_problem(exc, f"messages.{j}")
+            errors.append(RecordError(index=index, field=where, message=text, record_id=record_id))
+            return False
+        at = parse_time(msg.timestamp)
+        blocks = (
+            [{"type": "text", "text": msg.content}] if isinstance(msg.content, str) else msg.content
+        )
+        texts: list[str] = []
+        calls = []
+        for k, block in enumerate(blocks):
+            kind = block.get("type")
+            where = f"messages.{j}.content.{k}"
+            if kind == "text":
+                texts.append(str(block.get("text", "")))
+            elif kind == "tool_use" and msg.role == "assistant":
+                if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
+                    errors.append(
+                        RecordError(
+                            index=index,
+                            field=f"{where}.id"
+                            if not isinstance(block.get("id"), str)
+                            else f"{where}.name",
+                            message="a tool_use block needs a text id and name",
+                            record_id=record_id,
+                        )
+                    )
+                    return False
+                call = tool_call(block["id"], block["name"], block.get("input"))
+                if call.parse_error:
+                    errors.append(
+                        RecordError(
+                            index=index,
+                            field=f"{where}.input",
+                            message=f"input is not a JSON object: {call.parse_error}",
+                            record_id=record_id,
+                            fatal=False,
+                        )
+                    )
+                if tools is not None and call.name not in tools:
+                    errors.append(
+                        RecordError(
+                            index=index,
+                            field=f"{where}.name",
+                            message=f"unknown tool {call.name!r}; kept, replayed as a no-op",
+                            record_id=record_id,
+                            fatal=False,
+                        )
+                    )
+                calls.append(call)
+            elif kind == "tool_result" and msg.role == "user":
+                call_id = block.get("tool_use_id")
+                if not isinstance(call_id, str):
+                    errors.append(
+                        RecordError(
+                            index=index,
+                            field=f"{where}.tool_use_id",
+                            message="a tool_result block needs the id of its tool_use",
+                            record_id=record_id,
+                        )
+                    )
+                    return False
+                failed = bool(block.get("is_error")) or None
+                builder.tool_result(call_id, _block_text(block.get("content")), failed, at)
+        said = "".join(texts) or None
+        if msg.role == "assistant":
+            builder.assistant(said, calls, at)
+        elif said is not None:
+            builder.user(said, at)
+    return True

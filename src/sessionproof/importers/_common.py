@@ -1,0 +1,260 @@
+"""What every importer returns, and the helpers that turn foreign messages into events."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..records import (
+    ErrorClass,
+    Event,
+    EventKind,
+    Message,
+    Scenario,
+    Session,
+    TerminationReason,
+    ToolCall,
+    ToolResult,
+)
+
+
+class RecordError(BaseModel):
+    """One problem with one record of an input file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int | None
+    """Position of the record in the file (0-based; None for a problem with the whole file)."""
+    field: str
+    """Dotted path of the offending field inside the record ("" for the record as a whole)."""
+    message: str
+    record_id: str | None = None
+    """The record's own id (task id, simulation id), when it has one."""
+    fatal: bool = True
+    """True when the record was skipped; False for a warning on a record that was kept."""
+
+    def __str__(self) -> str:
+        where = "file" if self.index is None else f"record #{self.index}"
+        if self.record_id:
+            where += f" ({self.record_id})"
+        if self.field:
+            where += f" field {self.field}"
+        return f"{where}: {self.message}"
+
+
+class ReportedVerdict(BaseModel):
+    """The verdict a transcript file gives its own session (what we compare ours with)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reward: float | None = None
+    success: bool | None = None
+    db_match: bool | None = None
+    """The file's own DB-state verdict, when it has one (tau2 `db_check.db_match`)."""
+    detail: dict[str, Any] | None = None
+    """The file's verdict record as given (tau2 `reward_info`, tau-bench `info`)."""
+
+
+class ImportedSession(BaseModel):
+    """One imported session, the scenario it was graded against, and its reported verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    """Position of the record in the file."""
+    session: Session
+    scenario: Scenario | None = None
+    reported: ReportedVerdict | None = None
+
+
+class ImportResult(BaseModel):
+    """Sessions read from one file, and every problem met on the way."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: str
+    source: str
+    domain: str | None = None
+    """The domain the file's sessions ran in, when the file or the caller says."""
+    sessions: list[ImportedSession] = Field(default_factory=list)
+    errors: list[RecordError] = Field(default_factory=list)
+
+    @property
+    def skipped(self) -> list[RecordError]:
+        """The problems that cost a record."""
+        return [e for e in self.errors if e.fatal]
+
+
+def first_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
+    """(dotted field path, message) of a validation error's first problem."""
+    err = exc.errors()[0]
+    path = ".".join(str(p) for p in err["loc"])
+    if prefix:
+        path = f"{prefix}.{path}" if path else prefix
+    more = len(exc.errors()) - 1
+    return path, err["msg"] + (f" (and {more} more problems)" if more else "")
+
+
+def parse_time(value: object) -> float | None:
+    """Unix seconds from an ISO-8601 text or a number; None when absent or unreadable."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and value:
+        try:
+            stamp = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=dt.UTC)
+        return stamp.timestamp()
+    return None
+
+
+def classify_tool_error(text: str) -> ErrorClass:
+    """The taxonomy class of an error a recorded tool reply carries."""
+    low = text.lower()
+    if "not found" in low or "does not exist" in low or "unknown action" in low:
+        return ErrorClass.not_found
+    return ErrorClass.validation_error
+
+
+def looks_like_error(text: str) -> bool:
+    """True for a recorded tool reply that reports a failure the tau way ("Error: ...")."""
+    return text.startswith("Error:") or text.startswith("Unknown action ")
+
+
+class SessionBuilder:
+    """Turns a conversation, message by message, into numbered events.
+
+    turn = user messages so far minus one (a greeting before the first user message is turn 0);
+    step = agent decisions so far: a text reply is one, each tool call is one.
+    """
+
+    def __init__(self, run_id: str, session_id: str, start: float | None = None) -> None:
+        self.run_id = run_id
+        self.session_id = session_id
+        self.events: list[Event] = []
+        self.turn = 0
+        self.step = 0
+        self._users = 0
+        self.start = start
+        self._last = start or 0.0
+        self._pending: dict[str, ToolCall] = {}
+        self._call_steps: dict[str, int] = {}
+
+    def _emit(self, kind: EventKind, payload: dict[str, Any], at: float | None) -> None:
+        if at is not None:
+            self._last = at
+            if self.start is None:
+                self.start = at
+        t_wall = self._last
+        self.events.append(
+            Event(
+                run_id=self.run_id,
+                session_id=self.session_id,
+                seq=len(self.events),
+                turn=self.turn,
+                step=self.step,
+                t_wall=t_wall,
+                t_mono=t_wall - (self.start or t_wall),
+                kind=kind,
+                payload=payload,
+            )
+        )
+
+    def user(self, text: str, at: float | None = None) -> None:
+        """A user message."""
+        if self._users:
+            self.turn += 1
+        self._users += 1
+        self._emit(EventKind.user_message, Message.user(text).model_dump(mode="json"), at)
+
+    def assistant(self, text: str | None, calls: list[ToolCall], at: float | None = None) -> None:
+        """An assistant message and the tool calls it carries (results come separately)."""
+        msg = Message.assistant(text, calls)
+        self._emit(EventKind.assistant_message, msg.model_dump(mode="json"), at)
+        if not calls:
+            self.step += 1
+        for call in calls:
+            self._pending[call.id] = call
+            self._call_steps[call.id] = self.step
+            self._emit(EventKind.tool_call, call.model_dump(mode="json"), at)
+            # Each call is its own step; its result is filed under the same step.
+            self.step += 1
+
+    def tool_result(
+        self, call_id: str, output: str, failed: bool | None, at: float | None = None
+    ) -> ToolCall | None:
+        """The reply to an earlier call; returns that call (None if the id is unknown)."""
+        call = self._pending.pop(call_id, None)
+        name = call.name if call else ""
+        if failed is None:
+            failed = looks_like_error(output)
+        error_text = output.removeprefix("Error:").strip() if failed else None
+        result = ToolResult(
+            call_id=call_id,
+            name=name,
+            output=output,
+            error_class=classify_tool_error(output) if failed else None,
+            error=error_text,
+        )
+        # File the result under the step of its call, not the current one.
+        saved, self.step = self.step, self._call_steps.get(call_id, self.step)
+        self._emit(EventKind.tool_result, result.model_dump(mode="json"), at)
+        self.step = saved
+        return call
+
+    def end(self, termination: TerminationReason, detail: str = "") -> None:
+        """The end event."""
+        self._emit(EventKind.end, {"termination": termination, "detail": detail}, None)
+
+    def session(
+        self,
+        scenario_id: str,
+        trial: int,
+        termination: TerminationReason,
+        detail: str = "",
+        model: str = "",
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Session:
+        """The finished session (adds the end event)."""
+        self.end(termination, detail)
+        start = self.start if self.start is not None else time.time()
+        return Session(
+            run_id=self.run_id,
+            session_id=self.session_id,
+            scenario_id=scenario_id,
+            trial=trial,
+            model=model,
+            events=self.events,
+            termination=termination,
+            termination_detail=detail,
+            started_at=start,
+            ended_at=self._last or start,
+            metadata=dict(metadata or {}),
+        )
+
+
+def tool_call(call_id: str, name: str, arguments: object) -> ToolCall:
+    """A ToolCall from recorded arguments: an object, JSON text, or something unusable."""
+    if isinstance(arguments, Mapping):
+        return ToolCall(id=call_id, name=name, arguments=dict(arguments))
+    if arguments is None or arguments == "":
+        return ToolCall(id=call_id, name=name, arguments={})
+    if isinstance(arguments, str):
+        try:
+            value = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            why = f"invalid JSON ({exc.msg} at position {exc.pos})"
+            return ToolCall(id=call_id, name=name, raw_arguments=arguments, parse_error=why)
+        if isinstance(value, dict):
+            return ToolCall(id=call_id, name=name, arguments=value, raw_arguments=arguments)
+        why = f"expected a JSON object, got {type(value).__name__}"
+        return ToolCall(id=call_id, name=name, raw_arguments=arguments, parse_error=why)
+    why = f"arguments must be an object or JSON text, got {type(arguments).__name__}"
+    return ToolCall(id=call_id, name=name, raw_arguments=str(arguments), parse_error=why)

@@ -1,0 +1,84 @@
+"""Telling a transcript file's format from its content, and reading any supported file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from ..errors import ConfigError, InputFileError
+from ._common import ImportResult
+from ._json import load_salvaging
+from ._jsonl import import_jsonl
+from ._tau2 import import_tau2
+from ._taubench import import_taubench
+
+FORMATS = ("tau2", "tau-bench", "openai", "anthropic")
+"""Every format `import_file` reads (plus "auto")."""
+
+_ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+
+
+def _chat_flavour(record: object) -> str | None:
+    if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
+        return None
+    for msg in record["messages"]:
+        if not isinstance(msg, dict):
+            continue
+        if msg.get("role") in ("tool", "system", "function", "developer") or msg.get("tool_calls"):
+            return "openai"
+        content = msg.get("content")
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in _ANTHROPIC_BLOCKS for b in content
+        ):
+            return "anthropic"
+    return "anthropic" if isinstance(record.get("system"), str | list) else "openai"
+
+
+def detect_format(raw: bytes) -> str:
+    """The format of a transcript file's content; raises InputFileError when it is none."""
+    head = raw.lstrip()[:1]
+    if head == b"{":
+        first_line = raw.lstrip().split(b"\n", 1)[0]
+        try:
+            flavour = _chat_flavour(orjson.loads(first_line))
+        except orjson.JSONDecodeError:
+            flavour = None
+        if flavour:
+            return flavour
+        doc = load_salvaging(raw)
+        if isinstance(doc.value, dict) and "simulations" in doc.value:
+            return "tau2"
+    elif head == b"[":
+        doc = load_salvaging(raw)
+        items = doc.value if isinstance(doc.value, list) else []
+        if items and isinstance(items[0], dict) and "traj" in items[0]:
+            return "tau-bench"
+    raise InputFileError(
+        'cannot tell the format: expected a tau2 results file ({..., "simulations": [...]}), '
+        'a tau-bench trajectory list ([{..., "traj": [...]}]) or a JSONL chat log '
+        '(one {"messages": [...]} per line); pass --format'
+    )
+
+
+def import_file(path: Path, fmt: str, *, run_id: str, domain: str | None = None) -> ImportResult:
+    """Read one transcript file of format `fmt` ("auto" to detect it) into sessions."""
+    if fmt != "auto" and fmt not in FORMATS:
+        raise ConfigError(f"unknown format {fmt!r}; use auto, {', '.join(FORMATS)}")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not raw.strip():
+        raise InputFileError(f"{path}: the file is empty")
+    if fmt == "auto":
+        try:
+            fmt = detect_format(raw)
+        except InputFileError as exc:
+            raise InputFileError(f"{path}: {exc}") from None
+    source = str(path)
+    if fmt == "tau2":
+        return import_tau2(raw, source=source, run_id=run_id, domain=domain)
+    if fmt == "tau-bench":
+        return import_taubench(raw, source=source, run_id=run_id, domain=domain)
+    return import_jsonl(raw, fmt=fmt, source=source, run_id=run_id, domain=domain)

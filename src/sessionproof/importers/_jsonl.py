@@ -1,0 +1,156 @@
+"""Chat logs as JSONL, one session per line: `{"messages": [...], "domain"?, "task"?,
+"outcome"?, "id"?, "termination"?}` in OpenAI chat-completions or Anthropic Messages form.
+
+`task` may be a tau2 task, a tau-bench task or a sessionproof scenario; `outcome` the log's own
+verdict (a reward number, a success bool, or `{reward, success, db_match}`). A bad line costs
+only itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from ..records import Scenario, TerminationReason
+from ._anthropic import read_anthropic_messages
+from ._common import (
+    ImportedSession,
+    ImportResult,
+    RecordError,
+    ReportedVerdict,
+    SessionBuilder,
+    first_problem,
+)
+from ._openai import read_openai_messages
+from ._taubench_task import scenario_from_any_task
+from ._tools import known_tools
+
+Reader = Callable[..., bool]
+
+
+def _outcome(value: object) -> ReportedVerdict | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return ReportedVerdict(success=value, reward=1.0 if value else 0.0)
+    if isinstance(value, int | float):
+        return ReportedVerdict(reward=float(value), success=value == 1)
+    if isinstance(value, dict):
+        verdict = ReportedVerdict.model_validate(
+            {k: value[k] for k in ("reward", "success", "db_match") if k in value}
+        )
+        if verdict.success is None and verdict.reward is not None:
+            verdict.success = verdict.reward == 1
+        verdict.detail = dict(value)
+        return verdict
+    raise ValueError(f"expected a number, a bool or an object, got {type(value).__name__}")
+
+
+def _termination(value: object, calls: Sequence[str]) -> TerminationReason:
+    if isinstance(value, str):
+        return TerminationReason(value)
+    if "transfer_to_human_agents" in calls:
+        return TerminationReason.transfer
+    return TerminationReason.user_stop
+
+
+def import_jsonl(
+    raw: bytes,
+    *,
+    fmt: str,
+    source: str,
+    run_id: str,
+    domain: str | None = None,
+) -> ImportResult:
+    """Read a JSONL chat log (`fmt` "openai" or "anthropic") into sessions."""
+    reader: Reader = read_anthropic_messages if fmt == "anthropic" else read_openai_messages
+    result = ImportResult(format=fmt, source=source, domain=domain)
+    stem = source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    for index, line in enumerate(raw.splitlines()):
+        if not line.strip():
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            result.errors.append(
+                RecordError(index=index, field="", message=f"line {index + 1} is not JSON: {exc}")
+            )
+            continue
+        imported = _line(index, record, reader, stem, run_id, domain, result)
+        if imported is not None:
+            result.sessions.append(imported)
+    return result
+
+
+def _line(
+    index: int,
+    record: object,
+    reader: Reader,
+    stem: str,
+    run_id: str,
+    domain: str | None,
+    result: ImportResult,
+) -> ImportedSession | None:
+    if not isinstance(record, dict):
+        result.errors.append(
+            RecordError(
+                index=index, field="", message=f"expected an object, got {type(record).__name__}"
+            )
+        )
+        return None
+    messages = record.get("messages")
+    if not isinstance(messages, list):
+        result.errors.append(
+            RecordError(index=index, field="messages", message="missing, or not a list of messages")
+        )
+        return None
+    dom = record.get("domain", domain)
+    if dom is not None and not isinstance(dom, str):
+        result.errors.append(RecordError(index=index, field="domain", message="must be text"))
+        return None
+    scenario: Scenario | None = None
+    if record.get("task") is not None:
+        try:
+            scenario = scenario_from_any_task(record["task"], dom or "")
+        except ValidationError as exc:
+            where, msg = first_problem(exc, "task")
+            result.errors.append(RecordError(index=index, field=where, message=msg))
+            return None
+        except ValueError as exc:
+            result.errors.append(RecordError(index=index, field="task", message=str(exc)))
+            return None
+    try:
+        reported = _outcome(record.get("outcome"))
+    except (ValueError, ValidationError) as exc:
+        result.errors.append(RecordError(index=index, field="outcome", message=str(exc)))
+        return None
+    sid = str(record.get("id") or f"{stem}-{index}")
+    builder = SessionBuilder(run_id, sid)
+    ok = reader(
+        builder, messages, index=index, record_id=sid, tools=known_tools(dom), errors=result.errors
+    )
+    if not ok:
+        return None
+    calls = [str(e.payload.get("name")) for e in builder.events if e.kind == "tool_call"]
+    try:
+        termination = _termination(record.get("termination"), calls)
+    except ValueError:
+        valid = ", ".join(t.value for t in TerminationReason)
+        result.errors.append(
+            RecordError(index=index, field="termination", message=f"must be one of {valid}")
+        )
+        return None
+    metadata: dict[str, Any] = {"source_index": index, "format": result.format}
+    if dom:
+        metadata["domain"] = dom
+    session = builder.session(
+        scenario_id=scenario.id if scenario else sid,
+        trial=int(record.get("trial", 0)) if isinstance(record.get("trial", 0), int) else 0,
+        termination=termination,
+        model=str(record.get("model", "")),
+        metadata=metadata,
+    )
+    return ImportedSession(index=index, session=session, scenario=scenario, reported=reported)
