@@ -1,0 +1,65 @@
+"""`sessionproof score` for transcripts (tau2, tau-bench, OpenAI and Anthropic logs)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..scoring.tau2 import ScoreReport, score_transcripts
+
+
+def _fraction(match: int, total: int) -> str:
+    return f"{match}/{total}" + (f" ({match / total:.1%})" if total else "")
+
+
+def _table(report: ScoreReport) -> Table:
+    table = Table(title=f"score {escape(report.source)} ({report.format}, {report.domain or '?'})")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    acc = report.session_accuracy
+    table.add_row("run", report.run_id)
+    table.add_row("sessions", str(report.sessions))
+    table.add_row("graded", str(report.graded))
+    table.add_row("session accuracy", f"{acc:.1%}" if acc is not None else "-")
+    table.add_row(
+        "reward agreement", _fraction(report.agreement_reward.match, report.agreement_reward.total)
+    )
+    table.add_row("DB agreement", _fraction(report.agreement_db.match, report.agreement_db.total))
+    table.add_row("records skipped", str(sum(e.fatal for e in report.errors)))
+    table.add_row("seconds", f"{report.seconds:.2f}")
+    return table
+
+
+def score_tau_command(
+    path: Path, fmt: str, domain: str | None, store: Path, as_json: bool, judge: str | None
+) -> int:
+    """Score a transcript file, store its sessions, print a table or (`as_json`) the summary.
+
+    Returns the exit code: 0 when every record was imported and judged, 1 when some records
+    were skipped (each is reported on stderr; the rest are still judged and stored). Raises
+    `InputFileError` / `ConfigError` when the file or the options cannot be used at all.
+    """
+    report = score_transcripts(path, fmt, domain, store, judge, argv=sys.argv)
+    err = Console(stderr=True)
+    for problem in report.errors:
+        label = "skipped" if problem.fatal else "warning"
+        err.print(f"[yellow]{label}:[/] {escape(str(problem))}", highlight=False, soft_wrap=True)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(report.summary(), option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.flush()
+    else:
+        out = Console()
+        out.print(_table(report))
+        if report.disagreements:
+            dis = Table(title="disagreements with the file's own verdicts")
+            for column in ("session", "ours", "theirs", "why"):
+                dis.add_column(column)
+            for d in report.disagreements:
+                dis.add_row(escape(d.session), str(d.ours), str(d.theirs), escape(d.why))
+            out.print(dis)
+    return 1 if any(e.fatal for e in report.errors) else 0
