@@ -135,37 +135,42 @@ def score_bfcl_file(
     when a file cannot be read or written, or a question/answer file is malformed.
     """
     matcher = BfclMatcher(questions, answers)
-    score = BfclScore()
+    lines = 0
     errors: Counter[str] = Counter()
+    error_lines: list[int] = []
+    # Plain counters in the loop: assigning to pydantic fields per line costs more than judging.
+    tallies: dict[str, list[int]] = {}  # category -> [n, valid, greedy_valid]
     per_type: dict[str, Counter[str]] = {}
+    differs: dict[str, list[str]] = {}
     source = _open(path, "rb")
     sink = _open(output, "wb") if output is not None else None
     try:
         for number, line in enumerate(source, start=1):
             if not line.strip():
                 continue
-            score.lines += 1
+            lines += 1
             record, verdict, category = _row(matcher, line)
             etype = verdict.error_type
             if etype is not None and etype.startswith(INPUT_ERROR):
                 errors[etype] += 1
-                if len(score.input_error_lines) < 100:
-                    score.input_error_lines.append(number)
+                if len(error_lines) < 100:
+                    error_lines.append(number)
                 if not record:
                     record = {"line": number}
             else:
                 cat = category or "unknown"
-                tally = score.categories.get(cat)
+                tally = tallies.get(cat)
                 if tally is None:
-                    tally = score.categories[cat] = CategoryScore()
+                    tally = tallies[cat] = [0, 0, 0]
                     per_type[cat] = Counter()
-                tally.n += 1
-                tally.valid += verdict.valid
-                tally.greedy_valid += verdict.greedy_valid
+                    differs[cat] = []
+                tally[0] += 1
+                tally[1] += verdict.valid
+                tally[2] += verdict.greedy_valid
                 if etype is not None:
                     per_type[cat][etype] += 1
-                if verdict.greedy_differs:
-                    tally.optimal_not_greedy.append(str(record.get("id")))
+                if verdict.valid != verdict.greedy_valid:
+                    differs[cat].append(str(record.get("id")))
             if sink is not None:
                 sink.write(_out_line(record, verdict, category) + b"\n")
     except OSError as exc:
@@ -174,8 +179,18 @@ def score_bfcl_file(
         source.close()
         if sink is not None:
             sink.close()
-    for cat, counts in per_type.items():
-        score.categories[cat].error_types = dict(counts.most_common())
-    score.categories = dict(sorted(score.categories.items()))
-    score.input_errors = dict(errors.most_common())
-    return score
+    return BfclScore(
+        lines=lines,
+        categories={
+            cat: CategoryScore(
+                n=n,
+                valid=valid,
+                greedy_valid=greedy,
+                error_types=dict(per_type[cat].most_common()),
+                optimal_not_greedy=differs[cat],
+            )
+            for cat, (n, valid, greedy) in sorted(tallies.items())
+        },
+        input_errors=dict(errors.most_common()),
+        input_error_lines=error_lines,
+    )
