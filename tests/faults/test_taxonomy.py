@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import email.utils
 import json
@@ -121,7 +120,6 @@ def _status_error(status: int) -> httpx.HTTPStatusError:
     ("exc", "expected"),
     [
         (TimeoutError(), E.timeout),
-        (asyncio.TimeoutError(), E.timeout),
         (ConnectionRefusedError(), E.unavailable),
         (ConnectionResetError(), E.server_error),  # dropped mid-request: outcome unknown
         (ToolError("gone", "not_found"), E.not_found),
