@@ -18,7 +18,8 @@ def _fraction(match: int, total: int) -> str:
 
 
 def _table(report: ScoreReport) -> Table:
-    table = Table(title=f"score {escape(report.source)} ({report.format}, {report.domain or '?'})")
+    name = Path(report.source).name
+    table = Table(title=f"score {escape(name)} ({report.format}, {report.domain or '?'})")
     table.add_column("measure")
     table.add_column("value", justify="right")
     acc = report.session_accuracy
