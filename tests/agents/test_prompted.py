@@ -21,7 +21,7 @@ from sessionproof.agents._prompted import (
 from sessionproof.domains import ToolSpec
 from sessionproof.records import ErrorClass, Message, ToolCall, ToolResult
 
-from .conftest import compat_agent, weather_tools
+from .conftest import KEY, compat_agent, weather_tools
 from .fakeprovider import FakeProvider, Reply, completion
 
 
@@ -173,6 +173,8 @@ async def test_auto_mode_reads_llama_cpp_props(
     await agent.aclose()
     assert agent.tool_mode == mode
     assert ("response_format" in fake.posts()[0].body) is (mode == "prompted")
+    probe = [s for s in fake.seen if s.path == "/props"][-1]
+    assert probe.headers.get("authorization") == f"Bearer {KEY}"
 
 
 async def test_auto_mode_is_native_for_other_servers(fake: FakeProvider) -> None:

@@ -67,7 +67,10 @@ def to_anthropic(messages: list[Message]) -> tuple[str | None, list[dict[str, An
 
 class AnthropicAgent:
     """An agent backed by Anthropic's Messages API, with the same retry policy and records as
-    the OpenAI-compatible adapter."""
+    the OpenAI-compatible adapter.
+
+    `temperature` is sent only when given: current Claude models reject sampling parameters.
+    """
 
     def __init__(
         self,
@@ -76,7 +79,7 @@ class AnthropicAgent:
         model: str,
         api_key: str,
         base_url: str | None = None,
-        temperature: float | None = 0.0,
+        temperature: float | None = None,
         max_tokens: int | None = None,
         timeout_s: float = 120.0,
         retry: RetryPolicy | None = None,
@@ -108,7 +111,9 @@ class AnthropicAgent:
                 for t in request.tools
             ]
         if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
+            # The SDK no longer types sampling parameters (current Claude models reject them),
+            # so an explicit temperature, for older models, travels as an extra body field.
+            kwargs["extra_body"] = {"temperature": self.temperature}
         return kwargs
 
     async def respond(self, request: AgentRequest) -> AgentResponse:

@@ -56,7 +56,9 @@ def server_root(base_url: str) -> str:
     return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
-async def detect_tool_mode(base_url: str, timeout_s: float = 5.0) -> Literal["native", "prompted"]:
+async def detect_tool_mode(
+    base_url: str, timeout_s: float = 5.0, api_key: str | None = None
+) -> Literal["native", "prompted"]:
     """`native` unless the server is llama.cpp and its chat template cannot call tools.
 
     llama.cpp publishes its template's abilities at `GET /props` (on the server root, not
@@ -64,7 +66,9 @@ async def detect_tool_mode(base_url: str, timeout_s: float = 5.0) -> Literal["na
     endpoint and are assumed to support the `tools` field.
     """
     try:
-        async with httpx.AsyncClient(timeout=timeout_s) as client:
+        # A llama.cpp server started with an API key wants it for /props too.
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
             resp = await client.get(f"{server_root(base_url)}/props")
         if resp.status_code != 200:
             return "native"
@@ -130,7 +134,7 @@ class OpenAICompatAgent:
             if self.tool_mode == "auto":
                 if self._probe and self.base_url is not None:
                     self.tool_mode = await detect_tool_mode(
-                        self.base_url, min(self._timeout_s, 10.0)
+                        self.base_url, min(self._timeout_s, 10.0), self._secret
                     )
                 else:
                     self.tool_mode = "native"
