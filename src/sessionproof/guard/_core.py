@@ -1,0 +1,356 @@
+"""The guard: wraps plain Python tools with validation, classified retries and a breaker."""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import json
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, overload
+
+from pydantic import BaseModel
+from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception_type
+from tenacity.wait import wait_exponential
+
+from ..errors import ConfigError
+from ..faults._classify import classify_exception, classify_payload, retry_after_s
+from ..records import ErrorClass
+from ._breaker import CircuitBreaker
+from ._clock import Clock, SystemClock
+from ._hints import RepairHint, SchemaCheck
+from ._records import Decision, Escalation, GuardConfig, GuardDecision, GuardResult
+from ._run import Attempt, Final, GuardRun, ToolPolicy, _Again
+
+ToolFn = Callable[..., Any]
+"""A tool: a sync or async callable taking keyword arguments."""
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    return json.dumps(value, default=str)
+
+
+def _as_data(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def parse_arguments(arguments: Mapping[str, Any] | str | None) -> tuple[dict[str, Any] | None, str]:
+    """A model's arguments (an object, JSON text or nothing) as a dict, or why not."""
+    if arguments is None or arguments == "":
+        return {}, ""
+    if isinstance(arguments, Mapping):
+        return dict(arguments), ""
+    try:
+        value = json.loads(arguments)
+    except ValueError as exc:
+        return None, f"invalid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"a JSON {type(value).__name__}, not an object"
+    return value, ""
+
+
+class Guard:
+    """Production scaffolding around tool calls: validate, classify, retry, break, escalate.
+
+    One guard holds one circuit breaker per tool name; share it across the calls of a
+    process (or, in the harness, of a session). `clock` decides how time passes: the real
+    one by default, a `VirtualClock` in tests.
+    """
+
+    def __init__(
+        self,
+        config: GuardConfig | None = None,
+        *,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+        on_decision: Callable[[GuardDecision], None] | None = None,
+        on_escalate: Callable[[Escalation], None] | None = None,
+    ) -> None:
+        self.config = config or GuardConfig()
+        self.clock: Clock = clock or SystemClock()
+        self.rng = rng or random.Random()
+        """Jitter source; seed it for reproducible waits."""
+        self.on_decision = on_decision
+        """Called with every decision (retries included), as it is taken."""
+        self.on_escalate = on_escalate
+        """Called when a failure needs a human (expired credentials, a policy refusal)."""
+        self._breakers: dict[str, CircuitBreaker] = {}
+        self._tools: dict[str, GuardedTool] = {}
+        c = self.config
+        self._exp = wait_exponential(
+            multiplier=c.wait_initial_s, exp_base=c.wait_exp_base, max=c.wait_max_s
+        )
+        self._retry_on = retry_if_exception_type(_Again)
+
+    # -- registration -------------------------------------------------------------------
+
+    def wrap(
+        self,
+        fn: ToolFn,
+        *,
+        name: str | None = None,
+        schema: Mapping[str, Any] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
+        write: bool = False,
+        idempotent: bool = False,
+        idempotency_key: str | None = None,
+    ) -> GuardedTool:
+        """Guard `fn` and register it under `name` (default: the function's name).
+
+        `schema` is the JSON Schema of its arguments (checked before every call),
+        `output_schema` that of its result; `write=True` marks a tool that changes state
+        (never blindly re-sent), unless `idempotent` or the call carries `idempotency_key`.
+        Raises `ConfigError` for an invalid schema.
+        """
+        tool_name = name or getattr(fn, "__name__", None)
+        if not tool_name or not callable(fn):
+            raise ConfigError("guard.wrap needs a callable with a name (pass name=...)")
+        policy = ToolPolicy(
+            name=tool_name,
+            write=write,
+            idempotent=idempotent,
+            idempotency_key=idempotency_key,
+            args_check=SchemaCheck(schema, f"{tool_name} arguments") if schema else None,
+            output_check=SchemaCheck(output_schema, f"{tool_name} output")
+            if output_schema
+            else None,
+        )
+        guarded = GuardedTool(self, fn, policy)
+        self._tools[tool_name] = guarded
+        return guarded
+
+    @overload
+    def tool(self, fn: ToolFn, /) -> GuardedTool: ...
+
+    @overload
+    def tool(self, fn: None = None, /, **options: Any) -> Callable[[ToolFn], GuardedTool]: ...
+
+    def tool(
+        self, fn: ToolFn | None = None, /, **options: Any
+    ) -> GuardedTool | Callable[[ToolFn], GuardedTool]:
+        """Decorator form of `wrap`: `@guard.tool` or `@guard.tool(schema=..., write=True)`."""
+        if fn is not None:
+            return self.wrap(fn, **options)
+        return lambda f: self.wrap(f, **options)
+
+    def breaker(self, tool: str) -> CircuitBreaker:
+        """The circuit breaker of one tool (created closed on first use)."""
+        breaker = self._breakers.get(tool)
+        if breaker is None:
+            c = self.config
+            breaker = CircuitBreaker(c.breaker_threshold, c.breaker_cooldown_s, self.clock)
+            self._breakers[tool] = breaker
+        return breaker
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        call_id: str | None = None,
+    ) -> GuardResult:
+        """Run a registered tool by name, as a model asked for it (arguments may be JSON)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return self._unknown(name, call_id)
+        return await tool(arguments, call_id=call_id)
+
+    def _unknown(self, name: str, call_id: str | None) -> GuardResult:
+        hint = unknown_tool_hint(name, list(self._tools))
+        run = GuardRun(self, ToolPolicy(name=name), call_id, {})
+        final = Final(Decision.repair, unknown_tool_text(hint), ErrorClass.validation_error)
+        final.hints.append(hint)
+        run.finish(final, hint.problem)
+        return _result(name, final, run)
+
+    # -- the retry loop (tenacity's) ------------------------------------------------------
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Again) and exc.attempt.retry_after is not None:
+            return exc.attempt.retry_after
+        c = self.config
+        jitter = self.rng.uniform(0.0, c.wait_jitter_s) if c.wait_jitter_s else 0.0
+        return float(min(c.wait_max_s, self._exp(state) + jitter))
+
+    def _stop(self, state: RetryCallState) -> bool:
+        c = self.config
+        waited = state.idle_for + (state.upcoming_sleep or 0.0)
+        return state.attempt_number >= c.max_attempts or waited > c.max_total_wait_s
+
+    async def run_async(self, run: GuardRun, attempt: Callable[[], Awaitable[Attempt]]) -> Final:
+        """Drive one call: prechecks, then attempts under tenacity until judged final."""
+        early = run.precheck()
+        if early is not None:
+            return early
+
+        async def once() -> Final:
+            return run.judge(await attempt())
+
+        retrying = AsyncRetrying(
+            sleep=self.clock.sleep,
+            stop=self._stop,
+            wait=self._wait,
+            retry=self._retry_on,
+            before_sleep=run.before_sleep,
+            reraise=True,
+        )
+        try:
+            final: Final = await retrying(once)
+        except _Again as again:
+            final = run.gave_up(again)
+        return final
+
+    def run_sync(self, run: GuardRun, attempt: Callable[[], Attempt]) -> Final:
+        """`run_async` for synchronous tools, waiting with `clock.sleep_sync`."""
+        early = run.precheck()
+        if early is not None:
+            return early
+        retrying = Retrying(
+            sleep=self.clock.sleep_sync,
+            stop=self._stop,
+            wait=self._wait,
+            retry=self._retry_on,
+            before_sleep=run.before_sleep,
+            reraise=True,
+        )
+        try:
+            final: Final = retrying(lambda: run.judge(attempt()))
+        except _Again as again:
+            final = run.gave_up(again)
+        return final
+
+
+def unknown_tool_hint(name: str, known: list[str]) -> RepairHint:
+    """The hint for a call to a tool that does not exist."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return RepairHint(
+        path="(tool)",
+        rule="tool",
+        problem=f"no tool is named {name!r}",
+        expected=", ".join(sorted(known)) if known else "none registered",
+        suggestion=f"did you mean {close[0]!r}?" if close else None,
+    )
+
+
+def unknown_tool_text(hint: RepairHint) -> str:
+    """The message for a call to a tool that does not exist."""
+    text = f"Error: {hint.problem}; the call was not sent. Available tools: {hint.expected}."
+    if not hint.suggestion:
+        return text
+    return f"{text} {hint.suggestion[:1].upper()}{hint.suggestion[1:]}"
+
+
+def _result(name: str, final: Final, run: GuardRun) -> GuardResult:
+    attempt = final.attempt
+    ok = final.decision is Decision.pass_ and final.error_class is None
+    return GuardResult(
+        tool=name,
+        ok=ok,
+        output=final.output,
+        value=attempt.value if ok and attempt is not None else None,
+        error_class=final.error_class,
+        decision=final.decision,
+        attempts=final.attempts,
+        hints=final.hints,
+        decisions=run.decisions,
+    )
+
+
+def _attempt_from_exception(exc: Exception) -> Attempt:
+    text = str(exc) or type(exc).__name__
+    return Attempt(
+        ok=False,
+        text=f"Error: {text}",
+        error_class=classify_exception(exc),
+        retry_after=retry_after_s(exc),
+    )
+
+
+def _attempt_from_value(value: Any) -> Attempt:
+    error_class = classify_payload(value)
+    text = _render(value) if value is not None else ""
+    if error_class is None:
+        return Attempt(ok=True, text=text, value=value, data=_as_data(value))
+    shown = text if text[:6].lower() == "error:" else f"Error: {text or 'empty response'}"
+    hint_source = value if isinstance(value, Mapping | str) else None
+    return Attempt(
+        ok=False, text=shown, error_class=error_class, retry_after=retry_after_s(hint_source)
+    )
+
+
+class GuardedTool:
+    """A tool wrapped by a `Guard`. Await it with the model's arguments; get a `GuardResult`."""
+
+    def __init__(self, guard: Guard, fn: ToolFn, policy: ToolPolicy) -> None:
+        self.guard = guard
+        self.fn = fn
+        self.policy = policy
+        self.name = policy.name
+
+    def _run(
+        self, arguments: Mapping[str, Any] | str | None, call_id: str | None, kwargs: dict[str, Any]
+    ) -> GuardRun:
+        if arguments is None and kwargs:
+            arguments = kwargs
+        args, why = parse_arguments(arguments)
+        return GuardRun(self.guard, self.policy, call_id, args, why)
+
+    async def __call__(
+        self,
+        arguments: Mapping[str, Any] | str | None = None,
+        /,
+        *,
+        call_id: str | None = None,
+        **kwargs: Any,
+    ) -> GuardResult:
+        """Call the tool under the guard (sync tools are called directly, not in a thread)."""
+        run = self._run(arguments, call_id, kwargs)
+        args = run.args or {}
+
+        async def attempt() -> Attempt:
+            try:
+                value = self.fn(**args)
+                if inspect.isawaitable(value):
+                    value = await value
+            except Exception as exc:
+                return _attempt_from_exception(exc)
+            return _attempt_from_value(value)
+
+        final = await self.guard.run_async(run, attempt)
+        return _result(self.name, final, run)
+
+    def call_sync(
+        self,
+        arguments: Mapping[str, Any] | str | None = None,
+        /,
+        *,
+        call_id: str | None = None,
+        **kwargs: Any,
+    ) -> GuardResult:
+        """Call a synchronous tool under the guard, from synchronous code."""
+        if inspect.iscoroutinefunction(self.fn):
+            raise ConfigError(f"{self.name} is async: await the guarded tool instead")
+        run = self._run(arguments, call_id, kwargs)
+        args = run.args or {}
+
+        def attempt() -> Attempt:
+            try:
+                value = self.fn(**args)
+            except Exception as exc:
+                return _attempt_from_exception(exc)
+            return _attempt_from_value(value)
+
+        final = self.guard.run_sync(run, attempt)
+        return _result(self.name, final, run)
