@@ -14,12 +14,12 @@ from sessionproof.records import Scenario, ToolCall, UserSpec
 from sessionproof.scoring.bfcl import (
     SUITE_CATEGORIES,
     bfcl_domain,
-    bfcl_suite,
     evaluate_bfcl,
     load_bfcl_suite,
     safe_tool_names,
     to_json_schema,
 )
+from sessionproof.suites._bfcl import make_bfcl_suite as bfcl_suite
 
 DATA = Path(bfcl.__file__).parent / "data"
 VERDICTS = Path(__file__).parents[1] / "fixtures" / "bfcl" / "bfcl_ast_checker_verdicts.jsonl"

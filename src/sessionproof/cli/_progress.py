@@ -16,9 +16,17 @@ from ..records import Session
 
 
 class RunProgress:
-    """Draws on stderr so `--json` output on stdout stays clean."""
+    """Draws on stderr so `--json` output on stdout stays clean.
+
+    When stderr is not a terminal (CI logs, pipes) it prints one plain line per finished
+    session instead of a bar, so progress is visible in logs too.
+    """
 
     def __init__(self, console: Console, label: str) -> None:
+        self.console = console
+        self.live = console.is_terminal
+        self.total = 0
+        self.done = 0
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -36,14 +44,17 @@ class RunProgress:
         self.wins = 0
 
     def __enter__(self) -> RunProgress:
-        self.progress.start()
+        if self.live:
+            self.progress.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        if self.live:
+            self.progress.stop()
 
     def start(self, total: int, done: int) -> None:
         """Set the total and what a resumed run had already finished."""
+        self.total, self.done = total, done
         self.progress.update(self.task, total=total, completed=done)
 
     def advance(self, session: Session) -> None:
@@ -52,4 +63,14 @@ class RunProgress:
             self.judged += 1
             self.wins += int(session.success)
         acc = f"{self.wins / self.judged:.0%}" if self.judged else "-"
-        self.progress.update(self.task, advance=1, acc=acc)
+        self.done += 1
+        if self.live:
+            self.progress.update(self.task, advance=1, acc=acc)
+            return
+        verdict = "infra_error" if session.infra_error else ("pass" if session.success else "fail")
+        self.console.print(
+            f"[{self.done}/{self.total}] {session.session_id} {verdict} "
+            f"({session.termination.value}); running accuracy {acc}",
+            markup=False,
+            highlight=False,
+        )

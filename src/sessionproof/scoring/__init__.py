@@ -1,6 +1,6 @@
 """Scoring: session verdicts, call matching, metrics and statistics."""
 
-from ._summary import METRIC_DEFINITIONS, RunSummary, pass_hat_k, summarize, wilson_interval
+from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
 from ._verdict import evaluate_session, gold_state_hash, normalise_text, with_termination
 
 __all__ = [
@@ -9,8 +9,6 @@ __all__ = [
     "evaluate_session",
     "gold_state_hash",
     "normalise_text",
-    "pass_hat_k",
     "summarize",
-    "wilson_interval",
     "with_termination",
 ]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .stats import pass_hat_k, wilson_interval
 
 INFRA = "infra_error"
 
@@ -48,35 +49,24 @@ class RunSummary(BaseModel):
     infra_errors: int = 0
 
 
-def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for a proportion."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def pass_hat_k(counts: Sequence[tuple[int, int]], k: int) -> float | None:
-    """Mean over scenarios of C(c,k)/C(n,k) for (n, c) pairs with n ≥ k; None if none qualify."""
-    terms = [math.comb(c, k) / math.comb(n, k) for n, c in counts if n >= k]
-    return sum(terms) / len(terms) if terms else None
-
-
 def summarize(rows: Iterable[VerdictLike]) -> RunSummary:
     """Summarize sessions: accuracy over judged sessions, pass^k for k = 1..max trials."""
     rows = list(rows)
     reasons = Counter(str(r.termination) for r in rows)
     judged = [r for r in rows if str(r.termination) != INFRA]
     wins = sum(1 for r in judged if r.success)
-    per: dict[str, list[bool]] = defaultdict(list)
-    for r in judged:
-        per[r.scenario_id].append(bool(r.success))
-    counts = [(len(v), sum(v)) for v in per.values()]
-    max_k = max((n for n, _ in counts), default=0)
-    phk = {str(k): v for k in range(1, max_k + 1) if (v := pass_hat_k(counts, k)) is not None}
+    # Infra-error trials stay in the table as None: the stats module drops them from n.
+    trials: dict[str, list[tuple[int, bool | None]]] = {}
+    for r in rows:
+        verdict = None if str(r.termination) == INFRA else bool(r.success)
+        trials.setdefault(r.scenario_id, []).append((r.trial, verdict))
+    table = {sid: [v for _, v in sorted(ts)] for sid, ts in trials.items()}
+    max_k = max((sum(v is not None for v in t) for t in table.values()), default=0)
+    phk: dict[str, float] = {}
+    for k in range(1, max_k + 1):
+        value = pass_hat_k(table, k).value
+        if value is not None:
+            phk[str(k)] = value
     return RunSummary(
         sessions=len(rows),
         judged=len(judged),

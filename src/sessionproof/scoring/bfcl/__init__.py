@@ -26,7 +26,6 @@ from ._rules import BFCL_TYPES, CallRule, ParamRule, standardise
 from ._schema import PYTHON_HINT, parameters_schema, safe_tool_names, to_json_schema
 from ._score import INPUT_ERROR, BfclMatcher, BfclScore, CategoryScore, score_bfcl_file
 from ._suite import (
-    bfcl_suite,
     evaluate_bfcl,
     judge_calls,
     load_bfcl_suite,
@@ -53,7 +52,6 @@ __all__ = [
     "ParamRule",
     "QuestionRule",
     "bfcl_domain",
-    "bfcl_suite",
     "category_of",
     "check_kind",
     "compile_question",

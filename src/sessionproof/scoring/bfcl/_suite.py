@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...records import Action, Criteria, CriterionResult, Outcome, Scenario, ToolCall, UserSpec
 from ._data import BfclQuestion, compile_question, packaged_questions
 from ._domain import bfcl_metadata
 from ._match import BfclVerdict
 from ._schema import safe_tool_names
-
-if TYPE_CHECKING:
-    from ._suite_adapter import BfclSuite
 
 
 def _first(acceptable: Any) -> tuple[bool, Any]:
@@ -137,14 +134,3 @@ def evaluate_bfcl(scenario: Scenario, calls: list[ToolCall]) -> Outcome:
         reward=1.0 if verdict.valid else 0.0,
         criteria=[CriterionResult(name="bfcl_ast", passed=verdict.valid, evidence=evidence)],
     )
-
-
-def bfcl_suite(name: str) -> BfclSuite:
-    """The runnable suite `bfcl:<category>` (what `--suite bfcl:...` loads).
-
-    Raises `UnknownSuiteError` for a category that is not shipped.
-    """
-    # Imported here: the adapter needs `sessionproof.suites`, which itself imports scoring.
-    from ._suite_adapter import make_bfcl_suite
-
-    return make_bfcl_suite(name)

@@ -1,20 +1,17 @@
 """`--suite bfcl:<category>`: the BFCL scenarios as a `Suite` the engine can run.
 
-Imported only when such a suite is asked for: `suites` imports `scoring`, so this module
-(scoring → suites) must never load with the `scoring` package itself.
+Imported only when such a suite is asked for, so the BFCL data loads on demand.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...domains import Domain, DomainSpec
-from ...errors import UnknownSuiteError
-from ...records import Outcome, Scenario, Session
-from ...suites import Suite
-from ._data import SUITE_CATEGORIES
-from ._domain import bfcl_domain
-from ._suite import evaluate_bfcl, load_bfcl_suite
+from ..domains import Domain, DomainSpec
+from ..errors import UnknownSuiteError
+from ..records import Outcome, Scenario, Session
+from ..scoring.bfcl import SUITE_CATEGORIES, bfcl_domain, evaluate_bfcl, load_bfcl_suite
+from ._suite import Suite
 
 
 class BfclSuite(Suite):
