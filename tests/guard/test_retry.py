@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -189,7 +190,18 @@ async def test_async_tools_are_awaited() -> None:
 
     result = await guard.wrap(fetch)({"order_id": "1042"})
     assert result.ok and result.value == {"order_id": "1042"} and attempts == 2
-    assert result.output == '{"order_id": "1042"}'
+    assert json.loads(result.output) == {"order_id": "1042"}
+
+
+async def test_unshowable_results_are_malformed_output() -> None:
+    guard, _ = _guard(VirtualClock(), max_attempts=2)
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    huge = {"n": 2**70}
+    broken = await guard.wrap(lambda: loop, name="loop")()
+    assert broken.error_class is ErrorClass.malformed_output and not broken.ok
+    assert broken.attempts == 2  # a garbled answer is worth one more try
+    assert json.loads((await guard.wrap(lambda: huge, name="big")()).output) == huge
 
 
 def test_sync_path_uses_the_clock_too() -> None:

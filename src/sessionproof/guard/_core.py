@@ -9,6 +9,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, overload
 
+import orjson
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception_type
 from tenacity.wait import wait_exponential
@@ -31,7 +32,10 @@ def _render(value: Any) -> str:
         return value
     if isinstance(value, BaseModel):
         return value.model_dump_json()
-    return json.dumps(value, default=str)
+    try:
+        return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # orjson's limits (e.g. integers past 64 bits); json has fewer
+        return json.dumps(value, default=str)
 
 
 def _as_data(value: Any) -> Any:
@@ -194,8 +198,19 @@ class Guard:
         early = run.precheck()
         if early is not None:
             return early
+        # tenacity's async loop costs tens of µs even when nothing fails, so the first
+        # attempt runs outside it; a failure is replayed into the loop as its attempt 1, so
+        # every wait, stop and attempt number after it is still tenacity's.
+        try:
+            return run.judge(await attempt())
+        except _Again as failed:
+            first: _Again | None = failed
 
         async def once() -> Final:
+            nonlocal first
+            if first is not None:
+                replay, first = first, None
+                raise replay
             return run.judge(await attempt())
 
         retrying = AsyncRetrying(
@@ -217,6 +232,18 @@ class Guard:
         early = run.precheck()
         if early is not None:
             return early
+        try:
+            return run.judge(attempt())
+        except _Again as failed:
+            first: _Again | None = failed
+
+        def once() -> Final:
+            nonlocal first
+            if first is not None:
+                replay, first = first, None
+                raise replay
+            return run.judge(attempt())
+
         retrying = Retrying(
             sleep=self.clock.sleep_sync,
             stop=self._stop,
@@ -226,7 +253,7 @@ class Guard:
             reraise=True,
         )
         try:
-            final: Final = retrying(lambda: run.judge(attempt()))
+            final: Final = retrying(once)
         except _Again as again:
             final = run.gave_up(again)
         return final
@@ -280,7 +307,14 @@ def _attempt_from_exception(exc: Exception) -> Attempt:
 
 def _attempt_from_value(value: Any) -> Attempt:
     error_class = classify_payload(value)
-    text = _render(value) if value is not None else ""
+    try:
+        text = _render(value) if value is not None else ""
+    except (TypeError, ValueError) as exc:
+        return Attempt(
+            ok=False,
+            text=f"Error: the tool's result cannot be shown as JSON ({exc})",
+            error_class=ErrorClass.malformed_output,
+        )
     if error_class is None:
         return Attempt(ok=True, text=text, value=value, data=_as_data(value))
     shown = text if text[:6].lower() == "error:" else f"Error: {text or 'empty response'}"
