@@ -46,6 +46,7 @@ class DriftKind(StrEnum):
 
 
 def _same(args: Json) -> Json:
+    """Arguments unchanged (kinds that only change what the agent reads)."""
     return args
 
 

@@ -21,15 +21,9 @@ In the harness, `guard_boundary` wraps a tool boundary the same way (sessionproo
 """
 
 from ._breaker import BreakerState, CircuitBreaker
+from ._calls import parse_arguments, unknown_tool_hint, unknown_tool_text
 from ._clock import Clock, SystemClock, VirtualClock
-from ._core import (
-    Guard,
-    GuardedTool,
-    ToolFn,
-    parse_arguments,
-    unknown_tool_hint,
-    unknown_tool_text,
-)
+from ._core import Guard, GuardedTool, ToolFn
 from ._harness import SpecSource, guard_boundary
 from ._hints import RepairHint, SchemaCheck, hints_for, json_type
 from ._records import Decision, Escalation, GuardConfig, GuardDecision, GuardResult

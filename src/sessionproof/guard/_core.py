@@ -2,66 +2,31 @@
 
 from __future__ import annotations
 
-import difflib
 import inspect
-import json
 import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, overload
 
-import orjson
-from pydantic import BaseModel
 from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception_type
 from tenacity.wait import wait_exponential
 
 from ..errors import ConfigError
-from ..faults._classify import classify_exception, classify_payload, retry_after_s
 from ..records import ErrorClass
 from ._breaker import CircuitBreaker
+from ._calls import (
+    attempt_from_exception,
+    attempt_from_value,
+    parse_arguments,
+    unknown_tool_hint,
+    unknown_tool_text,
+)
 from ._clock import Clock, SystemClock
-from ._hints import RepairHint, SchemaCheck
+from ._hints import SchemaCheck
 from ._records import Decision, Escalation, GuardConfig, GuardDecision, GuardResult
 from ._run import Attempt, Final, GuardRun, ToolPolicy, _Again
 
 ToolFn = Callable[..., Any]
 """A tool: a sync or async callable taking keyword arguments."""
-
-
-def _render(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, BaseModel):
-        return value.model_dump_json()
-    try:
-        return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:  # orjson's limits (e.g. integers past 64 bits); json has fewer
-        return json.dumps(value, default=str)
-
-
-def _as_data(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
-def parse_arguments(arguments: Mapping[str, Any] | str | None) -> tuple[dict[str, Any] | None, str]:
-    """A model's arguments (an object, JSON text or nothing) as a dict, or why not."""
-    if arguments is None or arguments == "":
-        return {}, ""
-    if isinstance(arguments, Mapping):
-        return dict(arguments), ""
-    try:
-        value = json.loads(arguments)
-    except ValueError as exc:
-        return None, f"invalid JSON: {exc}"
-    if not isinstance(value, dict):
-        return None, f"a JSON {type(value).__name__}, not an object"
-    return value, ""
 
 
 class Guard:
@@ -259,26 +224,6 @@ class Guard:
         return final
 
 
-def unknown_tool_hint(name: str, known: list[str]) -> RepairHint:
-    """The hint for a call to a tool that does not exist."""
-    close = difflib.get_close_matches(name, known, n=1)
-    return RepairHint(
-        path="(tool)",
-        rule="tool",
-        problem=f"no tool is named {name!r}",
-        expected=", ".join(sorted(known)) if known else "none registered",
-        suggestion=f"did you mean {close[0]!r}?" if close else None,
-    )
-
-
-def unknown_tool_text(hint: RepairHint) -> str:
-    """The message for a call to a tool that does not exist."""
-    text = f"Error: {hint.problem}; the call was not sent. Available tools: {hint.expected}."
-    if not hint.suggestion:
-        return text
-    return f"{text} {hint.suggestion[:1].upper()}{hint.suggestion[1:]}"
-
-
 def _result(name: str, final: Final, run: GuardRun) -> GuardResult:
     attempt = final.attempt
     ok = final.decision is Decision.pass_ and final.error_class is None
@@ -292,35 +237,6 @@ def _result(name: str, final: Final, run: GuardRun) -> GuardResult:
         attempts=final.attempts,
         hints=final.hints,
         decisions=run.decisions,
-    )
-
-
-def _attempt_from_exception(exc: Exception) -> Attempt:
-    text = str(exc) or type(exc).__name__
-    return Attempt(
-        ok=False,
-        text=f"Error: {text}",
-        error_class=classify_exception(exc),
-        retry_after=retry_after_s(exc),
-    )
-
-
-def _attempt_from_value(value: Any) -> Attempt:
-    error_class = classify_payload(value)
-    try:
-        text = _render(value) if value is not None else ""
-    except (TypeError, ValueError) as exc:
-        return Attempt(
-            ok=False,
-            text=f"Error: the tool's result cannot be shown as JSON ({exc})",
-            error_class=ErrorClass.malformed_output,
-        )
-    if error_class is None:
-        return Attempt(ok=True, text=text, value=value, data=_as_data(value))
-    shown = text if text[:6].lower() == "error:" else f"Error: {text or 'empty response'}"
-    hint_source = value if isinstance(value, Mapping | str) else None
-    return Attempt(
-        ok=False, text=shown, error_class=error_class, retry_after=retry_after_s(hint_source)
     )
 
 
@@ -359,8 +275,8 @@ class GuardedTool:
                 if inspect.isawaitable(value):
                     value = await value
             except Exception as exc:
-                return _attempt_from_exception(exc)
-            return _attempt_from_value(value)
+                return attempt_from_exception(exc)
+            return attempt_from_value(value)
 
         final = await self.guard.run_async(run, attempt)
         return _result(self.name, final, run)
@@ -383,8 +299,8 @@ class GuardedTool:
             try:
                 value = self.fn(**args)
             except Exception as exc:
-                return _attempt_from_exception(exc)
-            return _attempt_from_value(value)
+                return attempt_from_exception(exc)
+            return attempt_from_value(value)
 
         final = self.guard.run_sync(run, attempt)
         return _result(self.name, final, run)

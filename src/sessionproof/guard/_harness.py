@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from ..domains import ToolSpec
 from ..faults._classify import retry_after_s
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult
-from ._core import Guard, unknown_tool_hint, unknown_tool_text
+from ._calls import unknown_tool_hint, unknown_tool_text
+from ._core import Guard
 from ._hints import SchemaCheck
 from ._records import Decision, GuardDecision
 from ._run import Attempt, Final, GuardRun, ToolPolicy

@@ -1,0 +1,104 @@
+"""From what a tool did to what the guard judges: arguments in, attempts out, messages."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+from ..faults._classify import classify_exception, classify_payload, retry_after_s
+from ..records import ErrorClass
+from ._hints import RepairHint
+from ._run import Attempt
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    try:
+        return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # orjson's limits (e.g. integers past 64 bits); json has fewer
+        return json.dumps(value, default=str)
+
+
+def _as_data(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def parse_arguments(arguments: Mapping[str, Any] | str | None) -> tuple[dict[str, Any] | None, str]:
+    """A model's arguments (an object, JSON text or nothing) as a dict, or why not."""
+    if arguments is None or arguments == "":
+        return {}, ""
+    if isinstance(arguments, Mapping):
+        return dict(arguments), ""
+    try:
+        value = json.loads(arguments)
+    except ValueError as exc:
+        return None, f"invalid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"a JSON {type(value).__name__}, not an object"
+    return value, ""
+
+
+def unknown_tool_hint(name: str, known: list[str]) -> RepairHint:
+    """The hint for a call to a tool that does not exist."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return RepairHint(
+        path="(tool)",
+        rule="tool",
+        problem=f"no tool is named {name!r}",
+        expected=", ".join(sorted(known)) if known else "none registered",
+        suggestion=f"did you mean {close[0]!r}?" if close else None,
+    )
+
+
+def unknown_tool_text(hint: RepairHint) -> str:
+    """The message for a call to a tool that does not exist."""
+    text = f"Error: {hint.problem}; the call was not sent. Available tools: {hint.expected}."
+    if not hint.suggestion:
+        return text
+    return f"{text} {hint.suggestion[:1].upper()}{hint.suggestion[1:]}"
+
+
+def attempt_from_exception(exc: Exception) -> Attempt:
+    """A failed attempt from what the tool raised: classified, with any Retry-After."""
+    text = str(exc) or type(exc).__name__
+    return Attempt(
+        ok=False,
+        text=f"Error: {text}",
+        error_class=classify_exception(exc),
+        retry_after=retry_after_s(exc),
+    )
+
+
+def attempt_from_value(value: Any) -> Attempt:
+    """An attempt from what the tool returned: a success, or an error payload classified."""
+    error_class = classify_payload(value)
+    try:
+        text = _render(value) if value is not None else ""
+    except (TypeError, ValueError) as exc:
+        return Attempt(
+            ok=False,
+            text=f"Error: the tool's result cannot be shown as JSON ({exc})",
+            error_class=ErrorClass.malformed_output,
+        )
+    if error_class is None:
+        return Attempt(ok=True, text=text, value=value, data=_as_data(value))
+    shown = text if text[:6].lower() == "error:" else f"Error: {text or 'empty response'}"
+    hint_source = value if isinstance(value, Mapping | str) else None
+    return Attempt(
+        ok=False, text=shown, error_class=error_class, retry_after=retry_after_s(hint_source)
+    )
