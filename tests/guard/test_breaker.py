@@ -40,6 +40,18 @@ def test_breaker_cycle_on_a_clock_you_control() -> None:
     assert breaker.state is BreakerState.closed and breaker.failures == 0
 
 
+def test_a_lost_probe_does_not_block_forever() -> None:
+    clock = VirtualClock()
+    breaker = CircuitBreaker(threshold=1, cooldown_s=5, clock=clock)
+    breaker.record(False)
+    clock.advance(5)
+    assert breaker.allow()  # the probe goes out and never reports back (cancelled)
+    clock.advance(4)
+    assert not breaker.allow()
+    clock.advance(1)
+    assert breaker.allow()
+
+
 def test_a_success_resets_the_count() -> None:
     breaker = CircuitBreaker(threshold=2, cooldown_s=1, clock=VirtualClock())
     breaker.record(False)

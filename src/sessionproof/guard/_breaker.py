@@ -32,7 +32,14 @@ class CircuitBreaker:
         self.failures = 0
         """Consecutive unhealthy outcomes so far."""
         self.opened_at: float | None = None
-        self._probing = False
+        self._probe_at: float | None = None
+
+    @property
+    def _probing(self) -> bool:
+        # A probe that never reported back (its task was cancelled) must not block the tool
+        # forever: after another cool-down a new probe may go.
+        started = self._probe_at
+        return started is not None and self.clock.now() - started < self.cooldown_s
 
     @property
     def state(self) -> BreakerState:
@@ -55,13 +62,13 @@ class CircuitBreaker:
         if state is BreakerState.closed:
             return True
         if state is BreakerState.half_open and not self._probing:
-            self._probing = True
+            self._probe_at = self.clock.now()
             return True
         return False
 
     def record(self, healthy: bool) -> None:
         """Feed one outcome: a healthy one closes the breaker, an unhealthy one counts."""
-        self._probing = False
+        self._probe_at = None
         if healthy:
             self.failures = 0
             self.opened_at = None
