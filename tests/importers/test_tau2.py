@@ -1,0 +1,143 @@
+"""The tau2 results importer, on the shared trajectories and on broken copies of them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessionproof.importers import import_file, import_tau2
+from sessionproof.records import EventKind
+from sessionproof.scoring.tau2 import score_transcripts
+
+from ..tau._data import AIRLINE_GPT, RETAIL_GPT, TRAJECTORIES, load
+
+
+def _write(tmp_path: Path, data: Any, name: str = "f.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_every_message_becomes_an_event_in_order() -> None:
+    for path in TRAJECTORIES:
+        data = load(path)
+        result = import_file(path, "tau2", run_id="r")
+        assert result.errors == [] and len(result.sessions) == len(data["simulations"])
+        for item, sim in zip(result.sessions, data["simulations"], strict=True):
+            events = item.session.events
+            assert [e.seq for e in events] == list(range(len(events)))
+            assert events[-1].kind is EventKind.end
+            calls = [c for m in sim["messages"] for c in m.get("tool_calls") or []]
+            got = item.session.tool_calls()
+            assert [(c.name, c.arguments) for c in got] == [
+                (c["name"], c["arguments"]) for c in calls
+            ]
+            results = item.session.tool_results()
+            tools = [m for m in sim["messages"] if m["role"] == "tool"]
+            assert [r.output for r in results] == [m["content"] for m in tools]
+            assert [r.error_class is not None for r in results] == [bool(m["error"]) for m in tools]
+            users = [m for m in sim["messages"] if m["role"] == "user"]
+            assert max(e.turn for e in events) == len(users) - 1
+            assert item.scenario is not None and item.scenario.id == sim["task_id"]
+            assert (
+                item.reported is not None and item.reported.reward == sim["reward_info"]["reward"]
+            )
+
+
+def test_a_file_cut_short_keeps_every_complete_simulation() -> None:
+    raw = AIRLINE_GPT.read_bytes()
+    result = import_tau2(raw[: int(len(raw) * 0.6)], source="cut", run_id="r")
+    assert 5 <= len(result.sessions) < 20
+    (err,) = result.errors
+    assert err.field == "simulations" and err.index == len(result.sessions)
+    assert "cut short" in err.message and "complete simulations" in err.message
+
+
+@pytest.mark.parametrize(
+    ("breakage", "field", "words"),
+    [
+        (lambda s: s.pop("messages"), "messages", "Field required"),
+        (lambda s: s.update(trial="first"), "trial", "valid integer"),
+        (
+            lambda s: s.update(messages=[{"role": "robot", "content": "beep"}]),
+            "messages.0.role",
+            "Input should be",
+        ),
+        (lambda s: s.update(task_id="no-such-task"), "task_id", "not in the file"),
+        (
+            lambda s: [m.pop("id") for m in s["messages"] if m["role"] == "tool"][:1],
+            "id",
+            "without the id",
+        ),
+    ],
+)
+def test_a_broken_simulation_costs_only_itself(
+    tmp_path: Path, breakage: Any, field: str, words: str
+) -> None:
+    data = load(AIRLINE_GPT)
+    breakage(data["simulations"][2])
+    result = import_file(_write(tmp_path, data), "tau2", run_id="r")
+    assert len(result.sessions) == 19
+    (err,) = result.skipped
+    assert err.index == 2 and err.field.endswith(field) and words in err.message
+    assert str(err).startswith("record #2")
+
+
+def test_unknown_tools_and_unparsable_arguments_are_kept_and_flagged(tmp_path: Path) -> None:
+    data = load(RETAIL_GPT)
+    calls = [c for m in data["simulations"][0]["messages"] for c in m.get("tool_calls") or []]
+    calls[0]["name"] = "teleport_order"
+    calls[1]["arguments"] = '{"user_id": "isabella_lopez_6490"'  # not JSON: cut short
+    path = _write(tmp_path, data)
+    result = import_file(path, "auto", run_id="r")
+    assert len(result.sessions) == 40 and result.skipped == []
+    fields = {e.field.rsplit(".", 1)[-1]: e for e in result.errors}
+    assert set(fields) == {"name", "arguments"} and not any(e.fatal for e in result.errors)
+    assert "unknown tool 'teleport_order'" in fields["name"].message
+    assert "not a JSON object" in fields["arguments"].message
+    call = result.sessions[0].session.tool_calls()[1]
+    assert (
+        call.arguments is None and call.raw_arguments and "invalid JSON" in (call.parse_error or "")
+    )
+    # Neither call writes: the verdicts still agree with the file's.
+    report = score_transcripts(path, "tau2", None, None)
+    assert report.agreement_db.match == report.agreement_db.total == 40
+
+
+def test_a_broken_task_skips_its_simulations_with_the_reason(tmp_path: Path) -> None:
+    data = load(AIRLINE_GPT)
+    victim = data["simulations"][0]["task_id"]
+    task = next(t for t in data["tasks"] if t["id"] == victim)
+    del task["user_scenario"]
+    result = import_file(_write(tmp_path, data), "tau2", run_id="r")
+    assert len(result.sessions) == 19
+    skipped = result.skipped
+    assert len(skipped) == 1 and skipped[0].index == 0 and "user_scenario" in skipped[0].message
+    assert any(e.field.startswith("tasks.") and not e.fatal for e in result.errors)
+
+
+def test_without_tasks_sessions_import_ungraded(tmp_path: Path) -> None:
+    data = load(AIRLINE_GPT)
+    del data["tasks"]
+    path = _write(tmp_path, data)
+    result = import_file(path, "tau2", run_id="r")
+    assert len(result.sessions) == 20 and all(s.scenario is None for s in result.sessions)
+    report = score_transcripts(path, "tau2", None, None)
+    assert report.graded == 0 and report.agreement_reward.total == 0
+
+
+def test_a_file_naming_no_domain_needs_one(tmp_path: Path) -> None:
+    data = load(AIRLINE_GPT)
+    del data["info"]["environment_info"]
+    path = _write(tmp_path, data)
+    result = import_file(path, "tau2", run_id="r")
+    assert result.sessions == [] and "domain" in result.errors[0].message
+    assert len(import_file(path, "tau2", run_id="r", domain="airline").sessions) == 20
+
+
+def test_wrong_top_level_type_is_a_clear_error(tmp_path: Path) -> None:
+    result = import_file(_write(tmp_path, {"simulations": "none"}), "tau2", run_id="r")
+    assert result.sessions == [] and result.errors[0].field == "simulations"
