@@ -12,6 +12,8 @@ from sessionproof.agents import AgentRequest
 from sessionproof.agents._openai import detect_tool_mode, server_root
 from sessionproof.agents._parse import CallIds
 from sessionproof.agents._prompted import (
+    MAX_MESSAGE_CHARS,
+    message_chars_for,
     parse_reply,
     reply_schema,
     response_format,
@@ -188,3 +190,41 @@ def test_server_root() -> None:
     assert server_root("http://h:1/v1") == "http://h:1"
     assert server_root("http://h:1/v1/") == "http://h:1"
     assert server_root("http://h:1/api") == "http://h:1/api"
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ('{"type": "message", "content": "Your order is on its wa', "Your order is on its wa"),
+        ('{"type": "message", "content": "caf\\u00', "caf"),
+        ('{"type": "message", "content": "line\\', "line"),
+        ('{"type": "message", "content": "', '{"type": "message", "content": "'),
+        ('{"type": "tool_call", "name": "get_w', '{"type": "tool_call", "name": "get_w'),
+    ],
+)
+def test_truncated_replies_keep_what_can_be_read(raw: str, kept: str) -> None:
+    text, calls, issues = parse_reply(raw, ids=CallIds(), step=0, truncated=True)
+    assert (text, calls, issues) == (kept, [], [])
+
+
+async def test_truncated_prompted_reply_is_classified_once(fake: FakeProvider) -> None:
+    cut = '{"type": "message", "content": "Your refund is'
+    fake.push(Reply(completion(cut, finish_reason="length")))
+    agent = compat_agent(fake, tool_mode="prompted", max_tokens=40)
+    request = AgentRequest(messages=[Message.user("Refund?")], tools=weather_tools())
+    response = await agent.respond(request)
+    await agent.aclose()
+    assert response.message.content == "Your refund is"
+    assert [i.error_class for i in response.issues] == [ErrorClass.truncated_output]
+    schema = fake.posts()[0].body["response_format"]["json_schema"]["schema"]
+    message_branch = next(
+        b for b in schema["anyOf"] if b["properties"]["type"]["const"] == "message"
+    )
+    assert message_branch["properties"]["content"]["maxLength"] == 80  # two characters a token
+
+
+def test_message_length_cap_follows_the_token_cap() -> None:
+    assert message_chars_for(None) == MAX_MESSAGE_CHARS
+    assert message_chars_for(256) == 512
+    assert message_chars_for(1) == 32
+    assert message_chars_for(10**6) == MAX_MESSAGE_CHARS

@@ -150,7 +150,9 @@ class OpenAICompatAgent:
         if mode == "prompted":
             kwargs["messages"] = prompted.to_chat_messages(request.messages, request.tools)
             kwargs["response_format"] = prompted.response_format(
-                request.tools, require_tool=self.tool_choice == "required"
+                request.tools,
+                require_tool=self.tool_choice == "required",
+                max_message_chars=prompted.message_chars_for(self.max_tokens),
             )
         else:
             kwargs["messages"] = to_openai_messages(request.messages)
@@ -216,7 +218,9 @@ class OpenAICompatAgent:
         calls = self._native_calls(choice.message, step)
         issues: list[OutputIssue] = []
         if mode == "prompted":
-            text, prompted_calls, issues = prompted.parse_reply(text, ids=self._ids, step=step)
+            text, prompted_calls, issues = prompted.parse_reply(
+                text, ids=self._ids, step=step, truncated=finish == "length"
+            )
             calls = calls + prompted_calls
         message, found = finish_reply(text, calls, finish_reason=finish, issues=issues)
         usage = completion.usage

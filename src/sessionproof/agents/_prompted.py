@@ -9,6 +9,7 @@ always returns something that parses; when it does not, the reply is classified,
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..domains import ToolSpec
@@ -34,7 +35,12 @@ def _inlinable(schema: dict[str, Any]) -> bool:
     return "$ref" not in text and "$defs" not in text and "definitions" not in text
 
 
-def reply_schema(tools: list[ToolSpec], *, require_tool: bool = False) -> dict[str, Any]:
+def reply_schema(
+    tools: list[ToolSpec],
+    *,
+    require_tool: bool = False,
+    max_message_chars: int = MAX_MESSAGE_CHARS,
+) -> dict[str, Any]:
     """JSON Schema of one reply: a message, or a call to one of `tools` with its arguments.
 
     Each tool whose parameter schema is self-contained gets its own branch, so the grammar
@@ -47,7 +53,7 @@ def reply_schema(tools: list[ToolSpec], *, require_tool: bool = False) -> dict[s
                 "type": "object",
                 "properties": {
                     "type": {"const": "message"},
-                    "content": {"type": "string", "maxLength": MAX_MESSAGE_CHARS},
+                    "content": {"type": "string", "maxLength": max_message_chars},
                 },
                 "required": ["type", "content"],
                 "additionalProperties": False,
@@ -73,12 +79,25 @@ def _call_branch(name: dict[str, Any], arguments: dict[str, Any]) -> dict[str, A
     }
 
 
-def response_format(tools: list[ToolSpec], *, require_tool: bool = False) -> dict[str, Any]:
+def response_format(
+    tools: list[ToolSpec],
+    *,
+    require_tool: bool = False,
+    max_message_chars: int = MAX_MESSAGE_CHARS,
+) -> dict[str, Any]:
     """The chat-completions `response_format` value constraining the reply to `reply_schema`."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "reply", "schema": reply_schema(tools, require_tool=require_tool)},
-    }
+    schema = reply_schema(tools, require_tool=require_tool, max_message_chars=max_message_chars)
+    return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
+
+
+def message_chars_for(max_tokens: int | None) -> int:
+    """A `content` length cap that leaves the JSON room to close within `max_tokens`.
+
+    English runs near four characters a token; two per token keeps a margin for escapes.
+    """
+    if max_tokens is None:
+        return MAX_MESSAGE_CHARS
+    return max(32, min(MAX_MESSAGE_CHARS, max_tokens * 2))
 
 
 def system_text(base: str | None, tools: list[ToolSpec]) -> str:
@@ -133,20 +152,45 @@ def _append(out: list[dict[str, Any]], role: str, text: str) -> None:
         out.append({"role": role, "content": text})
 
 
+_PARTIAL_MESSAGE = re.compile(r'^\s*\{\s*"type"\s*:\s*"message"\s*,\s*"content"\s*:\s*"(.*)$', re.S)
+
+
+def _salvage_message(text: str) -> str | None:
+    """The text of a message reply whose JSON was cut off inside its `content` string."""
+    match = _PARTIAL_MESSAGE.match(text)
+    if match is None:
+        return None
+    body = match.group(1)
+    # Drop characters from the end until the rest closes as a JSON string (a cut may fall
+    # inside an escape sequence such as \u00e9).
+    for cut in range(min(len(body), 8) + 1):
+        try:
+            value = json.loads(f'"{body[: len(body) - cut]}"')
+        except json.JSONDecodeError:
+            continue
+        return str(value) or None
+    return None
+
+
 def parse_reply(
-    text: str | None, *, ids: CallIds, step: int
+    text: str | None, *, ids: CallIds, step: int, truncated: bool = False
 ) -> tuple[str | None, list[ToolCall], list[OutputIssue]]:
     """Read a prompted reply back: `(text, calls, issues)`.
 
     Text that is not the expected JSON is kept as a plain message and classified
     `malformed_output`; a call to a name that is not a tool is kept as a call (the engine
-    classifies unknown tools).
+    classifies unknown tools). When the reply was `truncated` (token cap), a message cut
+    inside its text keeps the text so far, and the cut itself is left for the caller to
+    classify as `truncated_output`.
     """
     if text is None or not text.strip():
         return None, [], []
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
+        if truncated:
+            salvaged = _salvage_message(text)
+            return (salvaged if salvaged is not None else text), [], []
         return text, [], [_malformed(f"reply is not JSON ({exc.msg} at position {exc.pos})")]
     if not isinstance(value, dict):
         return text, [], [_malformed("reply is JSON but not an object")]
