@@ -12,8 +12,9 @@ import typer
 from rich.markup import escape
 
 from ..agents import Agent
-from ..engine import RunPlan, execute_run
+from ..engine import HooksFactory, RunPlan, SessionHooks, execute_run
 from ..errors import ConfigError
+from ..records import Scenario
 from ..report import render_summary
 from ..scoring import METRIC_DEFINITIONS, summarize
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id
@@ -45,9 +46,12 @@ def _arms(arm: list[str], faults: str | None, drift: str | None, guard: bool | N
     if arm and (faults or drift or guard is not None):
         raise ConfigError("use either --arm or --faults/--drift/--guard, not both")
     if arm:
-        if len(set(arm)) != len(arm):
+        from ..faults import parse_arm
+
+        names = [parse_arm(a).name for a in arm]  # normalised, and junk fails fast
+        if len(set(names)) != len(names):
             raise ConfigError("the same --arm was given twice")
-        return list(arm)
+        return names
     parts = [f"faults={faults}"] if faults else []
     if drift:
         parts.append(f"drift={drift}")
@@ -56,13 +60,19 @@ def _arms(arm: list[str], faults: str | None, drift: str | None, guard: bool | N
     return [" ".join(parts) or "baseline"]
 
 
-def _hooks_factory(arms: list[str]) -> Any:
+def _hooks_factory(arms: list[str]) -> HooksFactory | None:
     if arms == ["baseline"]:
         return None
     from ..faults import hooks_for, parse_arm
 
     conditions = {a: parse_arm(a) for a in arms}  # parse up front: a bad spec fails fast
-    return lambda arm, seed: hooks_for(conditions[arm], seed)
+
+    def make(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
+        # Drift lands on a tool the task uses, so it meets the agent's path.
+        gold_tools = [a.tool for a in scenario.criteria.gold_actions]
+        return hooks_for(conditions[arm], seed, prefer_tools=gold_tools)
+
+    return make
 
 
 @app.command("run", help=RUN_HELP)

@@ -1,4 +1,4 @@
-"""Toolkits: tools are typed, docstringed methods; their JSON Schemas are generated from the code."""
+"""Toolkits: tools are typed, docstringed methods; JSON Schemas are generated from the code."""
 
 from __future__ import annotations
 
@@ -55,9 +55,18 @@ def tool(*, write: bool = False) -> Callable[[F], F]:
 
 
 def _strip_titles(schema: Any) -> Any:
-    # pydantic adds a "title" to every property; models read them as noise.
+    # pydantic adds a "title" to every property; models read them as noise. Keys of
+    # "properties" and "$defs" are names, not keywords: a parameter may be called "title".
     if isinstance(schema, dict):
-        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+        return {
+            k: (
+                {name: _strip_titles(sub) for name, sub in v.items()}
+                if k in ("properties", "$defs") and isinstance(v, dict)
+                else _strip_titles(v)
+            )
+            for k, v in schema.items()
+            if k != "title"
+        }
     if isinstance(schema, list):
         return [_strip_titles(v) for v in schema]
     return schema
@@ -76,7 +85,9 @@ def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _Too
     doc = docstring_parser.parse(inspect.getdoc(fn) or "")
     summary = "\n\n".join(p for p in (doc.short_description, doc.long_description) if p)
     if not summary:
-        raise TypeError(f"tool {cls.__name__}.{name} needs a docstring: it is the tool's description")
+        raise TypeError(
+            f"tool {cls.__name__}.{name} needs a docstring: it is the tool's description"
+        )
     param_docs = {p.arg_name: p.description or "" for p in doc.params}
     hints = get_type_hints(fn)
     fields: dict[str, Any] = {}
@@ -84,7 +95,9 @@ def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _Too
         if pname == "self":
             continue
         if pname not in hints:
-            raise TypeError(f"tool {cls.__name__}.{name}: parameter {pname!r} has no type annotation")
+            raise TypeError(
+                f"tool {cls.__name__}.{name}: parameter {pname!r} has no type annotation"
+            )
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (hints[pname], Field(default, description=param_docs.get(pname) or None))
     args_model = create_model(  # type: ignore[call-overload]

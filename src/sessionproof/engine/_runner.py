@@ -16,8 +16,8 @@ from ..users import InstructionUser, ScriptedUser, SimulatedUser, User
 from ._boundary import NoHooks, SessionHooks
 from ._loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, SessionPlan, run_session
 
-HooksFactory = Callable[[str, int], SessionHooks]
-"""(arm spec, session seed) → the hooks that make that arm's condition."""
+HooksFactory = Callable[[str, int, Scenario], SessionHooks]
+"""(arm spec, session seed, scenario) → the hooks that make that arm's condition."""
 
 
 class SessionSink(Protocol):
@@ -79,7 +79,7 @@ def user_for(scenario: Scenario, user_model: Agent | None) -> User:
     return SimulatedUser(user_model, instructions, spec.persona)
 
 
-def _no_hooks(arm: str, seed: int) -> SessionHooks:
+def _no_hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
     return NoHooks()
 
 
@@ -127,7 +127,7 @@ async def execute_run(
                 seed=seed,
                 max_steps=scenario.max_steps or plan.max_steps,
                 max_errors=plan.max_errors,
-                hooks=hooks_for(arm, seed),
+                hooks=hooks_for(arm, seed, scenario),
             )
             session = await run_session(session_plan, suite, agent, user_for(scenario, user_model))
             sink.write_session(session)

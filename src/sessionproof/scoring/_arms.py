@@ -1,0 +1,143 @@
+"""Comparing arms of one run: per-arm summaries, error recovery, drift tolerance, and paired
+differences against the first arm (same scenarios, same seeds)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..faults import Condition, error_recovery, parse_arm
+from ..records import Session
+from ._summary import RunSummary, VerdictLike, summarize
+from .stats import paired_comparison
+
+ARM_DEFINITIONS: dict[str, str] = {
+    "error_recovery_rate": "share of tool failures (injected or natural) after which the failed "
+    "operation's effect was still achieved, or the agent correctly informed or escalated for a "
+    "non-retryable class; by error class in recovery_by_class.",
+    "drift_tolerance": "session accuracy under a drift arm ÷ accuracy of the same scenarios and "
+    "trials in the arm that differs only by having no drift (paired).",
+    "paired": "each arm against the first on the same scenario × trial pairs (same seeds): "
+    "difference of success rates with a paired bootstrap 95% CI, and the exact McNemar p-value.",
+}
+
+
+class ArmReport(BaseModel):
+    """One arm: its run summary plus recovery and drift numbers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: RunSummary
+    error_recovery_rate: float | None
+    recovery_by_class: dict[str, Any] = Field(default_factory=dict)
+    injected_failures: int = 0
+    drift_tolerance: dict[str, Any] | None = None
+
+
+class PairedRow(BaseModel):
+    """Arm `b` against arm `a`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    a: str
+    b: str
+    pairs: int
+    rate_a: float
+    rate_b: float
+    difference: float
+    ci95: tuple[float, float]
+    mcnemar_p: float
+    only_a: int
+    only_b: int
+
+
+class ArmsReport(BaseModel):
+    """Every arm of a run and the paired comparisons."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    arms: dict[str, ArmReport]
+    paired: list[PairedRow]
+
+
+def _verdicts(rows: Sequence[VerdictLike]) -> dict[str, bool | None]:
+    # Pairs are scenario × trial: the session seed depends on both and not on the arm, so
+    # the same pair met the same faults and drift choices in every arm.
+    return {
+        f"{r.scenario_id}#t{r.trial}": None
+        if str(r.termination) == "infra_error"
+        else bool(r.success)
+        for r in rows
+    }
+
+
+def _rate(verdicts: Mapping[str, bool | None], keys: set[str]) -> float | None:
+    judged = [verdicts[k] for k in keys if verdicts.get(k) is not None]
+    return sum(bool(v) for v in judged) / len(judged) if judged else None
+
+
+def _reference(condition: Condition, conditions: Mapping[str, Condition]) -> str | None:
+    for name, other in conditions.items():
+        if (
+            other.drift is None
+            and other.faults == condition.faults
+            and other.guard == condition.guard
+        ):
+            return name
+    return None
+
+
+def compare_arms(
+    rows_by_arm: Mapping[str, Sequence[VerdictLike]],
+    sessions_by_arm: Mapping[str, Sequence[Session]],
+) -> ArmsReport:
+    """Build the arms report; the first arm in `rows_by_arm` is the reference for `paired`."""
+    names = list(rows_by_arm)
+    conditions = {n: parse_arm(n) for n in names}
+    verdicts = {n: _verdicts(rows_by_arm[n]) for n in names}
+    arms: dict[str, ArmReport] = {}
+    for name in names:
+        recovery = error_recovery(list(sessions_by_arm.get(name, []))).summary()
+        drift = None
+        plan = conditions[name].drift
+        if plan is not None:
+            ref = _reference(conditions[name], conditions)
+            tolerance = None
+            if ref is not None:
+                keys = {k for k in verdicts[name] if k in verdicts[ref]}
+                drifted, clean = _rate(verdicts[name], keys), _rate(verdicts[ref], keys)
+                tolerance = drifted / clean if drifted is not None and clean else None
+            drift = {
+                "kind": plan.kind.value,
+                "at_turn": plan.at_turn,
+                "reference": ref,
+                "tolerance": tolerance,
+            }
+        arms[name] = ArmReport(
+            summary=summarize(rows_by_arm[name]),
+            error_recovery_rate=recovery["error_recovery_rate"],
+            recovery_by_class=recovery["recovery_by_class"],
+            injected_failures=recovery["injected_failures"],
+            drift_tolerance=drift,
+        )
+    paired: list[PairedRow] = []
+    base = names[0]
+    for name in names[1:]:
+        cmp = paired_comparison(verdicts[base], verdicts[name])
+        paired.append(
+            PairedRow(
+                a=base,
+                b=name,
+                pairs=cmp.scenarios,
+                rate_a=cmp.rate_a,
+                rate_b=cmp.rate_b,
+                difference=cmp.difference.estimate,
+                ci95=(cmp.difference.low, cmp.difference.high),
+                mcnemar_p=cmp.mcnemar_p,
+                only_a=cmp.only_a,
+                only_b=cmp.only_b,
+            )
+        )
+    return ArmsReport(arms=arms, paired=paired)
