@@ -80,14 +80,18 @@ class Message(BaseModel):
         return cls(role="user", content=text)
 
     @classmethod
-    def assistant(cls, text: str | None = None, tool_calls: list[ToolCall] | None = None) -> Message:
+    def assistant(
+        cls, text: str | None = None, tool_calls: list[ToolCall] | None = None
+    ) -> Message:
         """An assistant message with text and/or tool calls."""
         return cls(role="assistant", content=text, tool_calls=list(tool_calls or []))
 
     @classmethod
     def tool(cls, result: ToolResult) -> Message:
         """The tool message that carries `result` back to the model."""
-        return cls(role="tool", content=result.output, tool_call_id=result.call_id, name=result.name)
+        return cls(
+            role="tool", content=result.output, tool_call_id=result.call_id, name=result.name
+        )
 
 
 class Usage(BaseModel):

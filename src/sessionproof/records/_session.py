@@ -98,6 +98,5 @@ class Session(BaseModel):
     def agent_texts(self) -> list[str]:
         """The text of every assistant message."""
         return [
-            str(e.payload.get("content") or "")
-            for e in self.of_kind(EventKind.assistant_message)
+            str(e.payload.get("content") or "") for e in self.of_kind(EventKind.assistant_message)
         ]
