@@ -13,7 +13,6 @@ from ...domains import get_domain
 from ...errors import DuplicateSessionError
 from ...importers import ImportedSession, RecordError, import_file
 from ...records import Event, EventKind, Outcome, Session
-from ...store import RunManifest, Store, new_run_id
 from .._verdict import evaluate_session
 from ._evaluate import Judgement, judge_tau2, judge_taubench
 from ._judge import NLJudge, make_judge
@@ -147,6 +146,8 @@ def score_transcripts(
     `store_path` None skips storing (the report is still complete). `judge` is a model spec
     (or an NLJudge) for NL assertions; without one they are reported as not evaluated.
     """
+    from ...store import new_run_id
+
     started = time.perf_counter()
     run_id = run_id or new_run_id()
     nl_judge = make_judge(judge) if isinstance(judge, str) else judge
@@ -251,6 +252,9 @@ def _store(
     sessions: list[ImportedSession],
     argv: list[str] | None,
 ) -> list[RecordError]:
+    # Imported here: judging alone (and the suites that use it) needs no database.
+    from ...store import RunManifest, Store
+
     models = sorted({s.session.model for s in sessions if s.session.model})
     manifest = RunManifest(
         run_id=run_id,
