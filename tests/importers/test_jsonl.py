@@ -117,3 +117,18 @@ def test_a_log_without_task_is_imported_but_not_graded(tmp_path: Path) -> None:
     path = _write(tmp_path, lines)
     report = score_transcripts(path, "openai", "airline", None)
     assert report.sessions == 2 and report.graded == 0 and report.session_accuracy is None
+
+
+def test_a_taubench_task_in_a_log_is_judged_with_taubench_semantics(tmp_path: Path) -> None:
+    line = _lines("openai")[0]
+    crit = line["task"]["evaluation_criteria"]
+    line["task"] = {
+        "instruction": "change my flight",
+        "actions": [{"name": a["name"], "kwargs": a["arguments"]} for a in crit["actions"] or []],
+        "outputs": [],
+    }
+    result = import_file(_write(tmp_path, [line]), "openai", run_id="r")
+    (item,) = result.sessions
+    assert item.scenario is not None and item.scenario.domain == "taubench-airline"
+    report = score_transcripts(tmp_path / "log.jsonl", "openai", None, None)
+    assert report.graded == 1 and report.agreement_db.total == 1

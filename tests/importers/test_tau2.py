@@ -141,3 +141,12 @@ def test_a_file_naming_no_domain_needs_one(tmp_path: Path) -> None:
 def test_wrong_top_level_type_is_a_clear_error(tmp_path: Path) -> None:
     result = import_file(_write(tmp_path, {"simulations": "none"}), "tau2", run_id="r")
     assert result.sessions == [] and result.errors[0].field == "simulations"
+
+
+def test_a_domain_other_than_the_files_is_warned_about() -> None:
+    result = import_file(AIRLINE_GPT, "tau2", run_id="r", domain="retail")
+    warning = next(e for e in result.errors if e.field == "info.environment_info.domain_name")
+    assert not warning.fatal and "'airline'" in warning.message and result.domain == "retail"
+    # Its airline calls are unknown to retail: flagged, not fatal.
+    assert len(result.sessions) == 20 and result.skipped == []
+    assert any("unknown tool 'get_reservation_details'" in e.message for e in result.errors)

@@ -150,6 +150,15 @@ def import_tau2(raw: bytes, *, source: str, run_id: str, domain: str | None = No
     env = info.get("environment_info") if isinstance(info, dict) else None
     file_domain = env.get("domain_name") if isinstance(env, dict) else None
     dom = domain or (file_domain if isinstance(file_domain, str) else None)
+    if domain and isinstance(file_domain, str) and file_domain != domain:
+        result.errors.append(
+            RecordError(
+                index=None,
+                field="info.environment_info.domain_name",
+                message=f"the file says {file_domain!r}; scoring in {domain!r} as asked",
+                fatal=False,
+            )
+        )
     if dom is None:
         result.errors.append(
             RecordError(

@@ -74,7 +74,9 @@ def scenario_from_any_task(raw: object, domain: str) -> Scenario:
         return scenario_from_task(Tau2Task.model_validate(raw), raw, domain)
     if "instruction" in raw:
         task_id = str(raw.get("id") or raw.get("task_id") or _content_id(raw))
-        return scenario_from_taubench(TauBenchTask.model_validate(raw), raw, task_id, domain)
+        # A tau-bench task is judged with tau-bench's semantics: its variant of the domain.
+        variant = f"taubench-{domain}" if domain in ("retail", "airline") else domain
+        return scenario_from_taubench(TauBenchTask.model_validate(raw), raw, task_id, variant)
     if "user" in raw and "id" in raw:
         scenario = Scenario.model_validate({"domain": domain, **raw})
         return scenario
