@@ -14,7 +14,7 @@ import pytest
 from sessionproof.agents import OracleAgent
 from sessionproof.engine import RunPlan, SessionHooks, execute_run
 from sessionproof.faults import error_recovery, hooks_for, parse_arm
-from sessionproof.records import EventKind, Session
+from sessionproof.records import EventKind, Scenario, Session
 from sessionproof.suites import load_suite
 
 SAFE = "faults=rate_limited:5%,unavailable:5%"
@@ -30,7 +30,7 @@ class _Sink:
         self.sessions.append(session)
 
 
-def _hooks(arm: str, seed: int) -> SessionHooks:
+def _hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
     return hooks_for(parse_arm(arm), seed)
 
 
