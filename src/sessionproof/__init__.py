@@ -6,6 +6,7 @@ print(result.summary.session_accuracy)
 """
 
 from ._api import RunResult, arun_suite, run_suite
+from ._version import __version__
 from .records import (
     Action,
     Criteria,
@@ -20,8 +21,6 @@ from .records import (
     ToolCall,
     ToolResult,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Action",

@@ -199,3 +199,16 @@ def test_only_infra_errors_give_no_accuracy(store: Store) -> None:
     store.write_session(session("r1", "a", success=None, termination=TerminationReason.infra_error))
     [summary] = store.list_runs()
     assert (summary.sessions_done, summary.infra_errors, summary.accuracy) == (1, 1, None)
+
+
+def test_write_sessions_is_all_or_nothing(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "b.duckdb") as store:
+        store.create_run(manifest("rb", ["a", "b", "c"]))
+        first = [session("rb", "a", 0), session("rb", "b", 0)]
+        store.write_sessions(first)
+        assert store.finished_keys("rb") == {("a", 0, "baseline"), ("b", 0, "baseline")}
+        events = sum(len(s.events) for s in store.load_sessions("rb"))
+        assert events == sum(len(s.events) for s in first)
+        with pytest.raises(DuplicateSessionError):
+            store.write_sessions([session("rb", "c", 0), session("rb", "a", 0)])
+        assert store.finished_keys("rb") == {("a", 0, "baseline"), ("b", 0, "baseline")}

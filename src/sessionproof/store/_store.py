@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, get_args
 
 import duckdb
 
-from .. import __version__
+from .._version import __version__
 from ..errors import DuplicateSessionError, StoreError
 from ..records import Session
 from ._export import export_parquet
@@ -262,6 +263,42 @@ class Store:
         except duckdb.Error as exc:
             self._rollback()
             raise StoreError(self._failed(session, exc)) from exc
+        except BaseException:
+            self._rollback()
+            raise
+
+    def write_sessions(self, sessions: Sequence[Session]) -> None:
+        """Write many finished sessions in one transaction: all of them or none.
+
+        For bulk work (scoring or importing a file), where one commit per session would
+        dominate the cost. Raises like `write_session`; on any error nothing is written.
+        """
+        if not sessions:
+            return
+        conn = self._writable()
+        for run_id in {s.run_id for s in sessions} - self._known_runs:
+            self._resolve_exact(run_id)
+        prepared = [prepare(s) for s in sessions]
+        current = sessions[0]
+        # Every session's event columns joined: one INSERT for all events of the batch.
+        columns: list[list[Any]] = [[] for _ in prepared[0].events]
+        for item in prepared:
+            for merged, column in zip(columns, item.events, strict=True):
+                merged.extend(column)
+        try:
+            conn.begin()
+            conn.executemany(_INSERT_SESSION, [item.session for item in prepared])
+            if columns[0]:
+                conn.execute(_INSERT_EVENTS, columns)
+            conn.commit()
+        except duckdb.ConstraintException as exc:
+            self._rollback()
+            if "Duplicate key" in str(exc):
+                raise self._duplicate(current) from exc
+            raise StoreError(self._failed(current, exc)) from exc
+        except duckdb.Error as exc:
+            self._rollback()
+            raise StoreError(self._failed(current, exc)) from exc
         except BaseException:
             self._rollback()
             raise

@@ -268,7 +268,14 @@ def _store(
     problems: list[RecordError] = []
     with Store.open(store_path) as store:
         store.create_run(manifest)
-        for item in sessions:
+        try:
+            # One transaction for the whole file: a commit per session would cost more than
+            # scoring it. A duplicate falls back to one write each, to name the culprits.
+            store.write_sessions([item.session for item in sessions])
+            pending = []
+        except DuplicateSessionError:
+            pending = sessions
+        for item in pending:
             try:
                 store.write_session(item.session)
             except DuplicateSessionError as exc:
