@@ -48,6 +48,14 @@ TOOLS = [
 ]
 
 
+LONG_SYSTEM = (
+    "You are a customer-service agent. Follow the shop's policy: confirm the customer's "
+    "identity, read the order before changing it, ask before any write, and never invent "
+    "facts. " * 60
+)
+"""About 2,000 tokens, near the prompt of a demo-suite step."""
+
+
 def rss_mib() -> float:
     """Current resident memory of this process, MiB."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -56,17 +64,16 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def server_timings(base_url: str, max_tokens: int) -> tuple[float, float, int]:
-    """(prompt tok/s, generation tok/s, generated tokens) from llama.cpp's own timings."""
-    body = {
-        "messages": [{"role": "user", "content": "Write a long story about a lighthouse."}],
-        "max_tokens": max_tokens,
-        "temperature": 0,
-        "cache_prompt": False,
-    }
-    data = httpx.post(f"{base_url}/v1/chat/completions", json=body, timeout=300).json()
+def server_timings(
+    base_url: str, max_tokens: int, system: str = ""
+) -> tuple[float, float, int, int]:
+    """(prompt tok/s, generation tok/s, prompt tokens, generated tokens), llama.cpp's timings."""
+    messages = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": "Write a long story about a lighthouse."})
+    body = {"messages": messages, "max_tokens": max_tokens, "temperature": 0, "cache_prompt": False}
+    data = httpx.post(f"{base_url}/v1/chat/completions", json=body, timeout=600).json()
     t = data["timings"]
-    return t["prompt_per_second"], t["predicted_per_second"], t["predicted_n"]
+    return t["prompt_per_second"], t["predicted_per_second"], t["prompt_n"], t["predicted_n"]
 
 
 async def measure(runs: int, max_tokens: int, threads: int | None) -> None:
@@ -88,17 +95,17 @@ async def measure(runs: int, max_tokens: int, threads: int | None) -> None:
     print(f"import xllamacpp: {import_s:.3f} s; server start to healthy: {startup_s:.3f} s")
     print(f"RSS: {rss_before:.0f} MiB before, {rss_loaded:.0f} MiB with the server loaded")
 
-    prompt_tps, gen_tps, gen_n = [], [], []
-    for _ in range(runs):
-        p, g, n = await asyncio.to_thread(server_timings, server.base_url, max_tokens)
-        prompt_tps.append(p)
-        gen_tps.append(g)
-        gen_n.append(n)
-    print(
-        f"free generation ({statistics.mean(gen_n):.0f} tokens, server timings, {runs} runs): "
-        f"prompt {statistics.median(prompt_tps):.0f} tok/s, "
-        f"generation {statistics.median(gen_tps):.0f} tok/s"
-    )
+    # A short prompt, then one about the size of a demo-suite step (policy + tools + history).
+    for label, system in (("short prompt", ""), ("long prompt", LONG_SYSTEM)):
+        rows = [
+            await asyncio.to_thread(server_timings, server.base_url, max_tokens, system)
+            for _ in range(runs)
+        ]
+        print(
+            f"{label}: {rows[0][2]} prompt tokens at {statistics.median(r[0] for r in rows):.0f} "
+            f"tok/s; {statistics.mean(r[3] for r in rows):.0f} generated at "
+            f"{statistics.median(r[1] for r in rows):.0f} tok/s (server timings, {runs} runs)"
+        )
 
     request = AgentRequest(
         messages=[

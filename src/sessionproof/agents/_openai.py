@@ -22,6 +22,7 @@ ToolMode = Literal["native", "prompted", "auto"]
 """How tools reach the model: the API's `tools` field, the system prompt, or chosen per server."""
 
 ToolChoice = Literal["auto", "required"]
+"""`required` forces a tool call (tests, forced first steps); `auto` lets the model choose."""
 
 
 def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
