@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -138,7 +139,7 @@ class FakeProvider:
 
 def completion(
     content: str | None = None,
-    tool_calls: list[tuple[str | None, str, Any]] | None = None,
+    tool_calls: Sequence[tuple[str | None, str, Any]] | None = None,
     *,
     finish_reason: str = "stop",
     usage: dict[str, Any] | None = None,

@@ -75,7 +75,7 @@ def test_conversion_separates_system_and_merges_tool_results() -> None:
 
 
 async def test_request_and_reply_through_the_fake_server(fake: FakeProvider) -> None:
-    content = [
+    content: list[dict[str, Any]] = [
         {"type": "text", "text": "Let me look."},
         {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"}},
         {"type": "tool_use", "id": "toolu_2", "name": "unknown_tool", "input": {}},

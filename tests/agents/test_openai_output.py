@@ -66,7 +66,11 @@ async def test_parallel_calls_keep_their_order(fake: FakeProvider) -> None:
 
 
 async def test_missing_or_repeated_call_ids_are_made_unique(fake: FakeProvider) -> None:
-    calls = [("", "get_weather", {}), ("dup", "get_weather", {}), ("dup", "book_table", {})]
+    calls: list[tuple[str | None, str, object]] = [
+        ("", "get_weather", {}),
+        ("dup", "get_weather", {}),
+        ("dup", "book_table", {}),
+    ]
     response = await _one(fake, completion(None, calls))
     ids = [c.id for c in response.message.tool_calls]
     assert len(set(ids)) == 3 and ids[1] == "dup" and all(ids)

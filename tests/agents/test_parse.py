@@ -27,7 +27,7 @@ from sessionproof.records import ErrorClass, ToolCall
     ],
 )
 def test_valid_arguments(raw: str | dict[str, object] | None, expected: dict[str, object]) -> None:
-    assert parse_arguments(raw) == (expected, None)  # type: ignore[arg-type]
+    assert parse_arguments(raw) == (expected, None)
 
 
 @pytest.mark.parametrize(
