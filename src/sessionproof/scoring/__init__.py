@@ -1,20 +1,86 @@
 """Scoring: session verdicts, call matching, metrics and statistics."""
 
 from ._arms import ARM_DEFINITIONS, ArmReport, ArmsReport, PairedRow, compare_arms
+from ._attribution import (
+    ATTRIBUTION_DEFINITIONS,
+    Attribution,
+    AttributionReport,
+    FailureSource,
+    attribute_failure,
+    attribute_failures,
+    invented_facts,
+)
+from ._calls import (
+    CALL_DEFINITIONS,
+    CallAccuracy,
+    CallCheck,
+    call_accuracy,
+    check_calls,
+    match_gold,
+)
+from ._metrics import (
+    ALL_METRIC_DEFINITIONS,
+    MetricsReport,
+    NeedBucket,
+    SurvivalPoint,
+    SurvivalReport,
+    run_metrics,
+    success_by_need,
+    survival_curve,
+    survival_report,
+)
 from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
+from ._survival import (
+    ON_PATH_FAILURE,
+    SURVIVAL_DEFINITIONS,
+    DivergenceClass,
+    FirstDivergence,
+    SessionSurvival,
+    session_survival,
+    survival_skip_reason,
+)
 from ._verdict import evaluate_session, gold_state_hash, normalise_text, with_termination
 
 __all__ = [
+    "ALL_METRIC_DEFINITIONS",
     "ARM_DEFINITIONS",
+    "ATTRIBUTION_DEFINITIONS",
+    "CALL_DEFINITIONS",
     "METRIC_DEFINITIONS",
+    "ON_PATH_FAILURE",
+    "SURVIVAL_DEFINITIONS",
     "ArmReport",
     "ArmsReport",
+    "Attribution",
+    "AttributionReport",
+    "CallAccuracy",
+    "CallCheck",
+    "DivergenceClass",
+    "FailureSource",
+    "FirstDivergence",
+    "MetricsReport",
+    "NeedBucket",
     "PairedRow",
     "RunSummary",
+    "SessionSurvival",
+    "SurvivalPoint",
+    "SurvivalReport",
+    "attribute_failure",
+    "attribute_failures",
+    "call_accuracy",
+    "check_calls",
     "compare_arms",
     "evaluate_session",
     "gold_state_hash",
+    "invented_facts",
+    "match_gold",
     "normalise_text",
+    "run_metrics",
+    "session_survival",
+    "success_by_need",
     "summarize",
+    "survival_curve",
+    "survival_report",
+    "survival_skip_reason",
     "with_termination",
 ]

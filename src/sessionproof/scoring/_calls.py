@@ -1,0 +1,417 @@
+"""Single-call accuracy and call validity inside multi-turn sessions.
+
+Every tool call an agent makes in a session is judged twice, independently:
+
+- **valid**: the call names a tool of the scenario's domain, its arguments parsed as a JSON
+  object, and they satisfy the tool's JSON Schema (jsonschema, the schema the agent was shown).
+  Counted for every call.
+- **matched**: the call equals an expected call of the scenario (`Criteria.gold_actions`) that
+  no earlier call has used up. Equal means the same tool name and the same arguments after JSON
+  normalisation (YAML dates and tuples become JSON text and lists; an int equals the float of
+  the same value, as in BFCL; a bool never equals a number; strings compare exactly); an
+  argument left out on one side and given its schema default on the other counts as equal, and
+  a tau2 action with `compare_args` compares only those arguments. For BFCL questions the
+  expected calls are BFCL's own rules (acceptable-value lists, "" = may be omitted...), checked
+  with `scoring.bfcl`. Calls are paired with expected calls by a maximum matching, so the
+  count of matched calls never depends on the order of repeated calls.
+
+Sessions that ended in `infra_error` are left out, as they are from accuracy. After a schema
+drift (`drift_applied` with `applied: true`) the agent was shown another schema than the domain
+has; its calls to the drifted tool from that turn on are neither valid nor invalid here, only
+counted apart (`drift_unjudged`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..domains import DomainSpec, ToolSpec
+from ..records import EventKind, Scenario, Session, ToolCall, ToolResult
+from .bfcl import BfclQuestion, CallRule, compile_question, maximum_matching
+from .bfcl._data import UnjudgeableQuestion
+
+CALL_DEFINITIONS: dict[str, str] = {
+    "single_call_accuracy": "matched calls ÷ calls to a tool that appears in the scenario's "
+    "expected calls (gold actions). A call is matched when it equals an expected call not used "
+    "up by another call: same tool, same arguments after JSON normalisation (defaults may be "
+    "omitted; tau2 compare_args respected; BFCL questions judged by BFCL's AST rules). Calls to "
+    "tools the gold never uses, and scenarios without gold actions, are outside this ratio.",
+    "write_call_accuracy": "the same ratio over calls to write tools only (reads are often "
+    "exploratory lookups a correct agent may make beyond the reference).",
+    "gold_recall": "expected calls matched by some agent call ÷ all expected calls.",
+    "call_validity_rate": "schema-valid calls ÷ all calls: a known tool, arguments that parsed "
+    "as a JSON object and satisfy the tool's JSON Schema. Calls to a tool the agent saw drifted "
+    "are counted apart (drift_unjudged). Infra-error sessions are left out of every call metric.",
+}
+
+
+# -- the calls of one session -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TracedCall:
+    """One tool call of a session with its result and how often the domain ran it."""
+
+    position: int
+    """Index of the call among the session's tool calls."""
+    step: int
+    turn: int
+    call: ToolCall
+    result: ToolResult | None
+    """The final result the agent saw (None when the session ended before it came)."""
+    executions: int
+    """Times the call reached the domain: once when its final result is not an injected fault,
+    plus once per injected fault that committed (the write landed, the agent saw an error)."""
+    injected_attempts: int
+    """Injected faults met by this call, retries included."""
+
+    @property
+    def failed(self) -> bool:
+        """True when the agent saw an error (or no result at all)."""
+        return self.result is None or not self.result.ok
+
+
+def traced_calls(session: Session) -> list[TracedCall]:
+    """The session's tool calls in order, each joined with its final result."""
+    results: dict[str, ToolResult] = {}
+    committed: Counter[str] = Counter()
+    injected: Counter[str] = Counter()
+    for event in session.events:
+        if event.kind is EventKind.tool_result:
+            answer = ToolResult.model_validate(event.payload)
+            results[answer.call_id] = answer
+        elif event.kind is EventKind.fault_injected:
+            call_id = str(event.payload.get("call_id"))
+            injected[call_id] += 1
+            committed[call_id] += bool(event.payload.get("committed"))
+    out: list[TracedCall] = []
+    for event in session.events:
+        if event.kind is not EventKind.tool_call:
+            continue
+        call = ToolCall.model_validate(event.payload)
+        result = results.get(call.id)
+        ran = committed[call.id] + int(result is not None and not result.injected)
+        out.append(
+            TracedCall(
+                position=len(out),
+                step=event.step,
+                turn=event.turn,
+                call=call,
+                result=result,
+                executions=ran,
+                injected_attempts=injected[call.id],
+            )
+        )
+    return out
+
+
+def drifted_tools(session: Session) -> tuple[int, frozenset[str]] | None:
+    """(first 0-based turn of the drift, tool names involved) when a drift was applied."""
+    for event in session.of_kind(EventKind.drift_applied):
+        payload = event.payload
+        if not payload.get("applied"):
+            continue
+        names = {str(payload[k]) for k in ("tool", "new_tool") if payload.get(k)}
+        turn = payload.get("turn")
+        return (int(turn) if isinstance(turn, int) else event.turn), frozenset(names)
+    return None
+
+
+def under_drift(traced: TracedCall, drift: tuple[int, frozenset[str]] | None) -> bool:
+    """True when the agent made this call against a drifted schema."""
+    return drift is not None and traced.turn >= drift[0] and traced.call.name in drift[1]
+
+
+# -- validity -----------------------------------------------------------------------------------
+
+
+class _Validators:
+    """jsonschema validators, built once per (domain, tool)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+
+    def problem(self, domain: str, tool: ToolSpec, args: dict[str, Any]) -> str | None:
+        key = (domain, tool.name)
+        validator = self._cache.get(key)
+        if validator is None:
+            cls = jsonschema.validators.validator_for(tool.parameters)
+            validator = self._cache[key] = cls(tool.parameters)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(args))
+        if error is None:
+            return None
+        where = ".".join(str(p) for p in error.absolute_path) or "(arguments)"
+        return f"{where}: {error.message}"
+
+
+def _invalid(
+    call: ToolCall, tools: Mapping[str, ToolSpec], domain: str, validators: _Validators
+) -> tuple[str, str] | None:
+    """(reason kind, detail) when the call is not valid; None when it is."""
+    if call.arguments is None:
+        return "unparsed_arguments", call.parse_error or "arguments are not a JSON object"
+    spec = tools.get(call.name)
+    if spec is None:
+        return "unknown_tool", f"no tool {call.name!r}"
+    problem = validators.problem(domain, spec, call.arguments)
+    return None if problem is None else ("schema_violation", problem)
+
+
+# -- expected calls -----------------------------------------------------------------------------
+
+
+def json_normal(value: Any) -> Any:
+    """`value` as JSON would carry it (dates to text, tuples to lists, keys to strings)."""
+    return orjson.loads(orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """JSON-value equality: int and float of one value are equal; bools equal only bools."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def _defaults(tool: ToolSpec | None) -> dict[str, Any]:
+    props = (tool.parameters.get("properties") or {}) if tool else {}
+    return {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
+
+
+def comparable_args(
+    args: Mapping[str, Any], tool: ToolSpec | None, keys: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """Arguments ready for `same_value`: JSON-normal, defaults dropped, `keys` only if given."""
+    normal: dict[str, Any] = json_normal(dict(args))
+    defaults = _defaults(tool)
+    out = {k: v for k, v in normal.items() if not (k in defaults and same_value(v, defaults[k]))}
+    if keys is not None:
+        out = {k: v for k, v in out.items() if k in keys}
+    return out
+
+
+def _compare_keys(scenario: Scenario) -> list[list[str] | None]:
+    """Per gold action, the tau2 `compare_args` (None: compare every argument)."""
+    plain: list[list[str] | None] = [None] * len(scenario.criteria.gold_actions)
+    task = scenario.metadata.get("tau2_task")
+    crit = task.get("evaluation_criteria") if isinstance(task, dict) else None
+    actions = crit.get("actions") if isinstance(crit, dict) else None
+    if not isinstance(actions, list):
+        return plain
+    # The scenario's gold actions are the task's assistant actions, in order.
+    mine = [a for a in actions if isinstance(a, dict) and a.get("requestor", "assistant") != "user"]
+    if len(mine) != len(plain):
+        return plain
+    return [
+        [str(k) for k in a["compare_args"]] if isinstance(a.get("compare_args"), list) else None
+        for a in mine
+    ]
+
+
+class _Expected:
+    """A scenario's expected calls, as predicates over (tool name, arguments)."""
+
+    def __init__(self, scenario: Scenario, tools: Mapping[str, ToolSpec]) -> None:
+        self.tools: list[str] = []
+        self._rules: list[CallRule] | None = None
+        self._names: dict[str, str] = {}
+        self._gold: list[dict[str, Any]] = []
+        self._keys: list[list[str] | None] = []
+        self._specs = tools
+        meta = scenario.metadata.get("bfcl")
+        if isinstance(meta, dict) and isinstance(meta.get("functions"), list):
+            self._from_bfcl(scenario, meta)
+            return
+        keys = _compare_keys(scenario)
+        for action, only in zip(scenario.criteria.gold_actions, keys, strict=True):
+            spec = tools.get(action.tool)
+            self.tools.append(action.tool)
+            self._gold.append(comparable_args(action.args, spec, only))
+            self._keys.append(only)
+
+    def _from_bfcl(self, scenario: Scenario, meta: dict[str, Any]) -> None:
+        question = BfclQuestion(
+            id=str(meta.get("id", scenario.id)),
+            category=str(meta.get("category", "")),
+            messages=[],
+            functions=meta["functions"],
+            ground_truth=meta.get("ground_truth"),
+        )
+        try:
+            rules = compile_question(question).calls
+        except UnjudgeableQuestion:
+            rules = []
+        self._names = {str(k): str(v) for k, v in (meta.get("tool_names") or {}).items()}
+        to_safe = {v: k for k, v in self._names.items()}
+        self._rules = rules
+        self.tools = [to_safe.get(r.name, r.name) for r in rules]
+
+    def fits(self, index: int, call: ToolCall) -> bool:
+        """True when `call` equals expected call `index`."""
+        if call.arguments is None or call.name != self.tools[index]:
+            return False
+        if self._rules is not None:
+            name = self._names.get(call.name, call.name)
+            return self._rules[index].check(name, call.arguments) is None
+        got = comparable_args(call.arguments, self._specs.get(call.name), self._keys[index])
+        return same_value(got, self._gold[index])
+
+
+def match_gold(
+    calls: Sequence[ToolCall], scenario: Scenario, tools: Sequence[ToolSpec]
+) -> list[int]:
+    """For each call, the index of the expected call it is paired with, or -1.
+
+    A maximum matching between calls and expected calls: every expected call is used at most
+    once, and as many calls as possible are matched.
+    """
+    expected = _Expected(scenario, {t.name: t for t in tools})
+    candidates = [[j for j in range(len(expected.tools)) if expected.fits(j, c)] for c in calls]
+    return maximum_matching(candidates, len(expected.tools))
+
+
+# -- per-session checks and the aggregate ---------------------------------------------------------
+
+
+class CallCheck(BaseModel):
+    """One agent call, judged."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call_id: str
+    step: int
+    tool: str
+    write: bool
+    """The tool changes the DB (by the domain's own marking)."""
+    valid: bool | None
+    """None when the call was made against a drifted schema (not judged)."""
+    invalid_reason: str | None = None
+    """unknown_tool, unparsed_arguments or schema_violation, with its detail."""
+    targets_gold_tool: bool
+    matched_gold: int | None = None
+    """Index of the expected call this call is paired with."""
+
+
+def check_calls(session: Session, scenario: Scenario, spec: DomainSpec) -> list[CallCheck]:
+    """Every call of `session` judged for validity and against the scenario's expected calls."""
+    return _check(session, scenario, spec, _Validators())
+
+
+def _check(
+    session: Session, scenario: Scenario, spec: DomainSpec, validators: _Validators
+) -> list[CallCheck]:
+    tools = spec.tools()
+    by_name = {t.name: t for t in tools}
+    calls = traced_calls(session)
+    drift = drifted_tools(session)
+    judged = [c for c in calls if not under_drift(c, drift)]
+    pairing = match_gold([c.call for c in judged], scenario, tools)
+    paired = {c.position: j for c, j in zip(judged, pairing, strict=True) if j != -1}
+    gold_tools = {a.tool for a in scenario.criteria.gold_actions}
+    if isinstance(scenario.metadata.get("bfcl"), dict):
+        gold_tools = set(_Expected(scenario, by_name).tools)
+    out = []
+    for traced in calls:
+        call = traced.call
+        drifted = under_drift(traced, drift)
+        problem = None if drifted else _invalid(call, by_name, spec.name, validators)
+        spec_of = by_name.get(call.name)
+        out.append(
+            CallCheck(
+                call_id=call.id,
+                step=traced.step,
+                tool=call.name,
+                write=bool(spec_of and spec_of.write),
+                valid=None if drifted else problem is None,
+                invalid_reason=None if problem is None else f"{problem[0]}: {problem[1]}",
+                targets_gold_tool=not drifted and call.name in gold_tools,
+                matched_gold=paired.get(traced.position),
+            )
+        )
+    return out
+
+
+class CallAccuracy(BaseModel):
+    """Single-call accuracy and validity over a set of sessions (definitions in the module)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sessions: int = 0
+    """Sessions whose calls were judged (infra errors and sessions without a scenario left out)."""
+    calls: int = 0
+    valid: int = 0
+    validity_judged: int = 0
+    call_validity_rate: float | None = None
+    drift_unjudged: int = 0
+    invalid_by_reason: dict[str, int] = Field(default_factory=dict)
+    gold_tool_calls: int = 0
+    matched_calls: int = 0
+    single_call_accuracy: float | None = None
+    gold_tool_write_calls: int = 0
+    matched_write_calls: int = 0
+    write_call_accuracy: float | None = None
+    gold_actions: int = 0
+    gold_actions_matched: int = 0
+    gold_recall: float | None = None
+    sessions_without_gold: int = 0
+    """Judged sessions whose scenario names no expected call (validity only)."""
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def call_accuracy(
+    sessions: Sequence[Session],
+    scenarios: Mapping[str, Scenario],
+    domain_for: Callable[[Scenario], DomainSpec],
+) -> CallAccuracy:
+    """Aggregate call metrics; sessions whose scenario is not in `scenarios` are left out."""
+    acc = CallAccuracy()
+    validators = _Validators()
+    reasons: Counter[str] = Counter()
+    for session in sessions:
+        scenario = scenarios.get(session.scenario_id)
+        if session.infra_error or scenario is None:
+            continue
+        checks = _check(session, scenario, domain_for(scenario), validators)
+        acc.sessions += 1
+        n_gold = len(_Expected(scenario, {}).tools) if scenario.metadata.get("bfcl") else None
+        gold = n_gold if n_gold is not None else len(scenario.criteria.gold_actions)
+        acc.gold_actions += gold
+        acc.sessions_without_gold += gold == 0
+        for check in checks:
+            acc.calls += 1
+            if check.valid is None:
+                acc.drift_unjudged += 1
+                continue
+            acc.validity_judged += 1
+            acc.valid += check.valid
+            if check.invalid_reason:
+                reasons[check.invalid_reason.split(":", 1)[0]] += 1
+            matched = check.matched_gold is not None
+            acc.gold_actions_matched += matched
+            if check.targets_gold_tool:
+                acc.gold_tool_calls += 1
+                acc.matched_calls += matched
+                if check.write:
+                    acc.gold_tool_write_calls += 1
+                    acc.matched_write_calls += matched
+    acc.invalid_by_reason = dict(sorted(reasons.items()))
+    acc.call_validity_rate = _ratio(acc.valid, acc.validity_judged)
+    acc.single_call_accuracy = _ratio(acc.matched_calls, acc.gold_tool_calls)
+    acc.write_call_accuracy = _ratio(acc.matched_write_calls, acc.gold_tool_write_calls)
+    acc.gold_recall = _ratio(acc.gold_actions_matched, acc.gold_actions)
+    return acc
