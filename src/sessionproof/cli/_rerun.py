@@ -1,0 +1,159 @@
+"""`sessionproof rerun`: replay real transcripts against a candidate model and compare."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..errors import ConfigError
+from ..importers import FORMATS
+from ..replay import RerunReport, TranscriptRerun, rerun
+from ..store import DEFAULT_STORE_PATH
+from ._app import app, err_console, out_console
+from ._progress import RunProgress
+
+RERUN_HELP = (
+    "Rerun real transcripts (tau2, tau-bench, OpenAI or Anthropic chat logs) against a "
+    "candidate model in the same domain, and compare completion with the originals.\n\n"
+    "User side: the transcript's own user messages, in order; or, when the file attaches a "
+    "task (tau2 and tau-bench files do), a user simulated by --user-model (default: the "
+    "candidate; oracle and python: agents get the task's instructions as one message).\n\n"
+    "Judged as the original was: tau2 reward, tau-bench reward, an attached scenario's "
+    "criteria; a chat log with only an `outcome` of success by reaching the original's end "
+    "state; with no criterion at all, only termination and behaviour are compared.\n\n"
+    "Paired difference: every rerun trial is paired with its transcript's original verdict "
+    "(pairs are transcript × trial); exact McNemar p on the discordant pairs and a bootstrap "
+    "95% interval of rerun − original. Sessions ending in infra_error are not judged."
+)
+
+_WHY_CHARS = 120
+"""The table cuts a reason here; `--json` and the stored sessions keep it whole."""
+
+
+def _mark(verdict: bool | None) -> str:
+    return "n/a" if verdict is None else ("pass" if verdict else "fail")
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.1%}"
+
+
+def _row(t: TranscriptRerun) -> list[str]:
+    reruns = " ".join(_mark(v) for v in t.rerun) or "-"
+    ends = ", ".join(dict.fromkeys(s.termination for s in t.rerun_shapes)) or "-"
+    why = t.why or ""
+    if len(why) > _WHY_CHARS:
+        why = why[: _WHY_CHARS - 1] + "…"
+    return [
+        escape(t.id),
+        escape(t.task),
+        t.judged_by,
+        _mark(t.original),
+        reruns,
+        f"{t.original_shape.termination} → {escape(ends)}",
+        escape(why),
+    ]
+
+
+def _print(report: RerunReport) -> None:
+    name = Path(report.source).name
+    table = Table(title=f"rerun {escape(name)} ({report.format}) with {escape(report.model)}")
+    for column in ("transcript", "task", "judged by", "original", "rerun", "termination"):
+        table.add_column(column, no_wrap=column != "termination", max_width=14)
+    table.add_column("why", ratio=1)
+    for t in report.transcripts:
+        table.add_row(*_row(t))
+    out_console.print(table)
+    overall = Table(title="overall")
+    overall.add_column("measure")
+    overall.add_column("value", justify="right")
+    overall.add_row("run", report.run_id)
+    overall.add_row("transcripts", str(len(report.transcripts)))
+    overall.add_row("trials", str(report.trials))
+    overall.add_row("original completion", _pct(report.original_accuracy))
+    overall.add_row("rerun completion", _pct(report.rerun_accuracy))
+    p = report.paired
+    if p is not None:
+        d = p.difference
+        overall.add_row("pairs (transcript × trial)", str(p.scenarios))
+        overall.add_row("paired Δ (rerun − original)", f"{d.estimate:+.1%}")
+        overall.add_row("95% CI (bootstrap)", f"{d.low:+.1%} … {d.high:+.1%}")
+        overall.add_row("only original / only rerun", f"{p.only_a} / {p.only_b}")
+        overall.add_row("McNemar p (exact)", f"{p.mcnemar_p:.3g}")
+        overall.add_row("unpaired", str(len(p.unpaired)))
+    else:
+        overall.add_row("paired Δ", escape(report.paired_note or "n/a"))
+    overall.add_row("records skipped", str(len(report.skipped)))
+    out_console.print(overall)
+    if report.store:
+        out_console.print(
+            f"stored in {escape(report.store)}; details: sessionproof show {report.run_id} "
+            f"--store {escape(report.store)}",
+            highlight=False,
+        )
+
+
+@app.command("rerun", help=RERUN_HELP)
+def rerun_command(
+    path: Annotated[Path, typer.Argument(help="Transcript file to rerun.")],
+    model: Annotated[str, typer.Option(help="Candidate model spec (as for `run`).")],
+    trials: Annotated[int, typer.Option(min=1, help="Reruns per transcript.")] = 1,
+    domain: Annotated[str | None, typer.Option(help="Domain to rerun in (overrides).")] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="auto | " + " | ".join(FORMATS) + ".")
+    ] = "auto",
+    user_model: Annotated[
+        str | None, typer.Option(help="Model for simulated users (default: the candidate).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N transcripts.")] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Sessions at once (default 1 for local, else 4).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed for sampling and the bootstrap.")] = 0,
+    max_steps: Annotated[int, typer.Option(min=1, help="Agent decisions per session.")] = 40,
+    judge: Annotated[str | None, typer.Option(help="Judge model for NL assertions.")] = None,
+    store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    if fmt != "auto" and fmt not in FORMATS:
+        raise ConfigError(f"--format must be auto or one of {', '.join(FORMATS)}, not {fmt!r}")
+    workers = concurrency or (1 if model.startswith("local") else 4)
+    try:
+        with RunProgress(err_console, "reruns") as progress:
+            report = rerun(
+                path,
+                model,
+                fmt=fmt,
+                domain=domain,
+                trials=trials,
+                user_model=user_model,
+                limit=limit,
+                concurrency=workers,
+                seed=seed,
+                store_path=store,
+                judge=judge,
+                max_steps=max_steps,
+                progress=progress,
+                argv=sys.argv[1:],
+            )
+    except KeyboardInterrupt:
+        err_console.print("interrupted; the sessions finished so far are stored")
+        raise typer.Exit(130) from None
+    for skipped in report.skipped:
+        err_console.print(
+            f"[yellow]skipped[/] {escape(skipped.record)}: {escape(skipped.why)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(report.summary(), option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.flush()
+    else:
+        _print(report)
+    raise typer.Exit(1 if report.skipped else 0)

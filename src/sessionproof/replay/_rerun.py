@@ -1,0 +1,251 @@
+"""`rerun`: replay real transcripts' user side against a candidate agent in the same domain,
+judge each rerun as the original was judged, store the reruns as a run, and compare."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from ..agents import Agent
+from ..engine import DEFAULT_MAX_STEPS, Progress, RunPlan, execute_run
+from ..errors import ConfigError
+from ..importers import import_file
+from ..records import EventKind, Session
+from ..scoring.tau2 import NLJudge, make_judge
+from ..store import RunManifest, Store, new_run_id
+from ._collect import accuracies, collect, paired
+from ._plan import RerunItem, import_problems, plan_reruns
+from ._report import RerunReport
+from ._suite import RerunSuite
+
+REFERENCE_AGENTS = ("oracle", "python:")
+"""Candidates that are not language models: with no `user_model`, a task's user states its
+instructions as one message instead of being simulated (as `sessionproof run` does)."""
+
+
+class _Sink:
+    """Tags each finished rerun with the transcript it reruns, drops the placeholder verdict
+    of a transcript with no criterion, and stores it (when a store is given)."""
+
+    def __init__(self, items: dict[str, RerunItem], store: Store | None, source: str) -> None:
+        self.items = items
+        self.store = store
+        self.source = source
+        self.sessions: list[Session] = []
+
+    def write_session(self, session: Session) -> None:
+        """Finish and persist one rerun session."""
+        item = self.items[session.scenario_id]
+        session.metadata = {
+            **session.metadata,
+            "rerun_of": item.transcript_id,
+            "task": item.transcript.session.scenario_id,
+            "source": self.source,
+            "judged_by": item.judged_by,
+        }
+        if item.judged_by == "none":
+            # Nothing says what success is: the session is stored unjudged, not as a failure.
+            session.outcome = None
+            session.events = [e for e in session.events if e.kind is not EventKind.verdict]
+        if self.store is not None:
+            self.store.write_session(session)
+        self.sessions.append(session)
+
+
+def _is_reference(agent: Agent) -> bool:
+    return agent.name.startswith(REFERENCE_AGENTS)
+
+
+async def _agents(
+    model: str | Agent, user_model: str | Agent | None, seed: int
+) -> tuple[Agent, Agent | None, list[Agent]]:
+    """(candidate, simulated user's model or None, the agents made here and to be closed)."""
+    from ..agents._spec import make_agent
+
+    made: list[Agent] = []
+    if isinstance(model, str):
+        candidate = make_agent(model, seed=seed)
+        made.append(candidate)
+    else:
+        candidate = model
+    user: Agent | None
+    if user_model is None:
+        user = None if _is_reference(candidate) else candidate
+    elif isinstance(user_model, str):
+        if isinstance(model, str) and user_model.strip() == model.strip():
+            user = candidate
+        else:
+            try:
+                user = make_agent(user_model, tool_mode="native", seed=seed)
+            except BaseException:
+                for agent in made:
+                    await agent.aclose()
+                raise
+            made.append(user)
+    else:
+        user = user_model
+    return candidate, user, made
+
+
+def _check(trials: int, limit: int | None, concurrency: int, max_steps: int) -> None:
+    if trials < 1:
+        raise ConfigError(f"trials must be at least 1, got {trials}")
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit must be at least 1, got {limit}")
+    if concurrency < 1:
+        raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
+    if max_steps < 1:
+        raise ConfigError(f"max_steps must be at least 1, got {max_steps}")
+
+
+async def arerun(
+    path: str | Path,
+    model: str | Agent,
+    *,
+    fmt: str = "auto",
+    domain: str | None = None,
+    trials: int = 1,
+    user_model: str | Agent | None = None,
+    limit: int | None = None,
+    concurrency: int = 4,
+    seed: int = 0,
+    store_path: str | Path | None = None,
+    judge: str | NLJudge | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    progress: Progress | None = None,
+    argv: list[str] | None = None,
+) -> RerunReport:
+    """Async form of `rerun`."""
+    _check(trials, limit, concurrency, max_steps)
+    source = Path(path)
+    run_id = new_run_id()
+    result = import_file(source, fmt, run_id=run_id, domain=domain)
+    nl_judge = make_judge(judge) if isinstance(judge, str) else judge
+    skipped, warnings = import_problems(result)
+    items, not_runnable = plan_reruns(result, domain=domain, judge=nl_judge, limit=limit)
+    skipped.extend(not_runnable)
+    candidate, user, made = await _agents(model, user_model, seed)
+    simulated = user is not None and any(not i.scenario.user.scripted for i in items)
+    by_id = {i.scenario.id: i for i in items}
+    suite = RerunSuite(
+        f"rerun:{source.name}",
+        [i.scenario for i in items],
+        {i.scenario.id: i.judged_by for i in items},
+        nl_judge,
+    )
+    plan = RunPlan(
+        run_id=run_id, trials=trials, seed=seed, concurrency=concurrency, max_steps=max_steps
+    )
+    user_name = user.name if simulated and user is not None else None
+    store: Store | None = None
+    sink = _Sink(by_id, None, str(source))
+    try:
+        if store_path is not None and items:
+            store = sink.store = Store.open(store_path)
+            store.create_run(
+                RunManifest(
+                    run_id=run_id,
+                    command="rerun",
+                    suite=str(source),
+                    suite_hash=suite.content_hash(),
+                    model=candidate.name,
+                    user_model=user_name,
+                    seed=seed,
+                    trials=trials,
+                    arms=["baseline"],
+                    max_steps=max_steps,
+                    limit=limit,
+                    concurrency=concurrency,
+                    options={
+                        "format": result.format,
+                        "domain": domain,
+                        "judge": nl_judge.name if nl_judge else None,
+                    },
+                    scenario_ids=[i.scenario.id for i in items],
+                    argv=argv or [],
+                )
+            )
+        if items:
+            try:
+                await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
+            except BaseException:
+                if store is not None:
+                    store.set_status(run_id, "interrupted")
+                raise
+            if store is not None:
+                store.set_status(run_id, "finished")
+    finally:
+        if store is not None:
+            store.close()
+        for agent in made:
+            await agent.aclose()
+    results = collect(items, sink.sessions)
+    original_accuracy, rerun_accuracy = accuracies(results)
+    comparison, note = paired(results, seed)
+    return RerunReport(
+        run_id=run_id,
+        source=str(source),
+        format=result.format,
+        model=candidate.name,
+        user_model=user_name,
+        trials=trials,
+        transcripts=results,
+        original_accuracy=original_accuracy,
+        rerun_accuracy=rerun_accuracy,
+        paired=comparison,
+        paired_note=note,
+        skipped=skipped,
+        warnings=warnings,
+        store=str(store_path) if store is not None else None,
+    )
+
+
+def rerun(
+    path: str | Path,
+    model: str | Agent,
+    *,
+    fmt: str = "auto",
+    domain: str | None = None,
+    trials: int = 1,
+    user_model: str | Agent | None = None,
+    limit: int | None = None,
+    concurrency: int = 4,
+    seed: int = 0,
+    store_path: str | Path | None = None,
+    judge: str | NLJudge | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    progress: Progress | None = None,
+    argv: list[str] | None = None,
+) -> RerunReport:
+    """Rerun every transcript of `path` against `model` (a `--model` spec or an `Agent`).
+
+    Each transcript's user side is replayed: its own user messages in order (a scripted
+    user) or, when the file attaches a task (tau2 and tau-bench files always do), a user
+    simulated by `user_model` (default: the candidate; for `oracle` and `python:` agents
+    with no user model, the task's instructions stated as one message). The rerun runs in
+    the transcript's domain (`domain` overrides) and is judged as the original was: tau2
+    reward, tau-bench reward, the generic verdict of an attached scenario, or, for a chat
+    log whose only verdict is its `outcome`, by reaching the successful original's end state.
+
+    Sessions are stored as a run (`command="rerun"`) when `store_path` is given. Records
+    that cannot be read or rerun are listed in `skipped`; the rest still run. Raises
+    `InputFileError` when the file cannot be read at all, `ConfigError` for bad options.
+    """
+    return asyncio.run(
+        arerun(
+            path,
+            model,
+            fmt=fmt,
+            domain=domain,
+            trials=trials,
+            user_model=user_model,
+            limit=limit,
+            concurrency=concurrency,
+            seed=seed,
+            store_path=store_path,
+            judge=judge,
+            max_steps=max_steps,
+            progress=progress,
+            argv=argv,
+        )
+    )

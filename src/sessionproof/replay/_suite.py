@@ -1,0 +1,60 @@
+"""The suite the engine runs for a rerun: one scenario per transcript, each judged by the
+evaluator its original was scored with."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..domains import Domain
+from ..records import CriterionResult, Outcome, Scenario, Session
+from ..scoring.tau2 import NLJudge, evaluate_tau2, judge_taubench
+from ..suites import Suite
+from ._report import JudgedBy
+
+
+def _unjudged(name: str, evidence: str) -> Outcome:
+    return Outcome(
+        success=False,
+        reward=0.0,
+        criteria=[CriterionResult(name=name, passed=None, evidence=evidence)],
+    )
+
+
+class RerunSuite(Suite):
+    """Transcripts as scenarios. tau2 and tau-bench tasks keep their own reward; a scenario
+    with criteria (or the reference state of a successful log) gets the generic verdict."""
+
+    def __init__(
+        self,
+        name: str,
+        scenarios: list[Scenario],
+        judged_by: Mapping[str, JudgedBy],
+        judge: NLJudge | None = None,
+    ) -> None:
+        super().__init__(name, scenarios)
+        self.judged_by = dict(judged_by)
+        """Scenario id → how its sessions are judged."""
+        self.judge = judge
+        """Judge for tau2 NL assertions; None reports them as not evaluated."""
+
+    def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
+        """The verdict of the scenario's own evaluator.
+
+        The engine adds its termination criterion, so the evaluators' own is left out. An
+        evaluator that raises yields a not-evaluated verdict for this session alone.
+        """
+        kind = self.judged_by.get(scenario.id, "criteria")
+        if kind == "none":
+            return _unjudged("criteria", "no criterion to judge by")
+        try:
+            if kind == "tau2":
+                outcome = evaluate_tau2(scenario, session, final_domain, self.judge)
+            elif kind == "tau-bench":
+                outcome = judge_taubench(scenario, session, final_domain).outcome
+            else:
+                outcome = super().evaluate(scenario, session, final_domain)
+        except Exception as exc:  # one task the evaluator cannot handle must not end the run
+            return _unjudged("evaluation", f"could not judge: {type(exc).__name__}: {exc}")
+        kept = [c for c in outcome.criteria if c.name != "termination"]
+        return outcome.model_copy(update={"criteria": kept})
