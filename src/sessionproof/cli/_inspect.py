@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.markup import escape
 
-from ..errors import StoreError
-from ..report import render_definitions, render_summary, render_table, render_transcript
-from ..scoring import summarize
-from ..store import DEFAULT_STORE_PATH, Store
+from ..domains import DomainSpec, get_domain
+from ..errors import SessionproofError, StoreError
+from ..importers import import_file
+from ..records import Scenario, Session
+from ..report import (
+    render_definitions,
+    render_metric_definitions,
+    render_metrics,
+    render_summary,
+    render_table,
+    render_transcript,
+)
+from ..scoring import ALL_METRIC_DEFINITIONS, run_metrics, summarize
+from ..store import DEFAULT_STORE_PATH, RunManifest, Store
+from ..suites import load_suite
 from ._app import app, out_console
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
@@ -57,10 +70,22 @@ def show(
     session: Annotated[str | None, typer.Option(help="Show one session's transcript.")] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
     as_json: JsonOpt = False,
+    metrics: Annotated[
+        bool,
+        typer.Option(
+            "--metrics",
+            help="Every metric with its definition: session accuracy (Wilson and bootstrap "
+            "CIs), pass^k and pass@k, flakiness, single-call accuracy and validity, error "
+            "recovery by class, survival by decision depth, first divergence, failure sources.",
+        ),
+    ] = False,
 ) -> None:
-    """A run's summary, or one session's transcript with `--session`."""
+    """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
     with _open(store) as db:
         manifest = db.get_run(run_id)
+        if metrics and not session:
+            _show_metrics(manifest, db.load_sessions(manifest.run_id), as_json)
+            return
         if session:
             found = db.load_sessions(manifest.run_id, session_id=session)
             if not found:
@@ -101,6 +126,90 @@ def show(
     cols = ["session", "arm", "verdict", "termination", "steps", "calls", "errors"]
     render_table(out_console, "sessions", cols, table_rows)
     render_definitions(out_console)
+
+
+_DomainFor = Callable[[Scenario], DomainSpec]
+
+
+def _by_domain_name(scenario: Scenario) -> DomainSpec:
+    return get_domain(scenario.domain)
+
+
+def _scenarios_for(
+    manifest: RunManifest, sessions: Sequence[Session]
+) -> tuple[dict[str, Scenario], _DomainFor, str]:
+    """The scenarios a stored run's sessions ran (or were graded) against, how to get their
+    domains, and where they came from (or why there are none)."""
+    embedded: dict[str, Scenario] = {}
+    for s in sessions:
+        raw = s.metadata.get("scenario")
+        if isinstance(raw, dict):
+            try:
+                embedded[s.scenario_id] = Scenario.model_validate(raw)
+            except ValidationError:
+                continue
+    if embedded:
+        return embedded, _by_domain_name, "embedded in the stored sessions"
+    if manifest.command in ("score", "import"):
+        # Imported sessions keep their source file's path; the scenarios live in that file.
+        path = Path(manifest.suite)
+        if not path.is_file():
+            return {}, _by_domain_name, f"the transcript file {path} is no longer there"
+        fmt = str(manifest.options.get("format") or "auto")
+        domain = manifest.options.get("domain")
+        try:
+            result = import_file(
+                path,
+                fmt,
+                run_id=manifest.run_id,
+                domain=domain if isinstance(domain, str) else None,
+            )
+        except SessionproofError as exc:
+            return {}, _by_domain_name, f"re-reading {path} failed: {exc}"
+        found = {i.scenario.id: i.scenario for i in result.sessions if i.scenario is not None}
+        return found, _by_domain_name, f"re-read from {path}"
+    try:
+        suite = load_suite(manifest.suite).limited(manifest.limit)
+    except SessionproofError as exc:
+        return {}, _by_domain_name, f"suite {manifest.suite!r} cannot be loaded: {exc}"
+    note = f"suite {manifest.suite}"
+    if manifest.suite_hash and suite.content_hash() != manifest.suite_hash:
+        note += " (changed since the run: metrics use its current scenarios)"
+    return {s.id: s for s in suite.scenarios}, suite.domain_for, note
+
+
+def _show_metrics(manifest: RunManifest, sessions: list[Session], as_json: bool) -> None:
+    scenarios, domain_for, source = _scenarios_for(manifest, sessions)
+    arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
+    arms += sorted({s.arm for s in sessions} - set(arms))
+    reports = {
+        arm: run_metrics([s for s in sessions if s.arm == arm], scenarios, domain_for)
+        for arm in arms
+    }
+    if as_json:
+        payload = {
+            "run_id": manifest.run_id,
+            "command": manifest.command,
+            "suite": manifest.suite,
+            "model": manifest.model,
+            "scenarios": {"source": source, "available": len(scenarios)},
+            "arms": {
+                arm: report.model_dump(mode="json", exclude={"definitions"})
+                for arm, report in reports.items()
+            },
+            "definitions": ALL_METRIC_DEFINITIONS,
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    out_console.print(
+        f"[bold]{manifest.run_id}[/] {escape(manifest.command)} suite={escape(manifest.suite)} "
+        f"model={escape(manifest.model)} sessions={len(sessions)}",
+        highlight=False,
+    )
+    out_console.print(f"scenarios: {escape(source)} ({len(scenarios)} found)", highlight=False)
+    for arm, report in reports.items():
+        render_metrics(out_console, report, f"arm {arm}", definitions=False)
+    render_metric_definitions(out_console, ALL_METRIC_DEFINITIONS)
 
 
 @app.command("export")

@@ -1,5 +1,14 @@
 """Reports: terminal (rich), JSON, and later HTML."""
 
+from ._metrics import render_metric_definitions, render_metrics, sparkline
 from ._terminal import render_definitions, render_summary, render_table, render_transcript
 
-__all__ = ["render_definitions", "render_summary", "render_table", "render_transcript"]
+__all__ = [
+    "render_definitions",
+    "render_metric_definitions",
+    "render_metrics",
+    "render_summary",
+    "render_table",
+    "render_transcript",
+    "sparkline",
+]

@@ -22,10 +22,12 @@ scenario's domain:
   sees them), so a transfer, like any stop, is judged by what is left undone.
 - the **stop** (or the end of a cut-off session) is correct when no gold write is pending (or
   the state already equals the full gold replay). Otherwise `missing_call` — the session ended,
-  however, with a gold write never made — or `unrecovered_tool_error`, placed at the failed
-  call, when a call to a pending gold write's tool failed and no later call of that tool
-  succeeded. When the agent ended the session itself (`agent_stop` or a transfer) while a
-  scripted user still had turns to send, nothing pending, it is a `premature_stop`.
+  however, with a gold write never made. When a call to a pending gold write's tool failed and
+  no later call of that tool succeeded, the divergence is placed at that failed call instead:
+  `unrecovered_tool_error` when it was the gold call itself (same arguments), `wrong_argument`
+  when the tool refused arguments the gold does not have. When the agent ended the session
+  itself (`agent_stop` or a transfer) while a scripted user still had turns to send, nothing
+  pending, it is a `premature_stop`.
 - a session judged a failure whose decisions all passed is charged to the earliest unrecovered
   failed call (`unrecovered_tool_error`) if there is one; otherwise it failed *on path* (a fact
   not stated, a limit hit while on path) and has no divergence class.
@@ -66,7 +68,8 @@ SURVIVAL_DEFINITIONS: dict[str, str] = {
     "prefix), missing_call (the session ended, by a stop, a transfer, the user or a limit, with "
     "a gold write never made), premature_stop (the agent ended the session while a scripted "
     "user still had turns to send), unrecovered_tool_error (a failed call never followed by a "
-    "success of the same tool). on_path_failure: failed without a divergence (a fact not "
+    "success of the same tool; a refused call with non-gold arguments is a wrong_argument). "
+    "on_path_failure: failed without a divergence (a fact not "
     "stated, a limit hit on path). Transfers change no state and are judged as stops.",
     "success_by_need": "session success rate grouped by how many gold writes (and gold actions) "
     "the scenario needs, with 95% Wilson intervals: the same agent, more decisions to get right.",
@@ -301,6 +304,25 @@ class _Walk:
             return DivergenceClass.extra_write
         return DivergenceClass.wrong_argument if same_tool else DivergenceClass.wrong_tool
 
+    def _unrecovered(
+        self, failed: _Decision, traced: TracedCall, pending: list[int]
+    ) -> FirstDivergence:
+        result = traced.result
+        cls = result.error_class.value if result and result.error_class else "no result"
+        args = traced.call.arguments
+        right = args is not None and any(
+            self.gold[i].tool == traced.call.name and self._exact(i, args) for i in pending
+        )
+        if right:
+            # The very call the gold needs failed, and the agent never got it through.
+            detail = f"the gold call failed ({cls}) and no later call of it succeeded"
+            kind = DivergenceClass.unrecovered_tool_error
+        else:
+            # The tool refused a call the gold does not make; it was never made right.
+            detail = f"arguments no pending gold write has; the tool refused ({cls})"
+            kind = DivergenceClass.wrong_argument
+        return self._diverge(failed, kind, f"{detail}; pending: {self._names(pending)}")
+
     def _end(self, stop: _Decision | None, transfer: bool) -> FirstDivergence | None:
         pending = self.pending()
         if pending and self.state == self.states.hash(self.states.all):
@@ -308,19 +330,9 @@ class _Walk:
         if pending:
             tools = {self.gold[i].tool for i in pending}
             for failed in self.failures:
-                if (
-                    failed.traced
-                    and failed.traced.call.name in tools
-                    and not self._recovered(failed)
-                ):
-                    result = failed.traced.result
-                    cls = result.error_class.value if result and result.error_class else "none"
-                    detail = f"failed ({cls}) and never succeeded later; pending: "
-                    return self._diverge(
-                        failed,
-                        DivergenceClass.unrecovered_tool_error,
-                        detail + self._names(pending),
-                    )
+                traced = failed.traced
+                if traced and traced.call.name in tools and not self._recovered(failed):
+                    return self._unrecovered(failed, traced, pending)
             how = "transferred" if transfer else ("stopped" if stop else "was cut off")
             return self._diverge(
                 stop,
