@@ -11,7 +11,7 @@ from ..engine import DEFAULT_MAX_STEPS, Progress, RunPlan, execute_run
 from ..errors import ConfigError
 from ..importers import import_file
 from ..records import EventKind, Session
-from ..scoring.tau2 import NLJudge, make_judge
+from ..scoring.tau2 import AgentJudge, NLJudge, make_judge
 from ..store import RunManifest, Store, new_run_id
 from ._collect import accuracies, collect, paired
 from ._plan import RerunItem, import_problems, plan_reruns
@@ -120,63 +120,47 @@ async def arerun(
     source = Path(path)
     run_id = new_run_id()
     result = import_file(source, fmt, run_id=run_id, domain=domain)
-    nl_judge = make_judge(judge) if isinstance(judge, str) else judge
     skipped, warnings = import_problems(result)
-    items, not_runnable = plan_reruns(result, domain=domain, judge=nl_judge, limit=limit)
-    skipped.extend(not_runnable)
     candidate, user, made = await _agents(model, user_model, seed)
-    simulated = user is not None and any(not i.scenario.user.scripted for i in items)
-    by_id = {i.scenario.id: i for i in items}
-    suite = RerunSuite(
-        f"rerun:{source.name}",
-        [i.scenario for i in items],
-        {i.scenario.id: i.judged_by for i in items},
-        nl_judge,
-    )
-    plan = RunPlan(
-        run_id=run_id, trials=trials, seed=seed, concurrency=concurrency, max_steps=max_steps
-    )
-    user_name = user.name if simulated and user is not None else None
-    store: Store | None = None
-    sink = _Sink(by_id, None, str(source))
     try:
-        if store_path is not None and items:
-            store = sink.store = Store.open(store_path)
-            store.create_run(
-                RunManifest(
-                    run_id=run_id,
-                    command="rerun",
-                    suite=str(source),
-                    suite_hash=suite.content_hash(),
-                    model=candidate.name,
-                    user_model=user_name,
-                    seed=seed,
-                    trials=trials,
-                    arms=["baseline"],
-                    max_steps=max_steps,
-                    limit=limit,
-                    concurrency=concurrency,
-                    options={
-                        "format": result.format,
-                        "domain": domain,
-                        "judge": nl_judge.name if nl_judge else None,
-                    },
-                    scenario_ids=[i.scenario.id for i in items],
-                    argv=argv or [],
-                )
-            )
+        nl_judge = make_judge(judge) if isinstance(judge, str) else judge
+        if isinstance(judge, str) and isinstance(nl_judge, AgentJudge):
+            made.append(nl_judge.agent)  # made here from a spec: ours to close
+        items, not_runnable = plan_reruns(result, domain=domain, judge=nl_judge, limit=limit)
+        skipped.extend(not_runnable)
+        simulated = user is not None and any(not i.scenario.user.scripted for i in items)
+        user_name = user.name if simulated and user is not None else None
+        suite = RerunSuite(
+            f"rerun:{source.name}",
+            [i.scenario for i in items],
+            {i.scenario.id: i.judged_by for i in items},
+            nl_judge,
+        )
+        manifest = RunManifest(
+            run_id=run_id,
+            command="rerun",
+            suite=str(source),
+            suite_hash=suite.content_hash(),
+            model=candidate.name,
+            user_model=user_name,
+            seed=seed,
+            trials=trials,
+            arms=["baseline"],
+            max_steps=max_steps,
+            limit=limit,
+            concurrency=concurrency,
+            options={
+                "format": result.format,
+                "domain": domain,
+                "judge": nl_judge.name if nl_judge else None,
+            },
+            scenario_ids=[i.scenario.id for i in items],
+            argv=argv or [],
+        )
+        sink = _Sink({i.scenario.id: i for i in items}, None, str(source))
         if items:
-            try:
-                await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
-            except BaseException:
-                if store is not None:
-                    store.set_status(run_id, "interrupted")
-                raise
-            if store is not None:
-                store.set_status(run_id, "finished")
+            await _execute(suite, candidate, user, manifest, sink, store_path, progress)
     finally:
-        if store is not None:
-            store.close()
         for agent in made:
             await agent.aclose()
     results = collect(items, sink.sessions)
@@ -196,8 +180,39 @@ async def arerun(
         paired_note=note,
         skipped=skipped,
         warnings=warnings,
-        store=str(store_path) if store is not None else None,
+        store=str(store_path) if store_path is not None and items else None,
     )
+
+
+async def _execute(
+    suite: RerunSuite,
+    candidate: Agent,
+    user: Agent | None,
+    manifest: RunManifest,
+    sink: _Sink,
+    store_path: str | Path | None,
+    progress: Progress | None,
+) -> None:
+    """Run every rerun session into `sink`, inside a stored run when `store_path` is set."""
+    plan = RunPlan(
+        run_id=manifest.run_id,
+        trials=manifest.trials,
+        seed=manifest.seed,
+        concurrency=manifest.concurrency,
+        max_steps=manifest.max_steps or DEFAULT_MAX_STEPS,
+    )
+    if store_path is None:
+        await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
+        return
+    with Store.open(store_path) as store:
+        store.create_run(manifest)
+        sink.store = store
+        try:
+            await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
+        except BaseException:
+            store.set_status(manifest.run_id, "interrupted")
+            raise
+        store.set_status(manifest.run_id, "finished")
 
 
 def rerun(
