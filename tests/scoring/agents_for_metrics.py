@@ -100,10 +100,12 @@ async def play(
     hooks: SessionHooks | None = None,
     session_id: str | None = None,
     max_steps: int = 40,
+    suite: Suite | None = None,
 ) -> Session:
     """One judged session of `scenario` through the engine (scripted user by default).
 
-    `agent` is an Agent, or a list of messages for a `ScriptedAgent`.
+    `agent` is an Agent, or a list of messages for a `ScriptedAgent`; `suite` decides the
+    domain and the verdict (default: a plain suite holding only `scenario`).
     """
     if isinstance(agent, list):
         agent = ScriptedAgent(agent)
@@ -116,6 +118,5 @@ async def play(
         max_steps=max_steps,
     )
     turns = scenario.user.turns or [scenario.user.instructions or ""]
-    return await run_session(
-        plan, Suite("metrics-tests", [scenario]), agent, user or ScriptedUser(turns)
-    )
+    suite = suite or Suite("metrics-tests", [scenario])
+    return await run_session(plan, suite, agent, user or ScriptedUser(turns))
