@@ -7,7 +7,7 @@ import itertools
 from pathlib import Path
 
 import pytest
-from agents_for_metrics import calls, demo, play, say
+from agents_for_metrics import Outage, calls, demo, play, say
 
 from sessionproof.agents import OracleAgent
 from sessionproof.domains import get_domain
@@ -131,6 +131,20 @@ async def test_gold_call_failing_unrecovered_is_a_tool_error() -> None:
     item = session_survival(session, scenario, DEMO)
     d = divergence(item)
     assert (d.kind, d.index, d.tool) == (DivergenceClass.unrecovered_tool_error, 1, "cancel_order")
+
+
+async def test_backend_failure_is_not_replayed_as_done() -> None:
+    # A natural 503 means the request never ran: replaying the recorded call would "succeed".
+    scenario = demo("cancel-pending-by-mistake")
+    session = await play(scenario, OracleAgent(), hooks=Outage("cancel_order"))
+    item = session_survival(session, scenario, DEMO)
+    d = divergence(item)
+    assert (d.kind, d.index, item.gold_writes_done) == (
+        DivergenceClass.unrecovered_tool_error,
+        1,
+        0,
+    )
+    assert "server_error" in d.detail
 
 
 async def test_refused_non_gold_call_is_a_wrong_argument() -> None:

@@ -33,7 +33,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..domains import DomainSpec, ToolSpec
-from ..records import EventKind, Scenario, Session, ToolCall, ToolResult
+from ..records import ErrorClass, EventKind, Scenario, Session, ToolCall, ToolResult
 from .bfcl import BfclQuestion, CallRule, compile_question, maximum_matching
 from .bfcl._data import UnjudgeableQuestion
 
@@ -67,8 +67,12 @@ class TracedCall:
     result: ToolResult | None
     """The final result the agent saw (None when the session ended before it came)."""
     executions: int
-    """Times the call reached the domain: once when its final result is not an injected fault,
-    plus once per injected fault that committed (the write landed, the agent saw an error)."""
+    """Times the call took effect in the domain: once per injected fault that committed (the
+    write landed, the agent saw an error), plus once when the final result came from the
+    domain itself. It did not when the result is an injected fault, the guard never sent the
+    call (repair hints, an open breaker), or a backend failure (a natural timeout,
+    server_error, unavailable or rate_limited: the domain's own logic raises none of them, so
+    the request is taken not to have run)."""
     injected_attempts: int
     """Injected faults met by this call, retries included."""
 
@@ -78,26 +82,45 @@ class TracedCall:
         return self.result is None or not self.result.ok
 
 
+_BACKEND_FAILURES = frozenset(
+    {ErrorClass.timeout, ErrorClass.server_error, ErrorClass.unavailable, ErrorClass.rate_limited}
+)
+_NOT_SENT = frozenset({"repair", "breaker_open"})
+"""Guard decisions after which the call's final answer is the guard's own."""
+
+
+def _reached_domain(result: ToolResult | None, guard_refused: bool) -> bool:
+    if result is None or result.injected:
+        return False
+    if result.ok:
+        return True
+    return not guard_refused and result.error_class not in _BACKEND_FAILURES
+
+
 def traced_calls(session: Session) -> list[TracedCall]:
     """The session's tool calls in order, each joined with its final result."""
     results: dict[str, ToolResult] = {}
     committed: Counter[str] = Counter()
     injected: Counter[str] = Counter()
+    refused: set[str] = set()
     for event in session.events:
+        payload = event.payload
         if event.kind is EventKind.tool_result:
-            answer = ToolResult.model_validate(event.payload)
+            answer = ToolResult.model_validate(payload)
             results[answer.call_id] = answer
         elif event.kind is EventKind.fault_injected:
-            call_id = str(event.payload.get("call_id"))
+            call_id = str(payload.get("call_id"))
             injected[call_id] += 1
-            committed[call_id] += bool(event.payload.get("committed"))
+            committed[call_id] += bool(payload.get("committed"))
+        elif event.kind is EventKind.guard_decision and payload.get("decision") in _NOT_SENT:
+            refused.add(str(payload.get("call_id")))
     out: list[TracedCall] = []
     for event in session.events:
         if event.kind is not EventKind.tool_call:
             continue
         call = ToolCall.model_validate(event.payload)
         result = results.get(call.id)
-        ran = committed[call.id] + int(result is not None and not result.injected)
+        ran = committed[call.id] + _reached_domain(result, call.id in refused)
         out.append(
             TracedCall(
                 position=len(out),
