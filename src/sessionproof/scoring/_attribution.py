@@ -40,8 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..faults import ErrorAction, semantics
 from ..records import ErrorClass, EventKind, Scenario, Session, TerminationReason
-from ._calls import traced_calls
 from ._survival import DivergenceClass, SessionSurvival
+from ._trace import traced_calls
 
 ATTRIBUTION_DEFINITIONS: dict[str, str] = {
     "failure_source": "each failed session (and each infra_error session) attributed, first "

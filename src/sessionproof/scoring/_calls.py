@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -33,7 +32,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..domains import DomainSpec, ToolSpec
-from ..records import ErrorClass, EventKind, Scenario, Session, ToolCall, ToolResult
+from ..records import Scenario, Session, ToolCall
+from ._trace import drifted_tools, traced_calls, under_drift
 from .bfcl import BfclQuestion, CallRule, compile_question, maximum_matching
 from .bfcl._data import UnjudgeableQuestion
 
@@ -50,106 +50,6 @@ CALL_DEFINITIONS: dict[str, str] = {
     "as a JSON object and satisfy the tool's JSON Schema. Calls to a tool the agent saw drifted "
     "are counted apart (drift_unjudged). Infra-error sessions are left out of every call metric.",
 }
-
-
-# -- the calls of one session -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TracedCall:
-    """One tool call of a session with its result and how often the domain ran it."""
-
-    position: int
-    """Index of the call among the session's tool calls."""
-    step: int
-    turn: int
-    call: ToolCall
-    result: ToolResult | None
-    """The final result the agent saw (None when the session ended before it came)."""
-    executions: int
-    """Times the call took effect in the domain: once per injected fault that committed (the
-    write landed, the agent saw an error), plus once when the final result came from the
-    domain itself. It did not when the result is an injected fault, the guard never sent the
-    call (repair hints, an open breaker), or a backend failure (a natural timeout,
-    server_error, unavailable or rate_limited: the domain's own logic raises none of them, so
-    the request is taken not to have run)."""
-    injected_attempts: int
-    """Injected faults met by this call, retries included."""
-
-    @property
-    def failed(self) -> bool:
-        """True when the agent saw an error (or no result at all)."""
-        return self.result is None or not self.result.ok
-
-
-_BACKEND_FAILURES = frozenset(
-    {ErrorClass.timeout, ErrorClass.server_error, ErrorClass.unavailable, ErrorClass.rate_limited}
-)
-_NOT_SENT = frozenset({"repair", "breaker_open"})
-"""Guard decisions after which the call's final answer is the guard's own."""
-
-
-def _reached_domain(result: ToolResult | None, guard_refused: bool) -> bool:
-    if result is None or result.injected:
-        return False
-    if result.ok:
-        return True
-    return not guard_refused and result.error_class not in _BACKEND_FAILURES
-
-
-def traced_calls(session: Session) -> list[TracedCall]:
-    """The session's tool calls in order, each joined with its final result."""
-    results: dict[str, ToolResult] = {}
-    committed: Counter[str] = Counter()
-    injected: Counter[str] = Counter()
-    refused: set[str] = set()
-    for event in session.events:
-        payload = event.payload
-        if event.kind is EventKind.tool_result:
-            answer = ToolResult.model_validate(payload)
-            results[answer.call_id] = answer
-        elif event.kind is EventKind.fault_injected:
-            call_id = str(payload.get("call_id"))
-            injected[call_id] += 1
-            committed[call_id] += bool(payload.get("committed"))
-        elif event.kind is EventKind.guard_decision and payload.get("decision") in _NOT_SENT:
-            refused.add(str(payload.get("call_id")))
-    out: list[TracedCall] = []
-    for event in session.events:
-        if event.kind is not EventKind.tool_call:
-            continue
-        call = ToolCall.model_validate(event.payload)
-        result = results.get(call.id)
-        ran = committed[call.id] + _reached_domain(result, call.id in refused)
-        out.append(
-            TracedCall(
-                position=len(out),
-                step=event.step,
-                turn=event.turn,
-                call=call,
-                result=result,
-                executions=ran,
-                injected_attempts=injected[call.id],
-            )
-        )
-    return out
-
-
-def drifted_tools(session: Session) -> tuple[int, frozenset[str]] | None:
-    """(first 0-based turn of the drift, tool names involved) when a drift was applied."""
-    for event in session.of_kind(EventKind.drift_applied):
-        payload = event.payload
-        if not payload.get("applied"):
-            continue
-        names = {str(payload[k]) for k in ("tool", "new_tool") if payload.get(k)}
-        turn = payload.get("turn")
-        return (int(turn) if isinstance(turn, int) else event.turn), frozenset(names)
-    return None
-
-
-def under_drift(traced: TracedCall, drift: tuple[int, frozenset[str]] | None) -> bool:
-    """True when the agent made this call against a drifted schema."""
-    return drift is not None and traced.turn >= drift[0] and traced.call.name in drift[1]
 
 
 # -- validity -----------------------------------------------------------------------------------

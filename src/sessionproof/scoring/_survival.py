@@ -9,7 +9,8 @@ scenario's domain:
 
 - a **write** (a tool the domain marks `write`) is run, as recorded, on the session's own replay
   of its writes (a failed write is run too: it may have changed something before failing; an
-  injected fault that did not commit is not). It is *correct* when the state after it equals
+  injected fault that did not commit, a backend failure or a call the guard never sent is not:
+  `TracedCall.executions`). It is *correct* when the state after it equals
   the state of replaying, in gold order, the gold writes used so far plus one pending gold write
   of the same tool, which it then uses up. Comparing states, not arguments, accepts any
   argument spelling with the same effect and independent writes done in another order. A write
@@ -43,16 +44,17 @@ recorded arguments are not what the domain ran) are left out and listed with the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ..domains import Domain, DomainSpec
+from ..domains import DomainSpec
 from ..records import EventKind, Scenario, Session, TerminationReason
-from ._calls import TracedCall, comparable_args, drifted_tools, same_value, traced_calls
+from ._calls import comparable_args, same_value
+from ._trace import GoldStates, TracedCall, apply_quietly, drifted_tools, traced_calls
 from ._verdict import _matches as forbidden_match
 
 SURVIVAL_DEFINITIONS: dict[str, str] = {
@@ -142,33 +144,6 @@ class _Decision:
     """None for the stop."""
 
 
-def _apply(domain: Domain[Any], name: str, args: dict[str, Any]) -> None:
-    try:
-        domain.call(name, dict(args))
-    except Exception:
-        # A failed call is part of the recording; only its effect on the state matters here.
-        return
-
-
-class _GoldStates:
-    """State hashes of replaying subsets of the gold writes, in gold order (cached)."""
-
-    def __init__(self, spec: DomainSpec, scenario: Scenario, writes: Sequence[int]) -> None:
-        self._spec = spec
-        self._actions = scenario.criteria.gold_actions
-        self._cache: dict[frozenset[int], str] = {}
-        self.all = frozenset(writes)
-
-    def hash(self, used: frozenset[int]) -> str:
-        found = self._cache.get(used)
-        if found is None:
-            domain = self._spec.create()
-            for i in sorted(used):
-                _apply(domain, self._actions[i].tool, self._actions[i].args)
-            found = self._cache[used] = domain.state_hash()
-        return found
-
-
 class _Walk:
     """Judges one session's decisions in order (the rules are in the module docstring)."""
 
@@ -186,7 +161,7 @@ class _Walk:
             for i, a in enumerate(gold)
             if a.tool not in self.transfers and a.tool in tools and tools[a.tool].write
         ]
-        self.states = _GoldStates(spec, scenario, self.gold_writes)
+        self.states = GoldStates(spec, scenario, self.gold_writes)
         self.used: frozenset[int] = frozenset()
         self.state = self.domain.state_hash()
         self.calls = traced_calls(session)
@@ -264,7 +239,7 @@ class _Walk:
         after = self.state
         if traced.executions and args is not None:
             for _ in range(traced.executions):
-                _apply(self.domain, name, args)
+                apply_quietly(self.domain, name, args)
             after = self.domain.state_hash()
         same_tool = [i for i in self.pending() if self.gold[i].tool == name]
         exact = {i for i in same_tool if args is not None and self._exact(i, args)}
