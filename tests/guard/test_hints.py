@@ -129,7 +129,7 @@ async def test_guard_answers_with_hints_instead_of_calling() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "words"),
-    [("{bad json", "invalid JSON"), ("[1, 2]", "a JSON list, not an object"), ("7", "int")],
+    [("{bad json", "invalid JSON"), ("[1, 2]", "got an array"), ("7", "got a number")],
 )
 async def test_unparsable_arguments_get_a_hint(raw: str, words: str) -> None:
     guard = Guard(clock=VirtualClock())

@@ -3,8 +3,10 @@
 from ._oracle import STOP_TOKEN, OracleAgent
 from ._protocol import Agent, AgentRequest, AgentResponse, OutputIssue
 from ._scripted import ScriptedAgent
+from ._spec import ACCEPTED, make_agent
 
 __all__ = [
+    "ACCEPTED",
     "STOP_TOKEN",
     "Agent",
     "AgentRequest",
@@ -12,4 +14,5 @@ __all__ = [
     "OracleAgent",
     "OutputIssue",
     "ScriptedAgent",
+    "make_agent",
 ]

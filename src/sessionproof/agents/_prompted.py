@@ -100,13 +100,42 @@ def message_chars_for(max_tokens: int | None) -> int:
     return max(32, min(MAX_MESSAGE_CHARS, max_tokens * 2))
 
 
+def _type_text(schema: dict[str, Any]) -> str:
+    if "enum" in schema:
+        return " | ".join(json.dumps(v) for v in schema["enum"])
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        return " | ".join(_type_text(o) for o in options if o.get("type") != "null") or "any"
+    kind = schema.get("type", "any")
+    if kind == "array":
+        return f"list of {_type_text(schema.get('items') or {})}"
+    return str(kind) if not isinstance(kind, list) else " | ".join(map(str, kind))
+
+
+def tool_text(spec: ToolSpec) -> str:
+    """One tool as a compact signature with its parameters described.
+
+    Small local models pay for every prompt token on every step (no prompt cache in
+    reproducible runs), so the prose form is about half the size of the raw JSON Schema; the
+    reply grammar still enforces the exact schema.
+    """
+    props: dict[str, Any] = spec.parameters.get("properties", {})
+    required = set(spec.parameters.get("required", []))
+    sig = ", ".join(
+        f"{name}{'' if name in required else '?'}: {_type_text(schema)}"
+        for name, schema in props.items()
+    )
+    summary = spec.description.strip().split("\n\n")[0].replace("\n", " ")
+    lines = [f"- {spec.name}({sig}){' [changes data]' if spec.write else ''}: {summary}"]
+    for name, schema in props.items():
+        if schema.get("description"):
+            lines.append(f"    {name}: {' '.join(str(schema['description']).split())}")
+    return "\n".join(lines)
+
+
 def system_text(base: str | None, tools: list[ToolSpec]) -> str:
     """The system prompt: the conversation's own system text, then the tools and the format."""
-    lines = [_FORMAT]
-    for spec in tools:
-        params = json.dumps(spec.parameters, ensure_ascii=False, separators=(",", ":"))
-        lines.append(f"- {spec.name}: {spec.description.strip()}\n  arguments schema: {params}")
-    tool_part = "\n".join(lines)
+    tool_part = "\n".join([_FORMAT, *(tool_text(spec) for spec in tools)])
     return f"{base.strip()}\n\n{tool_part}" if base and base.strip() else tool_part
 
 

@@ -3,7 +3,6 @@ guard plug in (as wrappers around the base executor)."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -122,18 +121,3 @@ async def execute_on_domain(call: ToolCall, ctx: CallContext) -> ToolResult:
     return ToolResult(
         call_id=call.id, name=call.name, output=output, latency_s=time.perf_counter() - start
     )
-
-
-def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[dict[str, Any] | None, str | None]:
-    """Parse a model's raw argument text into a dict, or say why it cannot be."""
-    if raw is None or raw == "":
-        return {}, None
-    if isinstance(raw, dict):
-        return raw, None
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON ({exc.msg} at position {exc.pos})"
-    if not isinstance(value, dict):
-        return None, f"expected a JSON object, got {type(value).__name__}"
-    return value, None

@@ -21,7 +21,7 @@ In the harness, `guard_boundary` wraps a tool boundary the same way (sessionproo
 """
 
 from ._breaker import BreakerState, CircuitBreaker
-from ._calls import parse_arguments, unknown_tool_hint, unknown_tool_text
+from ._calls import unknown_tool_hint, unknown_tool_text
 from ._clock import Clock, SystemClock, VirtualClock
 from ._core import Guard, GuardedTool, ToolFn
 from ._harness import SpecSource, guard_boundary
@@ -48,7 +48,6 @@ __all__ = [
     "guard_boundary",
     "hints_for",
     "json_type",
-    "parse_arguments",
     "unknown_tool_hint",
     "unknown_tool_text",
 ]

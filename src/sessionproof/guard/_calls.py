@@ -38,21 +38,6 @@ def _as_data(value: Any) -> Any:
     return value
 
 
-def parse_arguments(arguments: Mapping[str, Any] | str | None) -> tuple[dict[str, Any] | None, str]:
-    """A model's arguments (an object, JSON text or nothing) as a dict, or why not."""
-    if arguments is None or arguments == "":
-        return {}, ""
-    if isinstance(arguments, Mapping):
-        return dict(arguments), ""
-    try:
-        value = json.loads(arguments)
-    except ValueError as exc:
-        return None, f"invalid JSON: {exc}"
-    if not isinstance(value, dict):
-        return None, f"a JSON {type(value).__name__}, not an object"
-    return value, ""
-
-
 def unknown_tool_hint(name: str, known: list[str]) -> RepairHint:
     """The hint for a call to a tool that does not exist."""
     close = difflib.get_close_matches(name, known, n=1)

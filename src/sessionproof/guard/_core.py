@@ -11,12 +11,11 @@ from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception
 from tenacity.wait import wait_exponential
 
 from ..errors import ConfigError
-from ..records import ErrorClass
+from ..records import ErrorClass, parse_arguments
 from ._breaker import CircuitBreaker
 from ._calls import (
     attempt_from_exception,
     attempt_from_value,
-    parse_arguments,
     unknown_tool_hint,
     unknown_tool_text,
 )
@@ -254,8 +253,9 @@ class GuardedTool:
     ) -> GuardRun:
         if arguments is None and kwargs:
             arguments = kwargs
-        args, why = parse_arguments(arguments)
-        return GuardRun(self.guard, self.policy, call_id, args, why)
+        raw = dict(arguments) if isinstance(arguments, Mapping) else arguments
+        args, why = parse_arguments(raw)
+        return GuardRun(self.guard, self.policy, call_id, args, why or "")
 
     async def __call__(
         self,

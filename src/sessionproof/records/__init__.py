@@ -1,5 +1,6 @@
 """The typed vocabulary every part of sessionproof speaks. Depends on nothing of ours."""
 
+from ._arguments import MAX_ARGUMENT_CHARS, parse_arguments
 from ._errors import ErrorClass, TerminationReason
 from ._events import Event, EventKind
 from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
@@ -7,6 +8,7 @@ from ._scenario import Action, Criteria, ForbiddenAction, Scenario, UserSpec
 from ._session import CriterionResult, Outcome, Session
 
 __all__ = [
+    "MAX_ARGUMENT_CHARS",
     "Action",
     "Criteria",
     "CriterionResult",
@@ -25,4 +27,5 @@ __all__ = [
     "ToolResult",
     "Usage",
     "UserSpec",
+    "parse_arguments",
 ]
