@@ -192,6 +192,11 @@ class _Expected:
         return same_value(got, self._gold[index])
 
 
+def _pair(expected: _Expected, calls: Sequence[ToolCall]) -> list[int]:
+    candidates = [[j for j in range(len(expected.tools)) if expected.fits(j, c)] for c in calls]
+    return maximum_matching(candidates, len(expected.tools))
+
+
 def match_gold(
     calls: Sequence[ToolCall], scenario: Scenario, tools: Sequence[ToolSpec]
 ) -> list[int]:
@@ -200,9 +205,7 @@ def match_gold(
     A maximum matching between calls and expected calls: every expected call is used at most
     once, and as many calls as possible are matched.
     """
-    expected = _Expected(scenario, {t.name: t for t in tools})
-    candidates = [[j for j in range(len(expected.tools)) if expected.fits(j, c)] for c in calls]
-    return maximum_matching(candidates, len(expected.tools))
+    return _pair(_Expected(scenario, {t.name: t for t in tools}), calls)
 
 
 # -- per-session checks and the aggregate ---------------------------------------------------------
@@ -229,22 +232,21 @@ class CallCheck(BaseModel):
 
 def check_calls(session: Session, scenario: Scenario, spec: DomainSpec) -> list[CallCheck]:
     """Every call of `session` judged for validity and against the scenario's expected calls."""
-    return _check(session, scenario, spec, _Validators())
+    return _check(session, scenario, spec, _Validators())[0]
 
 
 def _check(
     session: Session, scenario: Scenario, spec: DomainSpec, validators: _Validators
-) -> list[CallCheck]:
-    tools = spec.tools()
-    by_name = {t.name: t for t in tools}
+) -> tuple[list[CallCheck], int]:
+    """The checks, and how many expected calls the scenario has."""
+    by_name = {t.name: t for t in spec.tools()}
+    expected = _Expected(scenario, by_name)
     calls = traced_calls(session)
     drift = drifted_tools(session)
     judged = [c for c in calls if not under_drift(c, drift)]
-    pairing = match_gold([c.call for c in judged], scenario, tools)
+    pairing = _pair(expected, [c.call for c in judged])
     paired = {c.position: j for c, j in zip(judged, pairing, strict=True) if j != -1}
-    gold_tools = {a.tool for a in scenario.criteria.gold_actions}
-    if isinstance(scenario.metadata.get("bfcl"), dict):
-        gold_tools = set(_Expected(scenario, by_name).tools)
+    gold_tools = set(expected.tools)
     out = []
     for traced in calls:
         call = traced.call
@@ -263,7 +265,7 @@ def _check(
                 matched_gold=paired.get(traced.position),
             )
         )
-    return out
+    return out, len(expected.tools)
 
 
 class CallAccuracy(BaseModel):
@@ -309,10 +311,8 @@ def call_accuracy(
         scenario = scenarios.get(session.scenario_id)
         if session.infra_error or scenario is None:
             continue
-        checks = _check(session, scenario, domain_for(scenario), validators)
+        checks, gold = _check(session, scenario, domain_for(scenario), validators)
         acc.sessions += 1
-        n_gold = len(_Expected(scenario, {}).tools) if scenario.metadata.get("bfcl") else None
-        gold = n_gold if n_gold is not None else len(scenario.criteria.gold_actions)
         acc.gold_actions += gold
         acc.sessions_without_gold += gold == 0
         for check in checks:
