@@ -107,6 +107,21 @@ async def test_missing_call_at_the_stop() -> None:
     assert "#1 cancel_order" in d.detail
 
 
+async def test_information_task_answered_without_looking() -> None:
+    lazy = await play(demo("order-status-shipped"), [say("It is on its way.")])
+    d = divergence(survive(lazy, "order-status-shipped"))
+    assert (d.kind, d.decision, d.index) == (DivergenceClass.missing_call, "stop", 0)
+    assert "find_customer_by_email" in d.detail
+    # Looking everything up but not saying it fails on path: no decision was wrong.
+    scenario = demo("order-status-shipped")
+    looks = [calls(*((a.tool, a.args) for a in scenario.criteria.gold_actions)), say("Shipped!")]
+    mute = await play(scenario, looks)
+    item = survive(mute, "order-status-shipped")
+    assert not mute.success and item.divergence is None
+    report = survival_report([item], {})
+    assert report.divergence_classes == {"on_path_failure": 1}
+
+
 async def test_cut_off_session_misses_after_its_last_decision() -> None:
     lookups = [calls(("get_order", {"order_id": "1055"}), prefix=f"r{i}") for i in range(5)]
     session = await play(demo("cancel-pending-by-mistake"), lookups, max_steps=3)

@@ -30,8 +30,10 @@ scenario's domain:
   itself (`agent_stop` or a transfer) while a scripted user still had turns to send, nothing
   pending, it is a `premature_stop`.
 - a session judged a failure whose decisions all passed is charged to the earliest unrecovered
-  failed call (`unrecovered_tool_error`) if there is one; otherwise it failed *on path* (a fact
-  not stated, a limit hit while on path) and has no divergence class.
+  failed call (`unrecovered_tool_error`) if there is one; else to its stop (`missing_call`)
+  when a gold lookup's tool was never called successfully (an information task answered
+  without looking); otherwise it failed *on path* (a fact not stated though looked up, a limit
+  hit while on path) and has no divergence class.
 
 **Survival** S(d): the share of sessions still on a correct path after d decisions. Censoring
 rule: a session that diverged at decision k (0-based) survives d <= k; a session that never
@@ -70,9 +72,10 @@ SURVIVAL_DEFINITIONS: dict[str, str] = {
     "prefix), missing_call (the session ended, by a stop, a transfer, the user or a limit, with "
     "a gold write never made), premature_stop (the agent ended the session while a scripted "
     "user still had turns to send), unrecovered_tool_error (a failed call never followed by a "
-    "success of the same tool; a refused call with non-gold arguments is a wrong_argument). "
-    "on_path_failure: failed without a divergence (a fact not "
-    "stated, a limit hit on path). Transfers change no state and are judged as stops.",
+    "success of the same tool; a refused call with non-gold arguments is a wrong_argument). A "
+    "failed session that never successfully called a gold lookup's tool is a missing_call at "
+    "its stop. on_path_failure: failed without a divergence (a fact looked up but not stated, "
+    "a limit hit on path). Transfers change no state and are judged as stops.",
     "success_by_need": "session success rate grouped by how many gold writes (and gold actions) "
     "the scenario needs, with 95% Wilson intervals: the same agent, more decisions to get right.",
 }
@@ -334,6 +337,21 @@ class _Walk:
                         "the session failed; this failed call was never followed by a success "
                         "of the same tool",
                     )
+            done = {c.call.name for c in self.calls if not c.failed}
+            skipped = [
+                i
+                for i, a in enumerate(self.gold)
+                if i not in self.gold_writes and a.tool not in self.transfers and a.tool not in done
+            ]
+            if skipped:
+                how = "stopped" if stop else "was cut off"
+                return self._diverge(
+                    stop,
+                    DivergenceClass.missing_call,
+                    f"failed, and {how} without any successful call of gold lookup(s) "
+                    + self._names(skipped),
+                    tool=self.gold[skipped[0]].tool,
+                )
         return None
 
     def run(self) -> FirstDivergence | None:
