@@ -62,6 +62,7 @@ class _Validators:
         self._cache: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
 
     def problem(self, domain: str, tool: ToolSpec, args: dict[str, Any]) -> str | None:
+        """The most relevant schema violation of `args`, or None when they are valid."""
         key = (domain, tool.name)
         validator = self._cache.get(key)
         if validator is None:

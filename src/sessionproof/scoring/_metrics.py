@@ -235,6 +235,7 @@ class _Specs:
             self.ok[sid] = scenario
 
     def spec(self, scenario: Scenario) -> DomainSpec:
+        """The domain of a scenario that resolved."""
         return self.specs[scenario.id]
 
 

@@ -195,6 +195,7 @@ class _Walk:
     # -- helpers ----------------------------------------------------------------------------
 
     def pending(self) -> list[int]:
+        """Gold writes not used up yet, in gold order."""
         return [i for i in self.gold_writes if i not in self.used]
 
     def _recovered(self, failed: _Decision) -> bool:
@@ -355,6 +356,7 @@ class _Walk:
         return None
 
     def run(self) -> FirstDivergence | None:
+        """The first divergence, or None when the session stayed on a correct path."""
         for d in self.decisions:
             traced = d.traced
             if traced is None:
