@@ -28,6 +28,7 @@ from ._metrics import (
     success_by_need,
     survival_curve,
     survival_report,
+    survival_skip_reason,
 )
 from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
 from ._survival import (
@@ -37,7 +38,6 @@ from ._survival import (
     FirstDivergence,
     SessionSurvival,
     session_survival,
-    survival_skip_reason,
 )
 from ._verdict import evaluate_session, gold_state_hash, normalise_text, with_termination
 

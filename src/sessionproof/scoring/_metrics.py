@@ -29,8 +29,8 @@ from ._survival import (
     SURVIVAL_DEFINITIONS,
     SessionSurvival,
     session_survival,
-    survival_skip_reason,
 )
+from ._trace import drifted_tools
 from .stats import (
     Flakiness,
     Interval,
@@ -215,6 +215,19 @@ class MetricsReport(BaseModel):
     skipped: dict[str, str] = Field(default_factory=dict)
     """Metric → why it was not computed (or computed for part of the sessions only)."""
     definitions: dict[str, str] = Field(default_factory=lambda: dict(ALL_METRIC_DEFINITIONS))
+
+
+def survival_skip_reason(session: Session, scenario: Scenario | None) -> str | None:
+    """Why a session is left out of survival (None when it is judged)."""
+    if session.infra_error:
+        return "infra_error (not judged)"
+    if session.outcome is None:
+        return "no verdict"
+    if scenario is None:
+        return "scenario unavailable"
+    if drifted_tools(session) is not None:
+        return "schema drift applied: recorded arguments are not what the domain ran"
+    return None
 
 
 class _Specs:

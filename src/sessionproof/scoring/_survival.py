@@ -56,7 +56,7 @@ from pydantic import BaseModel, ConfigDict
 from ..domains import DomainSpec
 from ..records import EventKind, Scenario, Session, TerminationReason
 from ._calls import comparable_args, same_value
-from ._trace import GoldStates, TracedCall, apply_quietly, drifted_tools, traced_calls
+from ._trace import GoldStates, TracedCall, apply_quietly, traced_calls
 from ._verdict import _matches as forbidden_match
 
 SURVIVAL_DEFINITIONS: dict[str, str] = {
@@ -396,16 +396,3 @@ def session_survival(session: Session, scenario: Scenario, spec: DomainSpec) -> 
         gold_writes_done=len(walk.used),
         gold_actions=len(scenario.criteria.gold_actions),
     )
-
-
-def survival_skip_reason(session: Session, scenario: Scenario | None) -> str | None:
-    """Why a session is left out of survival (None when it is judged)."""
-    if session.infra_error:
-        return "infra_error (not judged)"
-    if session.outcome is None:
-        return "no verdict"
-    if scenario is None:
-        return "scenario unavailable"
-    if drifted_tools(session) is not None:
-        return "schema drift applied: recorded arguments are not what the domain ran"
-    return None
