@@ -150,8 +150,9 @@ def _scenarios_for(
                 continue
     if embedded:
         return embedded, _by_domain_name, "embedded in the stored sessions"
-    if manifest.command in ("score", "import"):
-        # Imported sessions keep their source file's path; the scenarios live in that file.
+    if manifest.command in ("score", "import", "rerun"):
+        # Runs made from a transcript file name that file as their suite; the scenarios (the
+        # tasks the transcripts were graded against) live in it.
         path = Path(manifest.suite)
         if not path.is_file():
             return {}, _by_domain_name, f"the transcript file {path} is no longer there"
