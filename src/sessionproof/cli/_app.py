@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sys
 
+import stamina
 import typer
 from rich.console import Console
 from rich.markup import escape
+from stamina.instrumentation import RetryDetails
 
 from ..errors import SessionproofError
+from ..store import scrub_text
 
 app = typer.Typer(
     name="sessionproof",
@@ -22,8 +25,20 @@ err_console = Console(stderr=True)
 out_console = Console()
 
 
+def _on_retry(details: RetryDetails) -> None:
+    # One readable line per provider retry instead of stamina's default log record; the
+    # cause is scrubbed because provider errors can echo request headers.
+    cause = scrub_text(str(details.caused_by).splitlines()[0] if str(details.caused_by) else "")
+    err_console.print(
+        f"[dim]retry {details.retry_num} in {details.wait_for:.1f} s: "
+        f"{escape(type(details.caused_by).__name__)} {escape(cause[:160])}[/]",
+        highlight=False,
+    )
+
+
 def main() -> None:
     """Console entry point."""
+    stamina.instrumentation.set_on_retry_hooks([_on_retry])
     try:
         app()
     except SessionproofError as exc:
