@@ -13,9 +13,9 @@ import asyncio
 import time
 
 from sessionproof.agents import OracleAgent
-from sessionproof.engine import RunPlan, SessionHooks, execute_run
+from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
 from sessionproof.faults import hooks_for, parse_arm
-from sessionproof.records import Scenario, Session
+from sessionproof.records import Scenario
 from sessionproof.scoring import compare_arms
 from sessionproof.suites import load_suite
 
@@ -32,14 +32,6 @@ ARMS = [
 ]
 
 
-class _Sink:
-    def __init__(self) -> None:
-        self.sessions: list[Session] = []
-
-    def write_session(self, session: Session) -> None:
-        self.sessions.append(session)
-
-
 def _hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
     gold = [a.tool for a in scenario.criteria.gold_actions]
     return hooks_for(parse_arm(arm), seed, prefer_tools=gold)
@@ -51,7 +43,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     suite = load_suite("demo")
-    sink = _Sink()
+    sink = SessionList()
     plan = RunPlan(run_id="bench", trials=args.trials, arms=ARMS, seed=args.seed, concurrency=1)
     start = time.perf_counter()
     asyncio.run(execute_run(suite, OracleAgent(), plan, sink, hooks_for=_hooks))

@@ -14,17 +14,8 @@ import asyncio
 import time
 
 from sessionproof.agents import OracleAgent
-from sessionproof.engine import RunPlan, execute_run
-from sessionproof.records import Session
+from sessionproof.engine import RunPlan, SessionList, execute_run
 from sessionproof.suites import load_suite
-
-
-class _Sink:
-    def __init__(self) -> None:
-        self.sessions: list[Session] = []
-
-    def write_session(self, session: Session) -> None:
-        self.sessions.append(session)
 
 
 def main() -> None:
@@ -33,7 +24,7 @@ def main() -> None:
     args = parser.parse_args()
     suite = load_suite("demo")
 
-    sink = _Sink()
+    sink = SessionList()
     plan = RunPlan(run_id="bench", trials=args.trials, concurrency=1)
     start = time.perf_counter()
     asyncio.run(execute_run(suite, OracleAgent(), plan, sink))

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from .agents import Agent
-from .engine import RunPlan, execute_run
+from .engine import RunPlan, SessionList, execute_run
 from .records import Session
 from .scoring import RunSummary, summarize
 from .suites import Suite, load_suite
@@ -22,14 +22,6 @@ class RunResult(BaseModel):
     run_id: str
     sessions: list[Session]
     summary: RunSummary
-
-
-class _Collect:
-    def __init__(self) -> None:
-        self.sessions: list[Session] = []
-
-    def write_session(self, session: Session) -> None:
-        self.sessions.append(session)
 
 
 async def arun_suite(
@@ -54,7 +46,7 @@ async def arun_suite(
     plan = RunPlan(
         run_id=run_id, trials=trials, seed=seed, concurrency=concurrency, max_steps=max_steps
     )
-    sink = _Collect()
+    sink = SessionList()
     try:
         await execute_run(loaded, the_agent, plan, sink, user_model=user_model)
     finally:

@@ -13,7 +13,7 @@ from sessionproof.agents import (
     OutputIssue,
     ScriptedAgent,
 )
-from sessionproof.engine import RunPlan, SessionPlan, execute_run, run_session
+from sessionproof.engine import RunPlan, SessionList, SessionPlan, execute_run, run_session
 from sessionproof.errors import InfraError
 from sessionproof.records import (
     Action,
@@ -173,17 +173,9 @@ async def test_infra_error_is_not_judged_and_crash_is_agent_failure() -> None:
     assert "KeyError" in s.of_kind(EventKind.agent_error)[0].payload["message"]
 
 
-class ListSink:
-    def __init__(self) -> None:
-        self.sessions: list[Session] = []
-
-    def write_session(self, session: Session) -> None:
-        self.sessions.append(session)
-
-
 async def test_execute_run_grid_and_skip() -> None:
     suite = Suite("t", [scenario("one"), scenario("two"), scenario("three")])
-    sink = ListSink()
+    sink = SessionList()
     plan = RunPlan(run_id="r", trials=2, concurrency=3, skip={("two", 1, "baseline")})
     done = await execute_run(suite, OracleAgent(), plan, sink)
     keys = sorted((s.scenario_id, s.trial) for s in sink.sessions)
@@ -196,7 +188,7 @@ async def test_execute_run_grid_and_skip() -> None:
 @pytest.mark.parametrize("trials", [1, 3])
 async def test_session_seeds_are_paired_across_arms(trials: int) -> None:
     suite = Suite("t", [scenario("one")])
-    sink = ListSink()
+    sink = SessionList()
     plan = RunPlan(run_id="r", trials=trials, arms=["baseline", "other"])
     await execute_run(suite, OracleAgent(), plan, sink)
     ids = {s.session_id for s in sink.sessions}

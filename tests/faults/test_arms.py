@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from sessionproof.agents import OracleAgent
-from sessionproof.engine import RunPlan, SessionHooks, execute_run
+from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
 from sessionproof.faults import error_recovery, hooks_for, parse_arm
 from sessionproof.records import EventKind, Scenario, Session
 from sessionproof.suites import load_suite
@@ -20,14 +20,6 @@ from sessionproof.suites import load_suite
 SAFE = "faults=rate_limited:5%,unavailable:5%"
 FATAL = "faults=auth_expired:10%,policy_refusal:5% guard"
 ARMS = ["baseline", SAFE, f"{SAFE} guard", FATAL]
-
-
-class _Sink:
-    def __init__(self) -> None:
-        self.sessions: list[Session] = []
-
-    def write_session(self, session: Session) -> None:
-        self.sessions.append(session)
 
 
 def _hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
@@ -38,7 +30,7 @@ def _hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
 def by_arm() -> dict[str, list[Session]]:
     import asyncio
 
-    sink = _Sink()
+    sink = SessionList()
     plan = RunPlan(run_id="arms", trials=3, arms=ARMS, seed=11, concurrency=2)
     asyncio.run(execute_run(load_suite("demo"), OracleAgent(), plan, sink, hooks_for=_hooks))
     out: dict[str, list[Session]] = {arm: [] for arm in ARMS}

@@ -88,7 +88,7 @@ def test_openai_unknown_tool_bad_arguments_and_orphan_result(tmp_path: Path) -> 
     assert [s.index for s in result.sessions] == [0, 2]
     warned = [e for e in result.errors if not e.fatal]
     assert {e.field.rsplit(".", 1)[-1] for e in warned} == {"name", "arguments"}
-    assert "expected a JSON object, got list" in next(
+    assert "expected a JSON object, got an array" in next(
         e.message for e in warned if e.field.endswith("arguments")
     )
     (skip,) = result.skipped

@@ -5,23 +5,15 @@ from __future__ import annotations
 import pytest
 
 from sessionproof.agents._local import LocalAgent, LocalConfig, default_model_path
-from sessionproof.engine import RunPlan, SessionHooks, execute_run
+from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
 from sessionproof.faults import error_recovery, hooks_for, parse_arm
-from sessionproof.records import EventKind, Scenario, Session
+from sessionproof.records import EventKind, Scenario
 from sessionproof.suites import load_suite
 
 pytestmark = pytest.mark.llama
 pytest.importorskip("xllamacpp")
 
 ARMS = ["faults=timeout:40%,server_error:40% drift=rename_param", "faults=rate_limited:60% guard"]
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.sessions: list[Session] = []
-
-    def write_session(self, session: Session) -> None:
-        self.sessions.append(session)
 
 
 def hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
@@ -38,7 +30,7 @@ async def test_local_model_run_under_faults_and_drift_completes() -> None:
     # Prompted mode with a required tool call: every reply is a call, so faults are met.
     agent = LocalAgent(config, tool_mode="prompted", tool_choice="required")
     suite = load_suite("demo").limited(2)
-    sink = Sink()
+    sink = SessionList()
     plan = RunPlan(run_id="local-faults", arms=ARMS, seed=3, concurrency=1, max_steps=6)
     try:
         await execute_run(suite, agent, plan, sink, hooks_for=hooks)

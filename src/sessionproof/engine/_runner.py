@@ -28,6 +28,17 @@ class SessionSink(Protocol):
         ...
 
 
+class SessionList:
+    """A sink that keeps finished sessions in memory, in the order they ended."""
+
+    def __init__(self) -> None:
+        self.sessions: list[Session] = []
+
+    def write_session(self, session: Session) -> None:
+        """Keep one finished session."""
+        self.sessions.append(session)
+
+
 class Progress(Protocol):
     """Told about the run as it goes (the CLI draws a progress bar)."""
 

@@ -13,7 +13,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ._common import RecordError, SessionBuilder, first_problem, parse_time, tool_call
+from ._common import (
+    RecordError,
+    SessionBuilder,
+    call_problems,
+    first_problem,
+    parse_time,
+    tool_call,
+)
 
 
 class _Foreign(BaseModel):
@@ -81,26 +88,14 @@ def read_anthropic_messages(
                     )
                     return False
                 call = tool_call(block["id"], block["name"], block.get("input"))
-                if call.parse_error:
-                    errors.append(
-                        RecordError(
-                            index=index,
-                            field=f"{where}.input",
-                            message=f"input is not a JSON object: {call.parse_error}",
-                            record_id=record_id,
-                            fatal=False,
-                        )
-                    )
-                if tools is not None and call.name not in tools:
-                    errors.append(
-                        RecordError(
-                            index=index,
-                            field=f"{where}.name",
-                            message=f"unknown tool {call.name!r}; kept, replayed as a no-op",
-                            record_id=record_id,
-                            fatal=False,
-                        )
-                    )
+                errors += call_problems(
+                    call,
+                    where=where,
+                    arguments_field="input",
+                    index=index,
+                    record_id=record_id,
+                    tools=tools,
+                )
                 calls.append(call)
             elif kind == "tool_result" and msg.role == "user":
                 call_id = block.get("tool_use_id")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +19,7 @@ from ..records import (
     TerminationReason,
     ToolCall,
     ToolResult,
+    parse_arguments,
 )
 
 
@@ -244,17 +244,52 @@ def tool_call(call_id: str, name: str, arguments: object) -> ToolCall:
     """A ToolCall from recorded arguments: an object, JSON text, or something unusable."""
     if isinstance(arguments, Mapping):
         return ToolCall(id=call_id, name=name, arguments=dict(arguments))
-    if arguments is None or arguments == "":
-        return ToolCall(id=call_id, name=name, arguments={})
-    if isinstance(arguments, str):
-        try:
-            value = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            why = f"invalid JSON ({exc.msg} at position {exc.pos})"
-            return ToolCall(id=call_id, name=name, raw_arguments=arguments, parse_error=why)
-        if isinstance(value, dict):
-            return ToolCall(id=call_id, name=name, arguments=value, raw_arguments=arguments)
-        why = f"expected a JSON object, got {type(value).__name__}"
-        return ToolCall(id=call_id, name=name, raw_arguments=arguments, parse_error=why)
-    why = f"arguments must be an object or JSON text, got {type(arguments).__name__}"
-    return ToolCall(id=call_id, name=name, raw_arguments=str(arguments), parse_error=why)
+    if arguments is not None and not isinstance(arguments, str):
+        kind = type(arguments).__name__
+        return ToolCall(
+            id=call_id,
+            name=name,
+            raw_arguments=str(arguments),
+            parse_error=f"arguments must be an object or JSON text, got {kind}",
+        )
+    parsed, problem = parse_arguments(arguments)
+    raw = arguments or None
+    return ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw, parse_error=problem)
+
+
+def call_problems(
+    call: ToolCall,
+    *,
+    where: str,
+    arguments_field: str,
+    index: int,
+    record_id: str | None,
+    tools: set[str] | frozenset[str] | None,
+) -> list[RecordError]:
+    """Non-fatal problems of one recorded call: unparsable arguments, a tool the domain lacks.
+
+    The call is kept either way (replayed as a failing call or a no-op), so the record still
+    scores; the problems are reported beside it.
+    """
+    problems: list[RecordError] = []
+    if call.parse_error:
+        problems.append(
+            RecordError(
+                index=index,
+                field=f"{where}.{arguments_field}",
+                message=f"not a JSON object: {call.parse_error}",
+                record_id=record_id,
+                fatal=False,
+            )
+        )
+    if tools is not None and call.name not in tools:
+        problems.append(
+            RecordError(
+                index=index,
+                field=f"{where}.name",
+                message=f"unknown tool {call.name!r}; kept, replayed as a no-op",
+                record_id=record_id,
+                fatal=False,
+            )
+        )
+    return problems

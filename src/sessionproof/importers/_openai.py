@@ -12,7 +12,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ._common import RecordError, SessionBuilder, first_problem, parse_time, tool_call
+from ._common import (
+    RecordError,
+    SessionBuilder,
+    call_problems,
+    first_problem,
+    parse_time,
+    tool_call,
+)
 
 
 class _Foreign(BaseModel):
@@ -87,26 +94,14 @@ def read_openai_messages(
                 calls.append(legacy)
             for k, call in enumerate(calls):
                 where = f"{prefix}.{j}.tool_calls.{k}.function"
-                if call.parse_error:
-                    errors.append(
-                        RecordError(
-                            index=index,
-                            field=f"{where}.arguments",
-                            message=f"arguments are not a JSON object: {call.parse_error}",
-                            record_id=record_id,
-                            fatal=False,
-                        )
-                    )
-                if tools is not None and call.name not in tools:
-                    errors.append(
-                        RecordError(
-                            index=index,
-                            field=f"{where}.name",
-                            message=f"unknown tool {call.name!r}; kept, replayed as a no-op",
-                            record_id=record_id,
-                            fatal=False,
-                        )
-                    )
+                errors += call_problems(
+                    call,
+                    where=where,
+                    arguments_field="arguments",
+                    index=index,
+                    record_id=record_id,
+                    tools=tools,
+                )
             builder.assistant(_text(msg.content), calls, at)
         else:
             call_id = msg.tool_call_id
