@@ -42,7 +42,7 @@ def _open(path: Path) -> Store:
 def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None:
     """List stored runs, newest first."""
     with _open(store) as db:
-        listed = db.list_runs()
+        listed = list(reversed(db.list_runs()))
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in listed], indent=2))
         return

@@ -28,8 +28,11 @@ def score(
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Replay recorded sessions into their domain, judge them, and report agreement with the
-    file's own verdicts. BFCL outputs (`--format bfcl`) are matched with BFCL's AST semantics."""
+    """Judge recorded sessions offline and report agreement with the file's own verdicts.
+
+    Each session's tool calls are replayed into its domain and judged like a live run.
+    BFCL outputs (`--format bfcl`) are matched with BFCL's AST semantics.
+    """
     if fmt not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if fmt == "bfcl":
