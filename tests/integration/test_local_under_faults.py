@@ -29,15 +29,15 @@ async def test_local_model_run_under_faults_and_drift_completes() -> None:
         pytest.skip(f"SmolLM2 weights not installed: {exc}")
     # Prompted mode with a required tool call: every reply is a call, so faults are met.
     agent = LocalAgent(config, tool_mode="prompted", tool_choice="required")
-    suite = load_suite("demo").limited(2)
+    suite = load_suite("demo").limited(1)
     sink = SessionList()
-    plan = RunPlan(run_id="local-faults", arms=ARMS, seed=3, concurrency=1, max_steps=6)
+    plan = RunPlan(run_id="local-faults", arms=ARMS, seed=3, concurrency=1, max_steps=4)
     try:
         await execute_run(suite, agent, plan, sink, hooks_for=hooks)
     finally:
         await agent.aclose()
 
-    assert len(sink.sessions) == 4
+    assert len(sink.sessions) == 2
     assert not any(s.infra_error for s in sink.sessions)
     for arm in ARMS:
         sessions = [s for s in sink.sessions if s.arm == arm]
