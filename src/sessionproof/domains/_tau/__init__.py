@@ -3,10 +3,19 @@
 from ._calc import ALLOWED_CHARS, calculate
 from ._cow import CowTracker, SharedBase, canonical_bytes, record_digest
 from ._data import read_package_json
-from ._domain import TauDomain, TauDomainSpec, TauToolkit, fail, lenient, to_tau2_json
+from ._domain import (
+    CalculatorTool,
+    TauDomain,
+    TauDomainSpec,
+    TauToolkit,
+    fail,
+    lenient,
+    to_tau2_json,
+)
 
 __all__ = [
     "ALLOWED_CHARS",
+    "CalculatorTool",
     "CowTracker",
     "SharedBase",
     "TauDomain",

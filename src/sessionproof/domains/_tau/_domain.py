@@ -21,7 +21,8 @@ from pydantic import BaseModel, ValidationError
 
 from ...errors import ToolError
 from .._domain import Domain, DomainSpec
-from .._toolkit import Toolkit, ToolSpec
+from .._toolkit import Toolkit, ToolSpec, tool
+from ._calc import calculate
 from ._cow import DBT, CowTracker, SharedBase
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -93,6 +94,25 @@ class TauToolkit(Toolkit[DBT]):
     def _error(self, name: str, **values: Any) -> ToolError:
         text = self.MESSAGES[name].format(**values)
         return fail(text, "not_found" if name in self.NOT_FOUND else "validation_error")
+
+
+class CalculatorTool(TauToolkit[DBT]):
+    """tau2's `calculate` tool, shared by the retail and airline toolkits."""
+
+    @tool()
+    def calculate(self, expression: str) -> str:
+        """Evaluate an arithmetic expression and return the result rounded to two decimals.
+
+        Args:
+            expression: The expression, e.g. '12.5 * 3 - 4'. Digits, + - * /, parentheses,
+                dots and spaces only.
+        """
+        try:
+            return calculate(expression)
+        except ValueError as exc:
+            if str(exc) == "Invalid characters in expression":
+                raise self._error("bad_characters") from None
+            raise
 
 
 def _classify(exc: Exception) -> str:

@@ -8,31 +8,16 @@ differently, through `MESSAGES` and the class flags of `AirlineBase`.
 
 from __future__ import annotations
 
-from .._tau import calculate
+from .._tau import CalculatorTool
 from .._toolkit import tool
 from ._base import AIRPORTS, NEW_CERTIFICATE_IDS
 from ._base import TAU2_MESSAGES as TAU2_MESSAGES
 from ._booking import AirlineBookingTools
-from ._models import AirportCode, Certificate, DirectFlight, Reservation, User
+from ._models import AirportCode, Certificate, DirectFlight, FlightDB, Reservation, User
 
 
-class AirlineTools(AirlineBookingTools):
+class AirlineTools(AirlineBookingTools, CalculatorTool[FlightDB]):
     """tau2-bench's airline tools."""
-
-    @tool()
-    def calculate(self, expression: str) -> str:
-        """Evaluate an arithmetic expression and return the result rounded to two decimals.
-
-        Args:
-            expression: The expression, e.g. '12.5 * 3 - 4'. Digits, + - * /, parentheses,
-                dots and spaces only.
-        """
-        try:
-            return calculate(expression)
-        except ValueError as exc:
-            if str(exc) == "Invalid characters in expression":
-                raise self._error("bad_characters") from None
-            raise
 
     @tool()
     def get_reservation_details(self, reservation_id: str) -> Reservation:

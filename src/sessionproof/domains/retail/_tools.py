@@ -10,30 +10,15 @@ from __future__ import annotations
 
 import json
 
-from .._tau import calculate
+from .._tau import CalculatorTool
 from .._toolkit import tool
 from ._base import TAU2_MESSAGES as TAU2_MESSAGES
-from ._models import Order, Product, User, UserAddress, Variant
+from ._models import Order, Product, RetailDB, User, UserAddress, Variant
 from ._orders import RetailOrderTools
 
 
-class RetailCore(RetailOrderTools):
+class RetailCore(RetailOrderTools, CalculatorTool[RetailDB]):
     """Retail tools common to tau2-bench and tau-bench."""
-
-    @tool()
-    def calculate(self, expression: str) -> str:
-        """Evaluate an arithmetic expression and return the result rounded to two decimals.
-
-        Args:
-            expression: The expression, e.g. '12.5 * 3 - 4'. Digits, + - * /, parentheses,
-                dots and spaces only.
-        """
-        try:
-            return calculate(expression)
-        except ValueError as exc:
-            if str(exc) == "Invalid characters in expression":
-                raise self._error("bad_characters") from None
-            raise
 
     @tool()
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
