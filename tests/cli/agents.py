@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
-from sessionproof.records import Message
+from sessionproof.records import Message, ToolCall
 
 _oracle = OracleAgent()
 
@@ -33,3 +33,18 @@ def slow(request: AgentRequest) -> Message | AgentResponse:
 
     time.sleep(0.03)
     return asyncio.run(_oracle.respond(request))
+
+
+LEAKED_KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0KLmn"
+
+
+async def leaky(request: AgentRequest) -> AgentResponse:
+    """An agent that blurts out a credential, in text and in tool arguments."""
+    if request.step == 0:
+        call = ToolCall(
+            id="leak",
+            name="find_customer_by_email",
+            arguments={"email": f"x@example.com?api_key={LEAKED_KEY}"},
+        )
+        return AgentResponse(message=Message.assistant(None, [call]))
+    return AgentResponse(message=Message.assistant(f"Use Bearer {LEAKED_KEY} to log in."))
