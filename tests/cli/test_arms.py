@@ -34,6 +34,8 @@ def test_arms_json_with_guard_recovery_and_paired_differences(tmp_path: Path) ->
     paired = {p["b"]: p for p in out["paired"]}
     assert paired[SAFE]["difference"] < 0 and paired[SAFE]["only_a"] > 0
     assert paired[SAFE]["pairs"] == arms["baseline"]["sessions"]
+    assert paired[SAFE]["pairs_needed"] > 0
+    assert paired[f"{SAFE} guard"]["pairs_needed"] is None  # equal rates: nothing to detect
     lo, hi = paired[SAFE]["ci95"]
     assert lo <= paired[SAFE]["difference"] <= hi
 

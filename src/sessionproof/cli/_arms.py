@@ -64,6 +64,7 @@ def report_arms(
             f"{p.difference:+.1%}",
             f"{p.ci95[0]:+.1%} … {p.ci95[1]:+.1%}",
             f"{p.mcnemar_p:.3g}",
+            "-" if p.pairs_needed is None else str(p.pairs_needed),
         ]
         for p in report.paired
     ]
@@ -71,7 +72,7 @@ def report_arms(
         render_table(
             out_console,
             "paired differences",
-            ["arms", "pairs", "Δ accuracy", "95% CI", "McNemar p"],
+            ["arms", "pairs", "Δ accuracy", "95% CI", "McNemar p", "pairs needed"],
             paired,
         )
     for name, text in ARM_DEFINITIONS.items():

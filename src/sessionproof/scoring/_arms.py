@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..faults import Condition, error_recovery, parse_arm
 from ..records import Session
 from ._summary import RunSummary, VerdictLike, summarize
-from .stats import paired_comparison
+from .stats import paired_comparison, scenarios_needed
 
 ARM_DEFINITIONS: dict[str, str] = {
     "error_recovery_rate": "share of tool failures (injected or natural) after which the failed "
@@ -20,7 +20,8 @@ ARM_DEFINITIONS: dict[str, str] = {
     "drift_tolerance": "session accuracy under a drift arm ÷ accuracy of the same scenarios and "
     "trials in the arm that differs only by having no drift (paired).",
     "paired": "each arm against the first on the same scenario × trial pairs (same seeds): "
-    "difference of success rates with a paired bootstrap 95% CI, and the exact McNemar p-value.",
+    "difference of success rates with a paired bootstrap 95% CI, the exact McNemar p-value, and "
+    "the pairs needed to detect that difference (α 0.05, power 0.8).",
 }
 
 
@@ -51,6 +52,9 @@ class PairedRow(BaseModel):
     mcnemar_p: float
     only_a: int
     only_b: int
+    pairs_needed: int | None
+    """Pairs needed to detect the observed difference (two-sided α = 0.05, power 0.8, McNemar,
+    Connor's formula with the observed discordant share); None when the rates are equal."""
 
 
 class ArmsReport(BaseModel):
@@ -126,6 +130,12 @@ def compare_arms(
     base = names[0]
     for name in names[1:]:
         cmp = paired_comparison(verdicts[base], verdicts[name])
+        discordant = (cmp.only_a + cmp.only_b) / cmp.scenarios
+        needed = (
+            scenarios_needed(cmp.rate_a, cmp.rate_b, discordant=discordant)
+            if cmp.rate_a != cmp.rate_b
+            else None
+        )
         paired.append(
             PairedRow(
                 a=base,
@@ -138,6 +148,7 @@ def compare_arms(
                 mcnemar_p=cmp.mcnemar_p,
                 only_a=cmp.only_a,
                 only_b=cmp.only_b,
+                pairs_needed=needed,
             )
         )
     return ArmsReport(arms=arms, paired=paired)
