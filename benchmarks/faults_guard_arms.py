@@ -62,7 +62,8 @@ def main() -> None:
     for p in report.paired:
         print(
             f"{p.b:<46} vs baseline: {p.difference:+.3f} "
-            f"(95% CI {p.ci95[0]:+.3f}..{p.ci95[1]:+.3f}, McNemar p={p.mcnemar_p:.3g})"
+            f"(95% CI {p.ci95[0]:+.3f}..{p.ci95[1]:+.3f}, McNemar p={p.mcnemar_p:.3g}, "
+            f"pairs needed {p.pairs_needed or '-'})"
         )
     safe, guarded = report.arms[SAFE].summary, report.arms[f"{SAFE} guard"].summary
     ok = (
