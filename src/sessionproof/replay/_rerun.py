@@ -139,7 +139,7 @@ async def arerun(
         manifest = RunManifest(
             run_id=run_id,
             command="rerun",
-            suite=str(source),
+            suite=str(Path(source).resolve()),  # `show --metrics` re-reads it from anywhere
             suite_hash=suite.content_hash(),
             model=candidate.name,
             user_model=user_name,

@@ -259,7 +259,7 @@ def _store(
     manifest = RunManifest(
         run_id=run_id,
         command="score",
-        suite=str(source),
+        suite=str(Path(source).resolve()),  # `show --metrics` re-reads it from anywhere
         model=", ".join(models),
         scenario_ids=sorted({s.session.scenario_id for s in sessions}),
         options={"format": fmt, "domain": domain},
