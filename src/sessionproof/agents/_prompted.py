@@ -23,7 +23,9 @@ MAX_MESSAGE_CHARS = 4000
 _FORMAT = """You can call tools. Every reply must be exactly one JSON object, in one of two forms:
 - to call a tool: {"type": "tool_call", "name": "<tool name>", "arguments": {<arguments>}}
 - to write to the user: {"type": "message", "content": "<your message>"}
-Call one tool per reply. Tool results come back in messages starting with "Tool result".
+Call a tool whenever you need a fact or must change something; write a message only to ask the
+user something or to tell them the result. One tool per reply. Tool results come back in
+messages starting with "Tool result".
 
 Tools:"""
 
