@@ -209,6 +209,11 @@ def test_write_sessions_is_all_or_nothing(tmp_path: Path) -> None:
         assert store.finished_keys("rb") == {("a", 0, "baseline"), ("b", 0, "baseline")}
         events = sum(len(s.events) for s in store.load_sessions("rb"))
         assert events == sum(len(s.events) for s in first)
-        with pytest.raises(DuplicateSessionError):
+        # The error names the session that clashed, not the first of the batch.
+        with pytest.raises(DuplicateSessionError, match="scenario 'a' trial 0"):
             store.write_sessions([session("rb", "c", 0), session("rb", "a", 0)])
+        assert store.finished_keys("rb") == {("a", 0, "baseline"), ("b", 0, "baseline")}
+        twice = [session("rb", "c", 0), session("rb", "c", 0, session_id="other")]
+        with pytest.raises(DuplicateSessionError, match=r"scenario 'c' .* \(twice in one batch\)"):
+            store.write_sessions(twice)
         assert store.finished_keys("rb") == {("a", 0, "baseline"), ("b", 0, "baseline")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, get_args
@@ -247,58 +247,56 @@ class Store:
         unknown run, an inconsistent session or a database failure; in every case nothing of
         the session is written.
         """
-        conn = self._writable()
-        if session.run_id not in self._known_runs:
-            self._resolve_exact(session.run_id)
+        self._known(session.run_id)
         prepared = prepare(session)
-        try:
-            conn.begin()
-            self._insert(conn, prepared)
-            conn.commit()
-        except duckdb.ConstraintException as exc:
-            self._rollback()
-            if "Duplicate key" in str(exc):
-                raise self._duplicate(session) from exc
-            raise StoreError(self._failed(session, exc)) from exc
-        except duckdb.Error as exc:
-            self._rollback()
-            raise StoreError(self._failed(session, exc)) from exc
-        except BaseException:
-            self._rollback()
-            raise
+        self._transact([session], lambda conn: self._insert(conn, prepared))
 
     def write_sessions(self, sessions: Sequence[Session]) -> None:
         """Write many finished sessions in one transaction: all of them or none.
 
         For bulk work (scoring or importing a file), where one commit per session would
-        dominate the cost. Raises like `write_session`; on any error nothing is written.
+        dominate the cost. Raises like `write_session`, naming the session at fault; on any
+        error nothing is written.
         """
         if not sessions:
             return
-        conn = self._writable()
-        for run_id in {s.run_id for s in sessions} - self._known_runs:
-            self._resolve_exact(run_id)
+        for run_id in {s.run_id for s in sessions}:
+            self._known(run_id)
         prepared = [prepare(s) for s in sessions]
-        current = sessions[0]
         # Every session's event columns joined: one INSERT for all events of the batch.
         columns: list[list[Any]] = [[] for _ in prepared[0].events]
         for item in prepared:
             for merged, column in zip(columns, item.events, strict=True):
                 merged.extend(column)
-        try:
-            conn.begin()
+
+        def insert(conn: duckdb.DuckDBPyConnection) -> None:
             conn.executemany(_INSERT_SESSION, [item.session for item in prepared])
             if columns[0]:
                 conn.execute(_INSERT_EVENTS, columns)
+
+        self._transact(sessions, insert)
+
+    def _known(self, run_id: str) -> None:
+        if run_id not in self._known_runs:
+            self._resolve_exact(run_id)
+
+    def _transact(
+        self, sessions: Sequence[Session], write: Callable[[duckdb.DuckDBPyConnection], None]
+    ) -> None:
+        """Run `write` in one transaction; on any failure roll back and raise a named error."""
+        conn = self._writable()
+        try:
+            conn.begin()
+            write(conn)
             conn.commit()
         except duckdb.ConstraintException as exc:
             self._rollback()
-            if "Duplicate key" in str(exc):
-                raise self._duplicate(current) from exc
-            raise StoreError(self._failed(current, exc)) from exc
+            if "duplicate key" in str(exc).lower():
+                raise self._duplicate(sessions) from exc
+            raise StoreError(self._failed(sessions, exc)) from exc
         except duckdb.Error as exc:
             self._rollback()
-            raise StoreError(self._failed(current, exc)) from exc
+            raise StoreError(self._failed(sessions, exc)) from exc
         except BaseException:
             self._rollback()
             raise
@@ -314,27 +312,44 @@ class Store:
             raise StoreError(f"no run {run_id!r} in {self._path}: create_run before writing")
         self._known_runs.add(run_id)
 
-    def _failed(self, session: Session, exc: duckdb.Error) -> str:
+    def _failed(self, sessions: Sequence[Session], exc: duckdb.Error) -> str:
+        first = sessions[0]
+        what = (
+            f"session {first.session_id!r}" if len(sessions) == 1 else f"{len(sessions)} sessions"
+        )
         return (
-            f"writing session {session.session_id!r} of run {session.run_id!r} failed, "
-            f"nothing of it was stored: {first_line(exc)}"
+            f"writing {what} of run {first.run_id!r} failed, nothing of it was stored: "
+            f"{first_line(exc)}"
         )
 
-    def _duplicate(self, session: Session) -> DuplicateSessionError:
-        same_key = self._query(
-            "SELECT session_id FROM sessions WHERE run_id = ? AND scenario_id = ? AND trial = ?"
-            " AND arm = ?",
-            [session.run_id, session.scenario_id, session.trial, session.arm],
-        )
-        if same_key:
-            return DuplicateSessionError(
-                f"run {session.run_id!r} already has scenario {session.scenario_id!r} trial "
-                f"{session.trial} arm {session.arm!r} (session {same_key[0][0]!r}); "
-                "sessions are written once"
+    def _duplicate(self, sessions: Sequence[Session]) -> DuplicateSessionError:
+        """The error naming the session that clashed: with the store, or within the batch."""
+        seen_keys: set[tuple[str, str, int, str]] = set()
+        seen_ids: set[tuple[str, str]] = set()
+        for session in sessions:
+            key = (session.run_id, session.scenario_id, session.trial, session.arm)
+            same_key = self._query(
+                "SELECT session_id FROM sessions WHERE run_id = ? AND scenario_id = ?"
+                " AND trial = ? AND arm = ?",
+                list(key),
             )
-        return DuplicateSessionError(
-            f"run {session.run_id!r} already has a session with id {session.session_id!r}"
-        )
+            if same_key or key in seen_keys:
+                held = f" (session {same_key[0][0]!r})" if same_key else " (twice in one batch)"
+                return DuplicateSessionError(
+                    f"run {session.run_id!r} already has scenario {session.scenario_id!r} "
+                    f"trial {session.trial} arm {session.arm!r}{held}; sessions are written once"
+                )
+            ident = (session.run_id, session.session_id)
+            same_id = self._query(
+                "SELECT 1 FROM sessions WHERE run_id = ? AND session_id = ?", list(ident)
+            )
+            if same_id or ident in seen_ids:
+                return DuplicateSessionError(
+                    f"run {session.run_id!r} already has a session with id {session.session_id!r}"
+                )
+            seen_keys.add(key)
+            seen_ids.add(ident)
+        return DuplicateSessionError(f"run {sessions[0].run_id!r}: a session is already stored")
 
     def finished_keys(self, run_id: str) -> set[tuple[str, int, str]]:
         """(scenario_id, trial, arm) of every session stored for a run: what resume skips."""
