@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from ._common import (
+    ForeignRecord,
     RecordError,
     SessionBuilder,
     call_problems,
@@ -23,12 +24,7 @@ from ._common import (
 )
 
 
-class _Foreign(BaseModel):
-    # A third-party format: fields we do not read are ignored, not refused.
-    model_config = ConfigDict(extra="ignore")
-
-
-class _Message(_Foreign):
+class _Message(ForeignRecord):
     role: Literal["user", "assistant"]
     content: str | list[dict[str, Any]]
     timestamp: str | float | None = None

@@ -23,6 +23,13 @@ from ..records import (
 )
 
 
+class ForeignRecord(BaseModel):
+    """Base of the models that read third-party formats: fields we do not read are ignored,
+    not refused (extra="forbid" is for our own records)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
 class RecordError(BaseModel):
     """One problem with one record of an input file."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from ._common import (
+    ForeignRecord,
     RecordError,
     SessionBuilder,
     call_problems,
@@ -22,22 +23,17 @@ from ._common import (
 )
 
 
-class _Foreign(BaseModel):
-    # A third-party format: fields we do not read are ignored, not refused.
-    model_config = ConfigDict(extra="ignore")
-
-
-class _Function(_Foreign):
+class _Function(ForeignRecord):
     name: str
     arguments: Any = None
 
 
-class _Call(_Foreign):
+class _Call(ForeignRecord):
     id: str
     function: _Function
 
 
-class _Message(_Foreign):
+class _Message(ForeignRecord):
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: str | list[Any] | None = None
     tool_calls: list[_Call] | None = None

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import ValidationError, field_validator
 
 from ..records import Scenario, TerminationReason
 from ._common import (
+    ForeignRecord,
     ImportedSession,
     ImportResult,
     RecordError,
@@ -39,18 +40,13 @@ _TERMINATIONS = {
 infrastructure errors...) is recorded as infra_error with the original in the detail."""
 
 
-class _Foreign(BaseModel):
-    # A third-party format: fields we do not read are ignored, not refused.
-    model_config = ConfigDict(extra="ignore")
-
-
-class _Call(_Foreign):
+class _Call(ForeignRecord):
     id: str
     name: str
     arguments: Any = None
 
 
-class _Message(_Foreign):
+class _Message(ForeignRecord):
     role: Literal["assistant", "user", "tool", "system"]
     content: str | None = None
     tool_calls: list[_Call] | None = None
@@ -63,7 +59,7 @@ def _as_text(value: object) -> object:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-class _Simulation(_Foreign):
+class _Simulation(ForeignRecord):
     id: str | None = None
     task_id: str
     trial: int = 0

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from ..records import Action, Criteria, Scenario, UserSpec
+from ._common import ForeignRecord
 
 RewardBasis = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
 """The components a tau2 task's reward can be the product of."""
@@ -21,12 +22,7 @@ _DEFAULT_BASIS: list[RewardBasis] = ["DB", "COMMUNICATE"]
 """tau2's reward basis when a task names none (the original tau-bench's two checks)."""
 
 
-class _Foreign(BaseModel):
-    # A third-party format: fields we do not read are ignored, not refused.
-    model_config = ConfigDict(extra="ignore")
-
-
-class StructuredInstructions(_Foreign):
+class StructuredInstructions(ForeignRecord):
     """A tau2 user scenario's structured instructions."""
 
     domain: str | None = None
@@ -36,14 +32,14 @@ class StructuredInstructions(_Foreign):
     task_instructions: str
 
 
-class UserScenario(_Foreign):
+class UserScenario(ForeignRecord):
     """What tau2's simulated user is told."""
 
     persona: str | None = None
     instructions: StructuredInstructions | str
 
 
-class TaskAction(_Foreign):
+class TaskAction(ForeignRecord):
     """One reference tool call of a task."""
 
     action_id: str | None = None
@@ -53,7 +49,7 @@ class TaskAction(_Foreign):
     compare_args: list[str] | None = None
 
 
-class EnvAssertion(_Foreign):
+class EnvAssertion(ForeignRecord):
     """A check run on the final environment: a toolkit function and the bool it must return."""
 
     env_type: Literal["assistant", "user"] = "assistant"
@@ -63,7 +59,7 @@ class EnvAssertion(_Foreign):
     message: str | None = None
 
 
-class EvaluationCriteria(_Foreign):
+class EvaluationCriteria(ForeignRecord):
     """How a tau2 task is graded."""
 
     actions: list[TaskAction] | None = None
@@ -73,7 +69,7 @@ class EvaluationCriteria(_Foreign):
     reward_basis: list[RewardBasis] = Field(default_factory=lambda: _DEFAULT_BASIS.copy())
 
 
-class InitialState(_Foreign):
+class InitialState(ForeignRecord):
     """A task's starting point other than the plain DB (unsupported when non-empty)."""
 
     initialization_data: dict[str, Any] | None = None
@@ -81,13 +77,13 @@ class InitialState(_Foreign):
     message_history: list[dict[str, Any]] | None = None
 
 
-class Description(_Foreign):
+class Description(ForeignRecord):
     """A task's description for humans."""
 
     purpose: str | None = None
 
 
-class Tau2Task(_Foreign):
+class Tau2Task(ForeignRecord):
     """One tau2-bench task."""
 
     id: str

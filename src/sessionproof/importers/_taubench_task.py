@@ -7,29 +7,25 @@ import hashlib
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..records import Action, Criteria, Scenario, UserSpec
+from ._common import ForeignRecord
 from ._tau2task import Tau2Task, scenario_from_task
 
 RESPOND = "respond"
 """tau-bench's name for "say this to the user" in an action list (not a tool)."""
 
 
-class TauBenchAction(BaseModel):
+class TauBenchAction(ForeignRecord):
     """One reference action of a tau-bench task."""
-
-    # A third-party format: fields we do not read are ignored, not refused.
-    model_config = ConfigDict(extra="ignore")
 
     name: str
     kwargs: dict[str, Any] = Field(default_factory=dict)
 
 
-class TauBenchTask(BaseModel):
+class TauBenchTask(ForeignRecord):
     """One tau-bench task."""
-
-    model_config = ConfigDict(extra="ignore")
 
     user_id: str | None = None
     instruction: str
