@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ModelSpecError
 from ._protocol import Agent
-from ._retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from ._retry import RetryPolicy
 
 ACCEPTED = (
     "local, local:PATH.gguf, oracle, openai:MODEL, openai-compat:MODEL@http://HOST:PORT/v1, "
@@ -74,7 +76,6 @@ def make_agent(
         raise ModelSpecError("max_attempts must be at least 1")
     if timeout_s <= 0:
         raise ModelSpecError("timeout_s must be positive")
-    retry = RetryPolicy(attempts=max_attempts)
     if spec == "oracle":
         from ._oracle import OracleAgent
 
@@ -89,6 +90,11 @@ def make_agent(
         from ._python_agent import PythonAgent, load_function
 
         return PythonAgent(load_function(rest), name=spec)
+    # Imported here, not at module level: it loads the provider SDKs (about a second), which
+    # the oracle, python: agents and `import sessionproof` never need.
+    from ._retry import RetryPolicy
+
+    retry = RetryPolicy(attempts=max_attempts)
     if kind == "openai":
         from ._openai import OpenAICompatAgent
 

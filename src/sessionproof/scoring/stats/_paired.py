@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.stats import binomtest, bootstrap
 
 from ...errors import StatisticsInputError
 
@@ -48,6 +47,8 @@ def bootstrap_ci(
     if data.size == 1 or bool((data == data[0]).all()):
         # Every resample has the same mean; scipy would warn about the degenerate sample.
         return Interval(estimate=estimate, low=estimate, high=estimate, confidence=confidence)
+    from scipy.stats import bootstrap  # scipy.stats costs ~0.6 s to import; only here
+
     res = bootstrap(
         (data,),
         np.mean,
@@ -71,6 +72,8 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
         raise StatisticsInputError(f"discordant counts must be >= 0, got {only_a}, {only_b}")
     if only_a + only_b == 0:
         return 1.0
+    from scipy.stats import binomtest
+
     return float(binomtest(only_a, only_a + only_b, 0.5, alternative="two-sided").pvalue)
 
 
