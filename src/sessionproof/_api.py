@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from .agents import Agent
+from .agents import Agent, plays_users
 from .engine import RunPlan, SessionList, execute_run
 from .records import Session
 from .scoring import RunSummary, summarize
@@ -47,6 +47,8 @@ async def arun_suite(
         run_id=run_id, trials=trials, seed=seed, concurrency=concurrency, max_steps=max_steps
     )
     sink = SessionList()
+    if user_model is None and plays_users(the_agent):
+        user_model = the_agent  # as in `sessionproof run`: the agent's model plays the user
     try:
         await execute_run(loaded, the_agent, plan, sink, user_model=user_model)
     finally:
@@ -90,7 +92,9 @@ def run_suite(
     """Run `suite` (a name, a scenario file, or a `Suite`) with `agent` (a model spec string
     or any `Agent`) and return every session with its verdict, plus the summary.
 
-    With `store`, the run is also written to that DuckDB file like `sessionproof run` does.
+    Simulated users are played by `user_model`, by default the agent itself when it is a
+    model (reference agents state the scenario's instructions instead), as in `run`. With
+    `store`, the run is also written to that DuckDB file like `sessionproof run` does.
     """
     return asyncio.run(
         arun_suite(

@@ -1,12 +1,20 @@
 """Agents: one protocol, many adapters (providers, the embedded model, reference agents)."""
 
 from ._oracle import STOP_TOKEN, OracleAgent
-from ._protocol import Agent, AgentRequest, AgentResponse, OutputIssue
+from ._protocol import (
+    REFERENCE_SPECS,
+    Agent,
+    AgentRequest,
+    AgentResponse,
+    OutputIssue,
+    plays_users,
+)
 from ._scripted import ScriptedAgent
 from ._spec import ACCEPTED, make_agent
 
 __all__ = [
     "ACCEPTED",
+    "REFERENCE_SPECS",
     "STOP_TOKEN",
     "Agent",
     "AgentRequest",
@@ -15,4 +23,5 @@ __all__ = [
     "OutputIssue",
     "ScriptedAgent",
     "make_agent",
+    "plays_users",
 ]

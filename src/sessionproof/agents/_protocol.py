@@ -65,3 +65,13 @@ class Agent(Protocol):
     async def aclose(self) -> None:
         """Release resources (HTTP clients, a local server)."""
         ...
+
+
+REFERENCE_SPECS = ("oracle", "python:")
+"""Spec prefixes of agents that are not language models (they cannot play a simulated user)."""
+
+
+def plays_users(agent: Agent) -> bool:
+    """True when `agent` is a model that can also play the simulated user (the default user
+    model is the agent's own); reference agents (oracle, python:) cannot."""
+    return not agent.name.startswith(REFERENCE_SPECS)

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from ..agents import Agent
+from ..agents import Agent, plays_users
 from ..engine import HooksFactory, RunPlan, SessionHooks, execute_run
 from ..errors import ConfigError
 from ..records import Scenario
@@ -21,8 +21,6 @@ from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id
 from ..suites import BUILTIN_SUITES, load_suite
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
-
-_REFERENCE = ("oracle", "python:")
 
 RUN_HELP = (
     "Run a suite of multi-turn scenarios against a model; store every session.\n\n"
@@ -193,7 +191,7 @@ async def _execute(
     try:
         if user_model and user_model != model:
             user_agent = _make_agent(user_model, "native", plan.seed)
-        elif not model.startswith(_REFERENCE):
+        elif plays_users(agent):
             user_agent = agent
         with RunProgress(err_console, "sessions") as progress:
             kwargs: dict[str, Any] = {"user_model": user_agent, "progress": progress}

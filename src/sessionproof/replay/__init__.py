@@ -10,11 +10,10 @@ from ._report import (
     Skipped,
     TranscriptRerun,
 )
-from ._rerun import REFERENCE_AGENTS, arerun, rerun
+from ._rerun import arerun, rerun
 from ._suite import RerunSuite
 
 __all__ = [
-    "REFERENCE_AGENTS",
     "JudgedBy",
     "OriginalSource",
     "RerunItem",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ..agents import Agent
+from ..agents import Agent, plays_users
 from ..engine import DEFAULT_MAX_STEPS, Progress, RunPlan, execute_run
 from ..errors import ConfigError
 from ..importers import import_file
@@ -18,7 +18,6 @@ from ._plan import RerunItem, import_problems, plan_reruns
 from ._report import RerunReport
 from ._suite import RerunSuite
 
-REFERENCE_AGENTS = ("oracle", "python:")
 """Candidates that are not language models: with no `user_model`, a task's user states its
 instructions as one message instead of being simulated (as `sessionproof run` does)."""
 
@@ -52,10 +51,6 @@ class _Sink:
         self.sessions.append(session)
 
 
-def _is_reference(agent: Agent) -> bool:
-    return agent.name.startswith(REFERENCE_AGENTS)
-
-
 async def _agents(
     model: str | Agent, user_model: str | Agent | None, seed: int
 ) -> tuple[Agent, Agent | None, list[Agent]]:
@@ -70,7 +65,7 @@ async def _agents(
         candidate = model
     user: Agent | None
     if user_model is None:
-        user = None if _is_reference(candidate) else candidate
+        user = candidate if plays_users(candidate) else None
     elif isinstance(user_model, str):
         if isinstance(model, str) and user_model.strip() == model.strip():
             user = candidate
