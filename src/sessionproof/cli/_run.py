@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,7 +13,7 @@ import typer
 from rich.markup import escape
 
 from ..agents import Agent, plays_users
-from ..engine import HooksFactory, RunPlan, SessionHooks, execute_run
+from ..engine import DEFAULT_AGENT_TIMEOUT_S, HooksFactory, RunPlan, SessionHooks, execute_run
 from ..errors import ConfigError
 from ..records import Scenario
 from ..report import render_summary
@@ -31,6 +32,57 @@ RUN_HELP = (
     "anthropic:MODEL, python:pkg.module:function.\n\n"
     + "\n\n".join(f"{k}: {v}" for k, v in METRIC_DEFINITIONS.items())
 )
+
+
+RESUME_KEEPS = (
+    "suite",
+    "model",
+    "trials",
+    "limit",
+    "seed",
+    "max_steps",
+    "user_model",
+    "tool_mode",
+    "arm",
+    "faults",
+    "drift",
+    "guard",
+    "agent_timeout",
+)
+"""Parameters a resumed run takes from its manifest: giving one with --resume is an error."""
+
+_SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _refuse_with_resume(ctx: typer.Context) -> None:
+    # By name: typer ships its own copy of click, whose ParameterSource is another enum.
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in RESUME_KEEPS
+        if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
+    ]
+    if given:
+        raise ConfigError(
+            f"--resume cannot be combined with {', '.join(given)}: "
+            "a resumed run keeps the settings it was started with"
+        )
+
+
+def _check_timeout(seconds: float) -> float:
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ConfigError(
+            f"--agent-timeout must be a positive, finite number of seconds, not {seconds:g}"
+        )
+    return seconds
+
+
+def suite_reference(name: str) -> str:
+    """What the manifest records for `--suite`: a suite file as an absolute path (so the
+    run resumes from any directory), a built-in suite as its name."""
+    path = Path(name)
+    if path.suffix.lower() in _SUITE_FILE_SUFFIXES and path.is_file():
+        return str(path.resolve())
+    return name
 
 
 def _make_agent(spec: str, tool_mode: str, seed: int) -> Agent:
@@ -75,6 +127,7 @@ def _hooks_factory(arms: list[str]) -> HooksFactory | None:
 
 @app.command("run", help=RUN_HELP)
 def run(
+    ctx: typer.Context,
     suite: Annotated[str, typer.Option(help="Suite name or scenario file.")] = "demo",
     model: Annotated[str, typer.Option(help="Model spec (see above).")] = "local",
     trials: Annotated[int, typer.Option(min=1, help="Trials per scenario (pass^k needs k).")] = 1,
@@ -103,12 +156,29 @@ def run(
     guard: Annotated[
         bool | None, typer.Option("--guard/--no-guard", help="Wrap tools in the guard.")
     ] = None,
+    agent_timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds one agent decision may take; past it the session ends as an agent "
+            "error classified timeout.",
+            metavar="SECONDS",
+        ),
+    ] = DEFAULT_AGENT_TIMEOUT_S,
 ) -> None:
     if tool_mode not in ("native", "prompted", "auto"):
         raise ConfigError(f"--tool-mode must be native, prompted or auto, not {tool_mode!r}")
+    if resume:
+        _refuse_with_resume(ctx)
+    else:
+        _check_timeout(agent_timeout)
     with Store.open(store) as db:
         if resume:
             manifest = db.get_run(resume)
+            if manifest.command != "run":
+                raise ConfigError(
+                    f"run {manifest.run_id} is a {manifest.command} run; only runs made by "
+                    "`sessionproof run` can be resumed"
+                )
             suite, model, trials, seed = (
                 manifest.suite,
                 manifest.model,
@@ -118,6 +188,8 @@ def run(
             limit, arms = manifest.limit, list(manifest.arms) or ["baseline"]
             max_steps = manifest.max_steps or max_steps
             user_model = manifest.user_model
+            tool_mode = str(manifest.options.get("tool_mode", tool_mode))
+            agent_timeout = float(manifest.options.get("agent_timeout", agent_timeout))
             loaded = load_suite(suite).limited(limit)
             if loaded.content_hash() != manifest.suite_hash:
                 raise ConfigError(
@@ -134,7 +206,7 @@ def run(
             manifest = RunManifest(
                 run_id=run_id,
                 command="run",
-                suite=suite,
+                suite=suite_reference(suite),
                 suite_hash=loaded.content_hash(),
                 model=model,
                 user_model=user_model,
@@ -144,7 +216,7 @@ def run(
                 max_steps=max_steps,
                 limit=limit,
                 concurrency=workers,
-                options={"tool_mode": tool_mode},
+                options={"tool_mode": tool_mode, "agent_timeout": agent_timeout},
                 scenario_ids=[s.id for s in loaded.scenarios],
                 argv=sys.argv[1:],
             )
@@ -160,6 +232,7 @@ def run(
             seed=seed,
             concurrency=workers,
             max_steps=max_steps,
+            agent_timeout=agent_timeout,
             skip=skip,
         )
         err_console.print(

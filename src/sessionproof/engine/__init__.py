@@ -9,7 +9,13 @@ from ._boundary import (
     ToolBoundary,
     execute_on_domain,
 )
-from ._loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, SessionPlan, run_session
+from ._loop import (
+    DEFAULT_AGENT_TIMEOUT_S,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_STEPS,
+    SessionPlan,
+    run_session,
+)
 from ._runner import (
     HooksFactory,
     Progress,
@@ -23,6 +29,7 @@ from ._runner import (
 )
 
 __all__ = [
+    "DEFAULT_AGENT_TIMEOUT_S",
     "DEFAULT_MAX_ERRORS",
     "DEFAULT_MAX_STEPS",
     "MAX_TOOL_OUTPUT_CHARS",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import TypeAdapter
 
 from ..agents import STOP_TOKEN, Agent, AgentRequest, AgentResponse
 from ..domains import Domain
@@ -26,11 +29,17 @@ from ..suites import Suite
 from ..users import User
 from ._boundary import CallContext, NoHooks, SessionHooks, execute_on_domain
 from ._recorder import Recorder
+from ._reply import MalformedReply, accept_reply
 
 DEFAULT_MAX_STEPS = 40
 """Agent decisions (a text reply or one tool call) allowed per session."""
 DEFAULT_MAX_ERRORS = 10
 """Failed tool calls allowed per session before it ends as too_many_errors."""
+DEFAULT_AGENT_TIMEOUT_S = 600.0
+"""Seconds one agent decision may take before the session ends as a `timeout` agent error."""
+
+
+_MESSAGES = TypeAdapter(list[Message])
 
 
 @dataclass
@@ -45,6 +54,8 @@ class SessionPlan:
     seed: int = 0
     max_steps: int = DEFAULT_MAX_STEPS
     max_errors: int = DEFAULT_MAX_ERRORS
+    agent_timeout: float | None = DEFAULT_AGENT_TIMEOUT_S
+    """Seconds per agent decision; None waits for ever."""
     hooks: SessionHooks = field(default_factory=NoHooks)
 
 
@@ -68,6 +79,7 @@ class _SessionRun:
         self.usage = Usage()
         self.errors = 0
         self.boundary = plan.hooks.wrap(execute_on_domain)
+        self.scenario_json = plan.scenario.model_dump_json()
 
     def _model_calls(self, calls: list[ModelCall]) -> None:
         for call in calls:
@@ -85,30 +97,63 @@ class _SessionRun:
             return _End(TerminationReason.user_stop)
         return None
 
-    async def _agent_decision(self) -> AgentResponse | _End:
+    def _request(self) -> AgentRequest:
         tools = self.plan.hooks.tools(self.domain.tools(), self.rec.turn, self.rec.emit)
-        request = AgentRequest(
-            messages=list(self.conversation),
+        # Fresh copies for every request: an agent that edits what it was given must change
+        # neither the conversation (later requests, the simulated user) nor the scenario it
+        # is judged on. A dump and validate in pydantic-core is ~4x cheaper than deepcopy.
+        return AgentRequest(
+            messages=_MESSAGES.validate_python(_MESSAGES.dump_python(self.conversation)),
             tools=tools,
             turn=self.rec.turn,
             step=self.rec.step,
             seed=self.plan.seed,
-            scenario=self.plan.scenario,
+            scenario=Scenario.model_validate_json(self.scenario_json),
         )
+
+    def _agent_failed(self, error_class: ErrorClass, detail: str) -> _End:
+        """End the session on the agent's own failure, recorded as a classified event."""
+        self.rec.emit(EventKind.agent_error, {"error_class": error_class, "message": detail})
+        return _End(TerminationReason.too_many_errors, detail)
+
+    def _crashed(self, exc: BaseException) -> _End:
+        # An agent that crashes is the agent's failure, not infrastructure: record what
+        # happened and end the session so the rest of the run goes on.
+        where = traceback.extract_tb(exc.__traceback__)[-1:]
+        at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
+        said = f": {exc}" if str(exc) else ""
+        return self._agent_failed(
+            ErrorClass.unknown, f"agent raised {type(exc).__name__}{said}{at}"
+        )
+
+    async def _agent_decision(self) -> AgentResponse | _End:
+        """Ask the agent for its next decision, within the time limit; accept only a reply
+        that is plain JSON records (the one place agent output enters the session)."""
+        request = self._request()
+        limit = self.plan.agent_timeout
+        deadline = asyncio.timeout(limit)
         try:
-            return await self.agent.respond(request)
+            async with deadline:
+                reply = await self.agent.respond(request)
         except InfraError as exc:
             return _End(TerminationReason.infra_error, str(exc))
-        except Exception as exc:
-            # An agent that crashes is the agent's failure, not infrastructure: record what
-            # happened and end the session so the rest of the run goes on.
-            where = traceback.extract_tb(exc.__traceback__)[-1:]
-            at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
-            detail = f"agent raised {type(exc).__name__}: {exc}{at}"
-            self.rec.emit(
-                EventKind.agent_error, {"error_class": ErrorClass.unknown, "message": detail}
+        except TimeoutError as exc:
+            if not deadline.expired():  # the agent's own TimeoutError, not our limit
+                return self._crashed(exc)
+            return self._agent_failed(
+                ErrorClass.timeout, f"the agent gave no reply within {limit:g} s"
             )
-            return _End(TerminationReason.too_many_errors, detail)
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():
+                raise  # the run itself is being cancelled (Ctrl-C): let it stop
+            return self._crashed(exc)  # raised by the agent, with nobody cancelling it
+        except Exception as exc:
+            return self._crashed(exc)
+        try:
+            return accept_reply(reply)
+        except MalformedReply as exc:
+            return self._agent_failed(ErrorClass.malformed_output, str(exc))
 
     async def _act(self, response: AgentResponse) -> _End | None:
         """Record the reply, run its tool calls in order; an _End when the session is over."""

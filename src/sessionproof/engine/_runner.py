@@ -14,7 +14,13 @@ from ..records import Scenario, Session
 from ..suites import Suite
 from ..users import InstructionUser, ScriptedUser, SimulatedUser, User
 from ._boundary import NoHooks, SessionHooks
-from ._loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, SessionPlan, run_session
+from ._loop import (
+    DEFAULT_AGENT_TIMEOUT_S,
+    DEFAULT_MAX_ERRORS,
+    DEFAULT_MAX_STEPS,
+    SessionPlan,
+    run_session,
+)
 
 HooksFactory = Callable[[str, int, Scenario], SessionHooks]
 """(arm spec, session seed, scenario) → the hooks that make that arm's condition."""
@@ -62,6 +68,8 @@ class RunPlan:
     concurrency: int = 4
     max_steps: int = DEFAULT_MAX_STEPS
     max_errors: int = DEFAULT_MAX_ERRORS
+    agent_timeout: float | None = DEFAULT_AGENT_TIMEOUT_S
+    """Seconds per agent decision before the session ends as a `timeout` agent error."""
     skip: set[tuple[str, int, str]] = field(default_factory=set)
     """(scenario id, trial, arm) keys already finished (resume)."""
 
@@ -138,6 +146,7 @@ async def execute_run(
                 seed=seed,
                 max_steps=scenario.max_steps or plan.max_steps,
                 max_errors=plan.max_errors,
+                agent_timeout=plan.agent_timeout,
                 hooks=hooks_for(arm, seed, scenario),
             )
             session = await run_session(session_plan, suite, agent, user_for(scenario, user_model))

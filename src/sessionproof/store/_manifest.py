@@ -153,7 +153,7 @@ class SessionRow(BaseModel):
     n_turns: int
     """User turns reached (highest event turn + 1)."""
     n_steps: int
-    """Agent decisions reached (highest event step + 1)."""
+    """Agent decisions: tool calls run plus replies that carry no tool call."""
     n_tool_calls: int
     n_tool_errors: int
     """Tool results carrying an error class."""

@@ -132,7 +132,7 @@ def prepare(session: Session) -> SessionWrite:
     monos: list[float] = []
     kinds: list[str] = []
     payloads: list[str] = []
-    n_tool_calls = n_tool_errors = 0
+    n_tool_calls = n_tool_errors = n_replies = 0
     for event in session.events:
         if event.run_id != session.run_id or event.session_id != session.session_id:
             raise StoreError(
@@ -141,6 +141,8 @@ def prepare(session: Session) -> SessionWrite:
             )
         if event.kind is EventKind.tool_call:
             n_tool_calls += 1
+        elif event.kind is EventKind.assistant_message and not event.payload.get("tool_calls"):
+            n_replies += 1
         elif event.kind is EventKind.tool_result and event.payload.get("error_class"):
             n_tool_errors += 1
         seqs.append(event.seq)
@@ -167,7 +169,9 @@ def prepare(session: Session) -> SessionWrite:
         session.termination.value,
         scrub_text(_without_surrogates(session.termination_detail)),
         max(turns) + 1 if n else 0,
-        max(steps) + 1 if n else 0,
+        # A step is one agent decision: each tool call run, and each reply without calls
+        # (the step index of the last event overcounts: `end` and `verdict` sit one past it).
+        n_tool_calls + n_replies,
         n_tool_calls,
         n_tool_errors,
         session.usage.input_tokens,
