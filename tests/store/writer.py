@@ -2,6 +2,8 @@
 
 `python -m tests.store.writer PATH hold` opens the store, prints `ready` and waits for stdin
 to close (it holds the write lock meanwhile).
+`python -m tests.store.writer PATH live RUN_ID N` starts run RUN_ID, writes N sessions of
+it, prints `ready` and holds the store like `hold`: a run in progress.
 `python -m tests.store.writer PATH write RUN_ID N` writes N sessions, printing each key as
 soon as its write has returned, so the parent knows which sessions were committed.
 """
@@ -26,6 +28,12 @@ def main(argv: list[str]) -> None:
         run_id, count = argv[2], int(argv[3])
         ids = [f"sc{i:05d}" for i in range(count)]
         store.create_run(manifest(run_id, ids))
+        if mode == "live":
+            for scenario_id in ids:
+                store.write_session(session(run_id, scenario_id))
+            print("ready", flush=True)
+            sys.stdin.read()
+            return
         print(f"run {run_id}", flush=True)
         for scenario_id in ids:
             store.write_session(session(run_id, scenario_id))

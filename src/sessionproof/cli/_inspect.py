@@ -26,7 +26,7 @@ from ..report import (
 from ..scoring import ALL_METRIC_DEFINITIONS, run_metrics, summarize
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store
 from ..suites import load_suite
-from ._app import app, out_console
+from ._app import app, err_console, out_console
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -35,7 +35,18 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def _open(path: Path) -> Store:
     if not path.exists():
         raise StoreError(f"no store at {path}; run `sessionproof run` first or pass --store")
-    return Store.open(path, read_only=True)
+    db = Store.open_for_reading(path)
+    if db.snapshot_of is not None:
+        # Say so: the runs being written may have more sessions by the time this prints.
+        live = [r.run_id for r in db.list_runs() if r.status == "running"]
+        who = f"process {db.snapshot_of}" if db.snapshot_of else "another process"
+        doing = f"; run {', '.join(live)} in progress" if live else ""
+        err_console.print(
+            f"store {escape(str(path))} is held by {who}: reading a snapshot{escape(doing)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    return db
 
 
 @app.command("runs")

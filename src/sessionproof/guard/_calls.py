@@ -58,14 +58,35 @@ def unknown_tool_text(hint: RepairHint) -> str:
     return f"{text} {hint.suggestion[:1].upper()}{hint.suggestion[1:]}"
 
 
+def exception_text(exc: BaseException) -> str:
+    """An exception's message, never raising: its own `__str__` may fail (then its repr, then
+    its type name is shown)."""
+    for show in (str, repr):
+        try:
+            text = show(exc)
+        except Exception:  # a broken __str__/__repr__ is the tool's bug, not the guard's
+            continue
+        if text:
+            return text
+    return type(exc).__name__
+
+
 def attempt_from_exception(exc: Exception) -> Attempt:
-    """A failed attempt from what the tool raised: classified, with any Retry-After."""
-    text = str(exc) or type(exc).__name__
+    """A failed attempt from what the tool raised: classified, with any Retry-After.
+
+    Classification reads the message too, so an exception whose text cannot be had is
+    classified `unknown` rather than let out of the guard.
+    """
+    try:
+        error_class = classify_exception(exc)
+        retry_after = retry_after_s(exc)
+    except Exception:
+        error_class, retry_after = ErrorClass.unknown, None
     return Attempt(
         ok=False,
-        text=f"Error: {text}",
-        error_class=classify_exception(exc),
-        retry_after=retry_after_s(exc),
+        text=f"Error: {exception_text(exc)}",
+        error_class=error_class,
+        retry_after=retry_after,
     )
 
 

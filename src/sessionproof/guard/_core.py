@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import random
 from collections.abc import Awaitable, Callable, Mapping
+from types import EllipsisType
 from typing import Any, overload
 
 from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception_type
@@ -23,6 +25,7 @@ from ._clock import Clock, SystemClock
 from ._hints import SchemaCheck
 from ._records import Decision, Escalation, GuardConfig, GuardDecision, GuardResult
 from ._run import Attempt, Final, GuardRun, ToolPolicy, _Again
+from ._timeout import await_in_thread, call_in_thread, check_timeout, is_async, timed_out
 
 ToolFn = Callable[..., Any]
 """A tool: a sync or async callable taking keyword arguments."""
@@ -33,7 +36,8 @@ class Guard:
 
     One guard holds one circuit breaker per tool name; share it across the calls of a
     process (or, in the harness, of a session). `clock` decides how time passes: the real
-    one by default, a `VirtualClock` in tests.
+    one by default, a `VirtualClock` in tests. `timeout_s` bounds every call of a wrapped
+    tool (default `config.timeout_s`, 30 s; None: no limit); `wrap` may set it per tool.
     """
 
     def __init__(
@@ -44,8 +48,13 @@ class Guard:
         rng: random.Random | None = None,
         on_decision: Callable[[GuardDecision], None] | None = None,
         on_escalate: Callable[[Escalation], None] | None = None,
+        timeout_s: float | EllipsisType | None = ...,
     ) -> None:
         self.config = config or GuardConfig()
+        if timeout_s is not ...:
+            # model_copy does not validate, so the value is checked here.
+            checked = check_timeout(timeout_s, "Guard")
+            self.config = self.config.model_copy(update={"timeout_s": checked})
         self.clock: Clock = clock or SystemClock()
         self.rng = rng or random.Random()
         """Jitter source; seed it for reproducible waits."""
@@ -73,13 +82,16 @@ class Guard:
         write: bool = False,
         idempotent: bool = False,
         idempotency_key: str | None = None,
+        timeout_s: float | EllipsisType | None = ...,
     ) -> GuardedTool:
         """Guard `fn` and register it under `name` (default: the function's name).
 
         `schema` is the JSON Schema of its arguments (checked before every call),
         `output_schema` that of its result; `write=True` marks a tool that changes state
         (never blindly re-sent), unless `idempotent` or the call carries `idempotency_key`.
-        Raises `ConfigError` for an invalid schema.
+        `timeout_s` bounds each call (default: the guard's; None: no limit); a sync tool
+        with a limit runs in a thread of its own, so it never blocks the event loop.
+        Raises `ConfigError` for an invalid schema or timeout.
         """
         tool_name = name or getattr(fn, "__name__", None)
         if not tool_name or not callable(fn):
@@ -94,7 +106,8 @@ class Guard:
             if output_schema
             else None,
         )
-        guarded = GuardedTool(self, fn, policy)
+        limit = self.config.timeout_s if timeout_s is ... else timeout_s
+        guarded = GuardedTool(self, fn, policy, check_timeout(limit, tool_name))
         self._tools[tool_name] = guarded
         return guarded
 
@@ -242,11 +255,25 @@ def _result(name: str, final: Final, run: GuardRun) -> GuardResult:
 class GuardedTool:
     """A tool wrapped by a `Guard`. Await it with the model's arguments; get a `GuardResult`."""
 
-    def __init__(self, guard: Guard, fn: ToolFn, policy: ToolPolicy) -> None:
+    def __init__(
+        self, guard: Guard, fn: ToolFn, policy: ToolPolicy, timeout_s: float | None = None
+    ) -> None:
         self.guard = guard
         self.fn = fn
         self.policy = policy
         self.name = policy.name
+        self.timeout_s = timeout_s
+        """Seconds one call may take (None: no limit)."""
+        self._async = is_async(fn)
+
+    async def _invoke(self, args: dict[str, Any]) -> Any:
+        if self.timeout_s is None or self._async:
+            value = self.fn(**args)  # no limit to keep: called inline, the cheapest way
+        else:
+            value = await await_in_thread(self.fn, args)
+        if inspect.isawaitable(value):
+            value = await value
+        return value
 
     def _run(
         self, arguments: Mapping[str, Any] | str | None, call_id: str | None, kwargs: dict[str, Any]
@@ -265,16 +292,19 @@ class GuardedTool:
         call_id: str | None = None,
         **kwargs: Any,
     ) -> GuardResult:
-        """Call the tool under the guard (sync tools are called directly, not in a thread)."""
+        """Call the tool under the guard (a sync tool with a timeout runs in a thread)."""
         run = self._run(arguments, call_id, kwargs)
         args = run.args or {}
 
         async def attempt() -> Attempt:
+            timer = asyncio.timeout(self.timeout_s)
             try:
-                value = self.fn(**args)
-                if inspect.isawaitable(value):
-                    value = await value
+                async with timer:
+                    value = await self._invoke(args)
             except Exception as exc:
+                # A TimeoutError the tool raised itself is its own failure, not ours.
+                if isinstance(exc, TimeoutError) and timer.expired():
+                    return timed_out(self.name, self.timeout_s or 0.0)
                 return attempt_from_exception(exc)
             return attempt_from_value(value)
 
@@ -297,7 +327,12 @@ class GuardedTool:
 
         def attempt() -> Attempt:
             try:
-                value = self.fn(**args)
+                if self.timeout_s is None:
+                    value = self.fn(**args)
+                else:
+                    answered, value = call_in_thread(self.fn, args, self.timeout_s)
+                    if not answered:
+                        return timed_out(self.name, self.timeout_s)
             except Exception as exc:
                 return attempt_from_exception(exc)
             return attempt_from_value(value)

@@ -78,7 +78,7 @@ class Scenario(BaseModel):
     tags: list[str] = Field(default_factory=list)
     user: UserSpec
     criteria: Criteria = Field(default_factory=Criteria)
-    max_steps: int | None = None
-    """Overrides the run's step limit for this scenario."""
+    max_steps: int | None = Field(default=None, ge=1)
+    """Overrides the run's step limit for this scenario (at least 1; None: the run's)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Format-specific extras (e.g. the original tau2 task), never read by the engine."""

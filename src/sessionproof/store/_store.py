@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import re
+import shutil
+import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,7 +15,7 @@ from typing import Any, get_args
 import duckdb
 
 from .._version import __version__
-from ..errors import DuplicateSessionError, StoreError
+from ..errors import DuplicateSessionError, StoreError, StoreLockedError
 from ..records import Session
 from ._export import export_parquet
 from ._manifest import RunManifest, RunStatus, RunSummary, SessionRow
@@ -31,6 +34,9 @@ DEFAULT_STORE_PATH = Path(".sessionproof") / "store.duckdb"
 """Where the store lives unless told otherwise (relative to the working directory)."""
 
 _RECENT = 5
+_SNAPSHOT_TRIES = 3
+"""Copies tried when a copy taken mid-checkpoint cannot be opened."""
+_PID = re.compile(r"PID (\d+)")
 
 _INSERT_SESSION = (
     f"INSERT INTO sessions ({', '.join(SESSION_COLUMNS)}) "
@@ -62,6 +68,10 @@ class Store:
         self._read_only = read_only
         # Run ids known to exist, so write_session checks its run once, not per session.
         self._known_runs: set[str] = set()
+        self.snapshot_dir: Path | None = None
+        """The private copy being read, when the store was locked (removed on close)."""
+        self.snapshot_of: int | None = None
+        """PID of the process holding the store when a snapshot is read (0 if unknown)."""
 
     @classmethod
     def open(cls, path: str | Path = DEFAULT_STORE_PATH, read_only: bool = False) -> Store:
@@ -79,6 +89,59 @@ class Store:
             raise
         return cls(conn, resolved, read_only)
 
+    @classmethod
+    def open_for_reading(cls, path: str | Path = DEFAULT_STORE_PATH) -> Store:
+        """Open the store at `path` read-only, even while a run holds it for writing.
+
+        DuckDB lets no other process open a file another holds for writing, so then the file
+        and its write-ahead log are copied to a temporary folder and the copy is read:
+        `snapshot_of` names the holder's PID. Sessions are committed whole, so the copy has
+        every session finished when it was taken. Raises like `open` otherwise.
+        """
+        try:
+            return cls.open(path, read_only=True)
+        except StoreLockedError as locked:
+            found = _PID.search(str(locked))
+            holder = int(found.group(1)) if found else 0
+            resolved = Path(path)
+        for attempt in range(_SNAPSHOT_TRIES):
+            folder = Path(tempfile.mkdtemp(prefix="sessionproof-snapshot-"))
+            try:
+                store = cls._open_copy(resolved, folder)
+            except StoreError:
+                shutil.rmtree(folder, ignore_errors=True)
+                if attempt == _SNAPSHOT_TRIES - 1:
+                    raise
+                continue
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            store.snapshot_dir, store.snapshot_of = folder, holder
+            return store
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    @classmethod
+    def _open_copy(cls, path: Path, folder: Path) -> Store:
+        copy = folder / path.name
+        wal = path.with_name(path.name + ".wal")
+        try:
+            # The file first, then its log: a checkpoint in between leaves an older log
+            # whose transactions the file already has, which DuckDB replays harmlessly.
+            shutil.copyfile(path, copy)
+            if wal.exists():
+                shutil.copyfile(wal, copy.with_name(copy.name + ".wal"))
+        except FileNotFoundError:
+            pass  # the log was checkpointed away mid-copy: the file alone is whole
+        except OSError as exc:
+            raise StoreError(f"cannot copy store {path} to read it: {exc}") from exc
+        conn = connect(copy, True)
+        try:
+            ensure_schema(conn, path, True, f"sessionproof {__version__}")
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path, True)
+
     @property
     def path(self) -> Path:
         """The store file."""
@@ -94,6 +157,8 @@ class Store:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        if self.snapshot_dir is not None:
+            shutil.rmtree(self.snapshot_dir, ignore_errors=True)
 
     def __enter__(self) -> Store:
         return self

@@ -11,6 +11,33 @@ from ..domains import Domain, DomainSpec, get_domain
 from ..records import Outcome, Scenario, Session
 from ..scoring import evaluate_session
 
+_INT64 = range(-(2**63), 2**64)
+"""Integers orjson can write."""
+
+
+def _portable(value: Any) -> Any:
+    """`value` with what orjson cannot write made writable: integers past 64 bits as their
+    decimal text, lone surrogates as `\\udXXX` escapes, non-text keys as text."""
+    if isinstance(value, dict):
+        return {_portable(str(k)): _portable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_portable(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and value not in _INT64:
+        return str(value)
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def _hash_blob(scenarios: list[Scenario]) -> bytes:
+    data = [s.model_dump(mode="json") for s in scenarios]
+    try:
+        # The plain form, unchanged, so stored runs of ordinary suites still resume.
+        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson's limits: big integers, lone surrogates, non-text keys
+        # Tagged, so no portable blob can equal a plain one.
+        return b"portable:" + orjson.dumps(_portable(data), option=orjson.OPT_SORT_KEYS)
+
 
 class Suite:
     """Scenarios with generic criteria (gold replay, facts, forbidden calls).
@@ -24,10 +51,7 @@ class Suite:
 
     def content_hash(self) -> str:
         """Hash of every scenario's content: two runs with equal hashes ran the same tasks."""
-        blob = orjson.dumps(
-            [s.model_dump(mode="json") for s in self.scenarios], option=orjson.OPT_SORT_KEYS
-        )
-        return hashlib.blake2b(blob, digest_size=16).hexdigest()
+        return hashlib.blake2b(_hash_blob(self.scenarios), digest_size=16).hexdigest()
 
     def limited(self, limit: int | None) -> Suite:
         """The same suite keeping only its first `limit` scenarios."""
