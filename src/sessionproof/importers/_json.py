@@ -91,7 +91,10 @@ def load_json(raw: bytes | str) -> Any:
         if "depth" in str(exc) or "recursion" in str(exc).lower():
             raise ForeignJSONError(TOO_DEEP) from None
         raise ForeignJSONError(f"not JSON: {exc}") from None
-    if too_deep(value):
+    # Nesting needs an opening bracket per level: text with few of them (most lines) cannot
+    # be too deep, and counting bytes is far cheaper than walking the value.
+    text = raw.encode() if isinstance(raw, str) else raw
+    if text.count(b"[") + text.count(b"{") > MAX_DEPTH and too_deep(value):
         raise ForeignJSONError(TOO_DEEP)
     return value
 
