@@ -15,6 +15,11 @@ class InputFileError(SessionproofError):
     """A file the user gave is missing or malformed (path and position in the message)."""
 
 
+class ForeignJSONError(InputFileError):
+    """Text from a foreign file (a whole document or one line of it) is not usable JSON: not
+    JSON at all, or nested deeper than sessionproof reads (the message says which)."""
+
+
 class UnknownSuiteError(ConfigError):
     """No suite of that name exists."""
 

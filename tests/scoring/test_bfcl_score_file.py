@@ -121,7 +121,7 @@ def test_unreadable_files_raise_one_clear_error(tmp_path: Path) -> None:
 def test_malformed_question_or_answer_files_name_the_line(tmp_path: Path) -> None:
     src = _write(tmp_path / "in.jsonl", [json.dumps(_real_rows("parallel", 1)[0])])
     bad_q = _write(tmp_path / "q.json", [Q.read_text().splitlines()[0], "{not json"])
-    with pytest.raises(InputFileError, match=r"q\.json:2: not valid JSON"):
+    with pytest.raises(InputFileError, match=r"q\.json:2: not JSON"):
         score_bfcl_file(src, bad_q, A)
     bad_a = _write(tmp_path / "a.json", [json.dumps({"id": "parallel_0", "ground_truth": [1]})])
     with pytest.raises(InputFileError, match=r"a\.json:1: .*ground-truth call"):

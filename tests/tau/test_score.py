@@ -81,7 +81,16 @@ def test_cli_json_has_exactly_the_documented_keys(
     code = score_tau_command(AIRLINE_GPT, "tau2", "airline", tmp_path / "s.duckdb", True, None)
     assert code == 0
     out = json.loads(capsys.readouterr().out)
-    assert list(out) == ["run_id", "sessions", "session_accuracy", "agreement", "disagreements"]
+    assert list(out) == [
+        "run_id",
+        "sessions",
+        "session_accuracy",
+        "agreement",
+        "disagreements",
+        "skipped",
+        "warnings",
+    ]
+    assert out["skipped"] == out["warnings"] == []
     assert out["sessions"] == 20 and out["session_accuracy"] == 0.5
     assert out["agreement"] == {
         "reward": {"match": 20, "total": 20},

@@ -32,6 +32,12 @@ def score(
 
     Each session's tool calls are replayed into its domain and judged like a live run.
     BFCL outputs (`--format bfcl`) are matched with BFCL's AST semantics.
+
+    Exit code: 0 when every record was read and judged cleanly; 1 when some records were
+    skipped, or kept with a warning (an unknown content block type, a tool result that
+    answers no call, a repeated call id), or (BFCL) some lines were input errors: each is
+    named on stderr and listed in --json (`skipped`, `warnings`), and the rest are judged;
+    2 when a file or an option cannot be used at all. `-o` must not name an input file.
     """
     if fmt not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..scoring.bfcl import BfclScore, score_bfcl_file
@@ -34,6 +35,7 @@ def bfcl_summary(score: BfclScore, output: Path | None = None) -> dict[str, Any]
         "categories": categories,
         "input_errors": score.input_errors,
         "input_error_lines": score.input_error_lines,
+        "broken_questions": score.broken_questions,
         "output": str(output) if output is not None else None,
     }
 
@@ -68,7 +70,8 @@ def score_bfcl_command(
 
     Returns the exit code: 0 when every line was judged, 1 when some lines were input errors
     (they are reported, and every other line is still judged). Raises `InputFileError` when
-    a file cannot be read or written.
+    a file cannot be read or written or holds no model output, `ConfigError` when `output`
+    is one of the input files.
     """
     score = score_bfcl_file(path, questions, answers, output)
     if as_json:
@@ -83,6 +86,8 @@ def score_bfcl_command(
             detail = ", ".join(f"{k} ×{v}" for k, v in score.input_errors.items())
             lines = ", ".join(str(n) for n in score.input_error_lines[:10])
             console.print(f"[yellow]not judged:[/] {detail} (lines {lines})")
+        for qid, why in score.broken_questions.items():
+            console.print(f"[yellow]broken question[/] {escape(qid)}: {escape(why)}")
         if output is not None:
             console.print(f"verdicts written to {output}")
     return 1 if score.input_errors else 0

@@ -31,7 +31,8 @@ def _table(report: ScoreReport) -> Table:
         "reward agreement", _fraction(report.agreement_reward.match, report.agreement_reward.total)
     )
     table.add_row("DB agreement", _fraction(report.agreement_db.match, report.agreement_db.total))
-    table.add_row("records skipped", str(sum(e.fatal for e in report.errors)))
+    table.add_row("records skipped", str(len(report.skipped)))
+    table.add_row("warnings", str(len(report.warnings)))
     table.add_row("seconds", f"{report.seconds:.2f}")
     return table
 
@@ -41,9 +42,11 @@ def score_tau_command(
 ) -> int:
     """Score a transcript file, store its sessions, print a table or (`as_json`) the summary.
 
-    Returns the exit code: 0 when every record was imported and judged, 1 when some records
-    were skipped (each is reported on stderr; the rest are still judged and stored). Raises
-    `InputFileError` / `ConfigError` when the file or the options cannot be used at all.
+    Returns the exit code: 0 when every record was imported and judged cleanly, 1 when some
+    records were skipped or carried a warning (each is reported on stderr and listed in the
+    summary; the rest are still judged and stored). A warning exits 1 because it can hide a
+    lost call: a misspelt block type, a result answering no call. Raises `InputFileError` /
+    `ConfigError` when the file or the options cannot be used at all.
     """
     report = score_transcripts(path, fmt, domain, store, judge, argv=sys.argv)
     err = Console(stderr=True)
@@ -63,4 +66,4 @@ def score_tau_command(
             for d in report.disagreements:
                 dis.add_row(escape(d.session), str(d.ours), str(d.theirs), escape(d.why))
             out.print(dis)
-    return 1 if any(e.fatal for e in report.errors) else 0
+    return 1 if report.errors else 0

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..domains import domain_names
 from ..records import (
     ErrorClass,
     Event,
@@ -21,6 +22,27 @@ from ..records import (
     ToolResult,
     parse_arguments,
 )
+
+MAX_TRIAL = 2**31 - 1
+"""Largest trial number the store holds (its `trial` column is a 32-bit INTEGER): checked on
+import, so one record past it is skipped by name instead of failing the file's store write."""
+
+
+def trial_problem(value: object) -> str | None:
+    """Why `value` cannot be a trial number (None when it can)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"must be an integer, got {type(value).__name__}"
+    if not 0 <= value <= MAX_TRIAL:
+        return f"must be between 0 and {MAX_TRIAL} (what the store holds), got {value}"
+    return None
+
+
+def domain_problem(name: str) -> str | None:
+    """Why no session can run or be judged in domain `name` (None when it is known)."""
+    known = domain_names()
+    if name in known:
+        return None
+    return f"unknown domain {name!r}; known domains: {', '.join(known)}"
 
 
 class ForeignRecord(BaseModel):
@@ -194,10 +216,15 @@ class SessionBuilder:
             # Each call is its own step; its result is filed under the same step.
             self.step += 1
 
+    def knows_call(self, call_id: str) -> bool:
+        """True when a call with this id was already recorded in the session."""
+        return call_id in self._call_steps
+
     def tool_result(
         self, call_id: str, output: str, failed: bool | None, at: float | None = None
     ) -> ToolCall | None:
-        """The reply to an earlier call; returns that call (None if the id is unknown)."""
+        """The reply to an earlier call; returns that call (None when no unanswered call has
+        this id: the result is still recorded, its tool name empty)."""
         call = self._pending.pop(call_id, None)
         name = call.name if call else ""
         if failed is None:
@@ -300,3 +327,48 @@ def call_problems(
             )
         )
     return problems
+
+
+def repeated_call_ids(
+    builder: SessionBuilder,
+    calls: list[ToolCall],
+    *,
+    fields: list[str],
+    index: int,
+    record_id: str | None,
+) -> list[RecordError]:
+    """Warnings for calls of one message whose id an earlier call already has.
+
+    The calls are kept; a result can then answer only the later one, so the earlier looks
+    unanswered. `fields` holds each call's path in the record ("messages.3.tool_calls.0").
+    """
+    problems: list[RecordError] = []
+    seen: set[str] = set()
+    for call, where in zip(calls, fields, strict=True):
+        if builder.knows_call(call.id) or call.id in seen:
+            problems.append(
+                RecordError(
+                    index=index,
+                    field=f"{where}.id",
+                    message=f"call id {call.id!r} repeats an earlier call's id; results may "
+                    "answer the wrong call",
+                    record_id=record_id,
+                    fatal=False,
+                )
+            )
+        seen.add(call.id)
+    return problems
+
+
+def unanswered_result(
+    call_id: str, *, field: str, index: int, record_id: str | None
+) -> RecordError:
+    """The warning for a tool result whose id matches no unanswered call (kept, unnamed)."""
+    return RecordError(
+        index=index,
+        field=field,
+        message=f"tool result for call id {call_id!r} answers no earlier call (unknown id, "
+        "or that call was answered already); kept without a tool name",
+        record_id=record_id,
+        fatal=False,
+    )

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
-
-from ..errors import ConfigError, InputFileError
+from ..errors import ConfigError, ForeignJSONError, InputFileError
 from ._common import ImportResult
-from ._json import load_salvaging
+from ._json import load_json, load_salvaging, without_bom
 from ._jsonl import import_jsonl
 from ._tau2 import import_tau2
 from ._taubench import import_taubench
@@ -17,6 +15,9 @@ FORMATS = ("tau2", "tau-bench", "openai", "anthropic")
 """Every format `import_file` reads (plus "auto")."""
 
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+_SNIFFED_LINES = 5
+"""JSON Lines records looked at to tell a chat log's flavour: a broken first line (cut short,
+nested too deep) must not hide a log whose other lines are fine."""
 
 
 def _chat_flavour(record: object) -> str | None:
@@ -37,15 +38,17 @@ def _chat_flavour(record: object) -> str | None:
 
 def detect_format(raw: bytes) -> str:
     """The format of a transcript file's content; raises InputFileError when it is none."""
+    raw = without_bom(raw)
     head = raw.lstrip()[:1]
     if head == b"{":
-        first_line = raw.lstrip().split(b"\n", 1)[0]
-        try:
-            flavour = _chat_flavour(orjson.loads(first_line))
-        except orjson.JSONDecodeError:
-            flavour = None
-        if flavour:
-            return flavour
+        lines = [line for line in raw.split(b"\n", 4 * _SNIFFED_LINES) if line.strip()]
+        for line in lines[:_SNIFFED_LINES]:
+            try:
+                flavour = _chat_flavour(load_json(line))
+            except ForeignJSONError:
+                continue
+            if flavour:
+                return flavour
         doc = load_salvaging(raw)
         if isinstance(doc.value, dict) and "simulations" in doc.value:
             return "tau2"
@@ -69,6 +72,10 @@ def import_file(path: Path, fmt: str, *, run_id: str, domain: str | None = None)
         raw = path.read_bytes()
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        raw = without_bom(raw)
+    except ForeignJSONError as exc:
+        raise InputFileError(f"{path}: {exc}") from None
     if not raw.strip():
         raise InputFileError(f"{path}: the file is empty")
     if fmt == "auto":

@@ -1,4 +1,7 @@
-"""Reading a JSON document that may be cut short, keeping every complete record.
+"""The one way foreign JSON is read: byte-order marks dropped, nesting bounded, one error type.
+
+`load_json` parses one value (a whole file, or one line of a JSON Lines file) and raises
+`ForeignJSONError` for text that is not JSON or nests deeper than `MAX_DEPTH`.
 
 A results file truncated by a killed run still holds hundreds of complete records before the
 cut. `load_salvaging` parses the whole document fast when it is valid; otherwise it walks the
@@ -8,14 +11,92 @@ one level into a list that breaks, so the records before the break survive.
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from ..errors import ForeignJSONError
+
 _DECODER = json.JSONDecoder()
 _BLANK = " \t\r\n"
+
+MAX_DEPTH = 128
+"""Deepest nesting of objects and lists read from a foreign file (a record, or a line).
+
+No real transcript comes near it; past it, a value cannot be stored or written back (orjson
+serialises 254 levels, pydantic fewer, and the standard decoder overflows the stack near
+1,000), so it is refused where it is read, with a name, instead of failing later."""
+
+TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
+"""The problem text for a value past `MAX_DEPTH`."""
+
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def without_bom(raw: bytes) -> bytes:
+    """`raw` as UTF-8 without a byte-order mark.
+
+    Editors on Windows save a UTF-8 BOM, and PowerShell redirection writes UTF-16 with one;
+    both are the same JSON to us. Raises `ForeignJSONError` for a UTF-16/32 mark over bytes
+    that do not decode.
+    """
+    if raw.startswith(codecs.BOM_UTF8):
+        return raw[len(codecs.BOM_UTF8) :]
+    for bom, codec in _WIDE_BOMS:  # UTF-32 first: its LE mark starts like UTF-16's
+        if raw.startswith(bom):
+            try:
+                return raw.decode(codec).encode("utf-8")
+            except UnicodeError as exc:
+                raise ForeignJSONError(f"starts with a {codec} byte-order mark: {exc}") from None
+    return raw
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when `value` nests objects and lists more than `limit` levels deep.
+
+    Iterative, so a value of any depth is measured without touching the stack.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if type(item) is dict else item if type(item) is list else ()
+        for child in children:
+            if type(child) is dict or type(child) is list:
+                if depth >= limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def load_json(raw: bytes | str) -> Any:
+    """One JSON value from foreign text; `ForeignJSONError` when it is not JSON or too deep.
+
+    The message ("not JSON: ...", or `TOO_DEEP`) names no file: callers add the file and line.
+    """
+    if isinstance(raw, bytes):
+        raw = without_bom(raw)
+    elif raw.startswith("\ufeff"):
+        raw = raw[1:]
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "depth" in str(exc) or "recursion" in str(exc).lower():
+            raise ForeignJSONError(TOO_DEEP) from None
+        raise ForeignJSONError(f"not JSON: {exc}") from None
+    # Nesting needs an opening bracket per level: text with few of them (most lines) cannot
+    # be too deep, and counting bytes is far cheaper than walking the value.
+    text = raw.encode() if isinstance(raw, str) else raw
+    if text.count(b"[") + text.count(b"{") > MAX_DEPTH and too_deep(value):
+        raise ForeignJSONError(TOO_DEEP)
+    return value
 
 
 @dataclass
@@ -58,6 +139,9 @@ def _items(text: str, i: int) -> tuple[list[Any], int, str | None]:
                 i,
                 f"item {len(items)} is cut short or malformed ({exc.msg}, {_where(text, exc.pos)})",
             )
+        except RecursionError:
+            # Where such an item ends is unknown, so reading stops here, as at a cut.
+            return items, i, f"item {len(items)} is {TOO_DEEP} ({_where(text, i)})"
         items.append(value)
         i = _skip(text, i)
         if i < len(text) and text[i] == ",":
@@ -92,6 +176,8 @@ def _object(text: str, i: int) -> Salvaged:
                 return Salvaged(
                     out, f"{key}: cut short or malformed ({exc.msg}, {_where(text, exc.pos)})"
                 )
+            except RecursionError:
+                return Salvaged(out, f"{key}: {TOO_DEEP} ({_where(text, i)})")
         i = _skip(text, i)
         if i < len(text) and text[i] == ",":
             i = _skip(text, i + 1)
@@ -101,7 +187,15 @@ def _object(text: str, i: int) -> Salvaged:
 
 
 def load_salvaging(raw: bytes) -> Salvaged:
-    """Parse a JSON document; when it is broken, keep every complete top-level value."""
+    """Parse a JSON document; when it is broken, keep every complete top-level value.
+
+    A byte-order mark is dropped first. Nesting is bounded only by the parsers here (a part
+    too deep for them is a `problem`); readers check each record with `too_deep`.
+    """
+    try:
+        raw = without_bom(raw)
+    except ForeignJSONError as exc:
+        return Salvaged(None, str(exc))
     try:
         return Salvaged(orjson.loads(raw))
     except orjson.JSONDecodeError:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 
+from ..errors import ForeignJSONError
 from ..records import Scenario, TerminationReason
 from ._anthropic import read_anthropic_messages
 from ._common import (
@@ -22,8 +22,11 @@ from ._common import (
     RecordError,
     ReportedVerdict,
     SessionBuilder,
+    domain_problem,
     first_problem,
+    trial_problem,
 )
+from ._json import load_json, without_bom
 from ._openai import read_openai_messages
 from ._taubench_task import scenario_from_any_task
 from ._tools import known_tools
@@ -69,14 +72,14 @@ def import_jsonl(
     reader: Reader = read_anthropic_messages if fmt == "anthropic" else read_openai_messages
     result = ImportResult(format=fmt, source=source, domain=domain)
     stem = source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    for index, line in enumerate(raw.splitlines()):
+    for index, line in enumerate(without_bom(raw).splitlines()):
         if not line.strip():
             continue
         try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
+            record = load_json(line)
+        except ForeignJSONError as exc:
             result.errors.append(
-                RecordError(index=index, field="", message=f"line {index + 1} is not JSON: {exc}")
+                RecordError(index=index, field="", message=f"line {index + 1} is {exc}")
             )
             continue
         imported = _line(index, record, reader, stem, run_id, domain, result)
@@ -111,6 +114,16 @@ def _line(
     if dom is not None and not isinstance(dom, str):
         result.errors.append(RecordError(index=index, field="domain", message="must be text"))
         return None
+    # Checked here, not when judging: an unknown domain must cost its line, not the file.
+    problem = domain_problem(dom) if dom else None
+    if problem:
+        result.errors.append(RecordError(index=index, field="domain", message=problem))
+        return None
+    trial = record.get("trial", 0)
+    problem = trial_problem(trial)
+    if problem:
+        result.errors.append(RecordError(index=index, field="trial", message=problem))
+        return None
     scenario: Scenario | None = None
     if record.get("task") is not None:
         try:
@@ -121,6 +134,14 @@ def _line(
             return None
         except ValueError as exc:
             result.errors.append(RecordError(index=index, field="task", message=str(exc)))
+            return None
+        problem = (
+            domain_problem(scenario.domain)
+            if scenario.domain
+            else "the record names no domain: give it a `domain` field, or pass one"
+        )
+        if problem:
+            result.errors.append(RecordError(index=index, field="task.domain", message=problem))
             return None
     try:
         reported = _outcome(record.get("outcome"))
@@ -148,7 +169,7 @@ def _line(
         metadata["domain"] = dom
     session = builder.session(
         scenario_id=scenario.id if scenario else sid,
-        trial=int(record.get("trial", 0)) if isinstance(record.get("trial", 0), int) else 0,
+        trial=trial if isinstance(trial, int) else 0,  # checked above
         termination=termination,
         model=str(record.get("model", "")),
         metadata=metadata,

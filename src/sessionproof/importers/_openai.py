@@ -19,7 +19,9 @@ from ._common import (
     call_problems,
     first_problem,
     parse_time,
+    repeated_call_ids,
     tool_call,
+    unanswered_result,
 )
 
 
@@ -98,6 +100,13 @@ def read_openai_messages(
                     record_id=record_id,
                     tools=tools,
                 )
+            errors += repeated_call_ids(
+                builder,
+                calls,
+                fields=[f"{prefix}.{j}.tool_calls.{k}" for k in range(len(calls))],
+                index=index,
+                record_id=record_id,
+            )
             builder.assistant(_text(msg.content), calls, at)
         else:
             call_id = msg.tool_call_id
@@ -113,5 +122,11 @@ def read_openai_messages(
                     )
                 )
                 return False
-            builder.tool_result(call_id, _text(msg.content) or "", None, at)
+            if builder.tool_result(call_id, _text(msg.content) or "", None, at) is None:
+                field = "tool_call_id" if msg.tool_call_id is not None else "name"
+                errors.append(
+                    unanswered_result(
+                        call_id, field=f"{prefix}.{j}.{field}", index=index, record_id=record_id
+                    )
+                )
     return True

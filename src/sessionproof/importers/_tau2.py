@@ -22,9 +22,12 @@ from ._common import (
     SessionBuilder,
     first_problem,
     parse_time,
+    repeated_call_ids,
     tool_call,
+    trial_problem,
+    unanswered_result,
 )
-from ._json import load_salvaging
+from ._json import TOO_DEEP, load_salvaging, too_deep
 from ._tau2task import Tau2Task, scenario_from_task
 from ._tools import known_tools
 
@@ -100,6 +103,20 @@ def _tasks(
         )
         return out
     for i, item in enumerate(raw):
+        if too_deep(item):
+            tid = item.get("id") if isinstance(item, dict) else None
+            result.errors.append(
+                RecordError(
+                    index=None,
+                    field=f"tasks.{i}",
+                    message=TOO_DEEP,
+                    record_id=str(tid),
+                    fatal=False,
+                )
+            )
+            if tid is not None:
+                out[str(tid)] = (None, f"its task is {TOO_DEEP}")
+            continue
         try:
             task = Tau2Task.model_validate(item)
         except ValidationError as exc:
@@ -205,11 +222,20 @@ def _simulation(
     result: ImportResult,
 ) -> ImportedSession | None:
     rid = str(item.get("id") or item.get("task_id")) if isinstance(item, dict) else None
+    if too_deep(item):
+        result.errors.append(RecordError(index=index, field="", message=TOO_DEEP, record_id=rid))
+        return None
     try:
         sim = _Simulation.model_validate(item)
     except ValidationError as exc:
         where, msg = first_problem(exc)
         result.errors.append(RecordError(index=index, field=where, message=msg, record_id=rid))
+        return None
+    problem = trial_problem(sim.trial)
+    if problem:
+        result.errors.append(
+            RecordError(index=index, field="trial", message=problem, record_id=rid)
+        )
         return None
     scenario, why = tasks.get(sim.task_id, (None, f"task {sim.task_id!r} is not in the file"))
     if scenario is None and tasks:
@@ -257,6 +283,13 @@ def _simulation(
                             fatal=False,
                         )
                     )
+            result.errors += repeated_call_ids(
+                builder,
+                calls,
+                fields=[f"messages.{j}.tool_calls.{k}" for k in range(len(calls))],
+                index=index,
+                record_id=sid,
+            )
             builder.assistant(message.content, calls, at)
         elif message.role == "tool":
             if message.id is None:
@@ -269,7 +302,12 @@ def _simulation(
                     )
                 )
                 return None
-            builder.tool_result(message.id, message.content or "", message.error, at)
+            if builder.tool_result(message.id, message.content or "", message.error, at) is None:
+                result.errors.append(
+                    unanswered_result(
+                        message.id, field=f"messages.{j}.id", index=index, record_id=sid
+                    )
+                )
     termination = _TERMINATIONS.get(sim.termination_reason, TerminationReason.infra_error)
     detail = "" if sim.termination_reason in _TERMINATIONS else sim.termination_reason
     session = builder.session(

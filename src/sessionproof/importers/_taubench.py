@@ -20,8 +20,9 @@ from ._common import (
     ReportedVerdict,
     SessionBuilder,
     first_problem,
+    trial_problem,
 )
-from ._json import load_salvaging
+from ._json import TOO_DEEP, load_salvaging, too_deep
 from ._openai import read_openai_messages
 from ._taubench_task import TauBenchTask, scenario_from_taubench
 from ._tools import known_tools
@@ -159,13 +160,17 @@ def _record(
     if not isinstance(record, dict):
         bad("", f"expected an object, got {type(record).__name__}")
         return None
+    if too_deep(record):
+        bad("", TOO_DEEP)
+        return None
     task_id = record.get("task_id")
     if isinstance(task_id, bool) or not isinstance(task_id, int | str):
         bad("task_id", "missing, or not a number or text")
         return None
     trial = record.get("trial", 0)
-    if isinstance(trial, bool) or not isinstance(trial, int):
-        bad("trial", "must be an integer", str(task_id))
+    problem = trial_problem(trial)
+    if problem or not isinstance(trial, int):
+        bad("trial", problem or "must be an integer", str(task_id))
         return None
     rid = f"{task_id}-{trial}"
     info = record.get("info")

@@ -16,8 +16,9 @@ from ._scrub import scrub_argv, scrub_text, scrub_value
 RunCommand = Literal["run", "score", "rerun", "import"]
 """What made a run: a fresh run, a re-score of stored sessions, a rerun, or an import."""
 
-RunStatus = Literal["running", "finished", "interrupted"]
-"""Where a run stands; `running` after a crash means it can be resumed."""
+RunStatus = Literal["running", "finished", "interrupted", "failed"]
+"""Where a run stands; `running` after a crash means it can be resumed; `failed`, that writing
+it broke off (a `score` whose store write failed), so it is not left looking live."""
 
 _VERSIONED_PACKAGES = ("sessionproof", "pydantic", "duckdb", "openai", "anthropic", "xllamacpp")
 

@@ -6,10 +6,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...errors import InputFileError, UnknownSuiteError
+from ...errors import ForeignJSONError, InputFileError, UnknownSuiteError
+from ...importers import load_json, without_bom
 from ._match import CheckKind, QuestionRule, check_kind
 from ._rules import CallRule
 
@@ -40,25 +40,35 @@ def category_of(question_id: str) -> str:
     return question_id.rsplit("_", 1)[0] if "_" in question_id else question_id
 
 
+BAD_QUESTION = "input_error:bad_question"
+"""Error type of the lines whose question has a malformed function document."""
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """A BFCL file's bytes as UTF-8 without a byte-order mark; `InputFileError` naming it."""
+    try:
+        return without_bom(Path(path).read_bytes())
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except ForeignJSONError as exc:
+        raise InputFileError(f"{path}: {exc}") from None
+
+
 def read_json_lines(path: Path | str, text: bytes | None = None) -> list[tuple[int, Any]]:
     """Every non-blank line of a JSON Lines file, parsed, with its 1-based line number.
 
     Raises `InputFileError` naming the file and line when the file cannot be read or a line
-    is not JSON (a reference file is used whole or not at all).
+    is not JSON or too deep (a reference file is used whole or not at all).
     """
-    if text is None:
-        try:
-            text = Path(path).read_bytes()
-        except OSError as exc:
-            raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    text = read_bytes(path) if text is None else without_bom(text)
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            rows.append((number, orjson.loads(line)))
-        except orjson.JSONDecodeError as exc:
-            raise InputFileError(f"{path}:{number}: not valid JSON: {exc}") from None
+            rows.append((number, load_json(line)))
+        except ForeignJSONError as exc:
+            raise InputFileError(f"{path}:{number}: {exc}") from None
     return rows
 
 
@@ -127,6 +137,36 @@ class UnjudgeableQuestion(Exception):
         self.error_type = error_type
 
 
+def function_problem(function: dict[str, Any]) -> str | None:
+    """What is malformed in a BFCL function document's parameters (None when nothing is).
+
+    `parameters` must be an object, its `properties` an object of objects, its `required` a
+    list of names: anything else cannot be judged (and used to crash the checker).
+    """
+    name = function.get("name")
+    parameters = function.get("parameters")
+    if parameters is None:
+        return None
+    if not isinstance(parameters, dict):
+        return f"function {name!r}: `parameters` must be an object, got {_kind(parameters)}"
+    properties = parameters.get("properties")
+    if properties is not None and not isinstance(properties, dict):
+        return f"function {name!r}: `properties` must be an object, got {_kind(properties)}"
+    for pname, schema in (properties or {}).items():
+        if not isinstance(schema, dict):
+            return f"function {name!r}: parameter {pname!r} must be an object, got {_kind(schema)}"
+    required = parameters.get("required")
+    if required is not None and not (
+        isinstance(required, list) and all(isinstance(r, str) for r in required)
+    ):
+        return f"function {name!r}: `required` must be a list of names, got {_kind(required)}"
+    return None
+
+
+def _kind(value: object) -> str:
+    return "a list" if isinstance(value, list) else type(value).__name__
+
+
 def compile_question(question: BfclQuestion) -> QuestionRule:
     """The matcher for one question; raises `UnjudgeableQuestion` when it has none."""
     kind = check_kind(question.category)
@@ -142,6 +182,10 @@ def compile_question(question: BfclQuestion) -> QuestionRule:
         raise UnjudgeableQuestion(
             "input_error:no_possible_answer", f"no possible answer for {question.id!r}"
         )
+    for function in question.functions:
+        problem = function_problem(function)
+        if problem:
+            raise UnjudgeableQuestion(BAD_QUESTION, f"question {question.id!r}: {problem}")
     by_name: dict[str, dict[str, Any]] = {}
     for function in question.functions:
         by_name.setdefault(function["name"], function)

@@ -315,8 +315,14 @@ class CallRule:
             self.required_keys: frozenset[str] = frozenset()
             return
         parameters = schema.get("parameters") or {}
-        properties = parameters.get("properties") or {}
-        self.required = tuple(parameters.get("required") or ())
+        properties = parameters.get("properties") or {} if isinstance(parameters, dict) else None
+        required = parameters.get("required") or [] if isinstance(parameters, dict) else None
+        if not isinstance(properties, dict) or not isinstance(required, list):
+            # compile_question refuses such documents first; built directly, the rule refuses
+            # every call instead of raising while being built.
+            self.schema_problem = f"the function document of {name!r} is malformed"
+            properties, required = {}, []
+        self.required = tuple(str(r) for r in required)
         # A parameter the answer lists but the schema lacks (or vice versa) is never accepted.
         for pname, acceptable in answer.items():
             pschema = properties.get(pname)

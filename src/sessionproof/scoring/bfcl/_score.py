@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...errors import InputFileError
-from ._data import UnjudgeableQuestion, compile_question, load_questions
+from ...errors import ForeignJSONError, InputFileError
+from ...importers import load_json
+from ._data import BAD_QUESTION, UnjudgeableQuestion, compile_question, load_questions, read_bytes
 from ._match import BfclVerdict, QuestionRule
+from ._output import AtomicOutput, refuse_input_as_output
 
 INPUT_ERROR = "input_error:"
 """Prefix of the error types that blame the input line, not the model. Such lines are counted
@@ -51,6 +53,9 @@ class BfclScore(BaseModel):
     """Lines not judged, by error type (bad JSON, unknown id...)."""
     input_error_lines: list[int] = Field(default_factory=list)
     """1-based line numbers of those lines (the first 100)."""
+    broken_questions: dict[str, str] = Field(default_factory=dict)
+    """Questions of the questions file that cannot be judged, by id, and why (a malformed
+    function document); their lines are `input_error:bad_question`."""
 
 
 class BfclMatcher:
@@ -82,20 +87,11 @@ def _input_error(kind: str, message: str) -> BfclVerdict:
     )
 
 
-def _open(path: Path, mode: str) -> BinaryIO:
-    try:
-        handle: BinaryIO = path.open(mode)  # type: ignore[assignment]
-    except OSError as exc:
-        verb = "read" if "r" in mode else "write"
-        raise InputFileError(f"{path}: cannot {verb}: {exc.strerror or exc}") from None
-    return handle
-
-
 def _row(matcher: BfclMatcher, line: bytes) -> tuple[dict[str, Any], BfclVerdict, str | None]:
     try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        return {}, _input_error("bad_json", f"not valid JSON: {exc}"), None
+        record = load_json(line)
+    except ForeignJSONError as exc:
+        return {}, _input_error("bad_json", f"the line is {exc}"), None
     if not isinstance(record, dict):
         return {}, _input_error("not_an_object", "a line must be a JSON object"), None
     qid = record.get("id")
@@ -130,10 +126,18 @@ def score_bfcl_file(
     """Judge every line `{"id", "model_output_decoded", ...}` of `path`.
 
     Writes one line per input line to `output` when given: `{"id", "valid", "error_type",
-    "error", "category", "greedy_valid", "assignment", ...the input's fields}`. A broken line
-    gets an `input_error:*` verdict and the rest are still judged. Raises `InputFileError`
-    when a file cannot be read or written, or a question/answer file is malformed.
+    "error", "category", "greedy_valid", "assignment", ...the input's fields}`, atomically (a
+    temporary file beside it, renamed over it when complete). A broken line gets an
+    `input_error:*` verdict and the rest are still judged. Raises `ConfigError` when `output`
+    is one of the input files, `InputFileError` when a file cannot be read or written, holds
+    no model output, or a question/answer file is malformed.
     """
+    if output is not None:
+        refuse_input_as_output(output, [path, questions, answers])
+    raw = read_bytes(path)
+    rows = [(n, line) for n, line in enumerate(raw.splitlines(), start=1) if line.strip()]
+    if not rows:
+        raise InputFileError(f"no model outputs in {path}: the file is empty")
     matcher = BfclMatcher(questions, answers)
     lines = 0
     errors: Counter[str] = Counter()
@@ -142,12 +146,9 @@ def score_bfcl_file(
     tallies: dict[str, list[int]] = {}  # category -> [n, valid, greedy_valid]
     per_type: dict[str, Counter[str]] = {}
     differs: dict[str, list[str]] = {}
-    source = _open(path, "rb")
-    sink = _open(output, "wb") if output is not None else None
+    sink = AtomicOutput(output) if output is not None else None
     try:
-        for number, line in enumerate(source, start=1):
-            if not line.strip():
-                continue
+        for number, line in rows:
             lines += 1
             record, verdict, category = _row(matcher, line)
             etype = verdict.error_type
@@ -173,12 +174,12 @@ def score_bfcl_file(
                     differs[cat].append(str(record.get("id")))
             if sink is not None:
                 sink.write(_out_line(record, verdict, category) + b"\n")
-    except OSError as exc:
-        raise InputFileError(f"{path}: read failed: {exc.strerror or exc}") from None
-    finally:
-        source.close()
+    except BaseException:
         if sink is not None:
-            sink.close()
+            sink.discard()
+        raise
+    if sink is not None:
+        sink.commit()
     return BfclScore(
         lines=lines,
         categories={
@@ -193,4 +194,9 @@ def score_bfcl_file(
         },
         input_errors=dict(errors.most_common()),
         input_error_lines=error_lines,
+        broken_questions={
+            qid: str(rule)
+            for qid, rule in matcher.rules.items()
+            if isinstance(rule, UnjudgeableQuestion) and rule.error_type == BAD_QUESTION
+        },
     )

@@ -3,20 +3,24 @@ how our verdicts agree with the file's own."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...domains import get_domain
-from ...errors import DuplicateSessionError
+from ...errors import SessionproofError, StoreError
 from ...importers import ImportedSession, RecordError, import_file
 from ...records import Event, EventKind, Outcome, Session
 from .._verdict import evaluate_session
 from ._evaluate import Judgement, judge_tau2, judge_taubench
 from ._judge import NLJudge, make_judge
 from ._replay import GoldCache, replay, replayed_calls
+
+if TYPE_CHECKING:
+    from ...store import RunStatus, Store
 
 
 class Agreement(BaseModel):
@@ -78,8 +82,19 @@ class ScoreReport(BaseModel):
     seconds: float = 0.0
     """Wall time of import, judging and storing."""
 
+    @property
+    def warnings(self) -> list[RecordError]:
+        """Problems with records that were kept (an odd block, a result answering no call)."""
+        return [e for e in self.errors if not e.fatal]
+
+    @property
+    def skipped(self) -> list[RecordError]:
+        """Problems that cost a record (not imported, judged or stored)."""
+        return [e for e in self.errors if e.fatal]
+
     def summary(self) -> dict[str, Any]:
-        """The `--json` object: run_id, sessions, session_accuracy, agreement, disagreements."""
+        """The `--json` object: run_id, sessions, session_accuracy, agreement, disagreements,
+        skipped and warnings (each `{index, record_id, field, message}`)."""
         return {
             "run_id": self.run_id,
             "sessions": self.sessions,
@@ -89,7 +104,13 @@ class ScoreReport(BaseModel):
                 "db": self.agreement_db.model_dump(),
             },
             "disagreements": [d.model_dump() for d in self.disagreements],
+            "skipped": [_problem(e) for e in self.skipped],
+            "warnings": [_problem(e) for e in self.warnings],
         }
+
+
+def _problem(error: RecordError) -> dict[str, Any]:
+    return error.model_dump(include={"index", "record_id", "field", "message"})
 
 
 def _grade(item: ImportedSession, judge: NLJudge | None, cache: GoldCache) -> Judgement | None:
@@ -157,9 +178,25 @@ def score_transcripts(
     disagreements: list[Disagreement] = []
     scores: list[SessionScore] = []
     graded = wins = 0
+    errors = list(result.errors)
+    kept: list[ImportedSession] = []
     for item in result.sessions:
         session = item.session
-        verdict = _grade(item, nl_judge, cache)
+        try:
+            verdict = _grade(item, nl_judge, cache)
+        except SessionproofError as exc:
+            # One session that cannot be judged (its scenario names a domain or tool we lack)
+            # costs itself, not the file.
+            errors.append(
+                RecordError(
+                    index=item.index,
+                    field="",
+                    message=f"cannot judge: {exc}",
+                    record_id=session.session_id,
+                )
+            )
+            continue
+        kept.append(item)
         if verdict is not None:
             _attach(session, verdict.outcome)
             if session.termination.value != "infra_error":
@@ -202,17 +239,14 @@ def score_transcripts(
                 breakdown=verdict.breakdown if verdict else {},
             )
         )
-    errors = list(result.errors)
     if store_path is not None:
-        errors.extend(
-            _store(store_path, run_id, path, result.format, result.domain, result.sessions, argv)
-        )
+        errors.extend(_store(store_path, run_id, path, result.format, result.domain, kept, argv))
     return ScoreReport(
         run_id=run_id,
         source=str(path),
         format=result.format,
         domain=result.domain,
-        sessions=len(result.sessions),
+        sessions=len(kept),
         graded=graded,
         session_accuracy=wins / graded if graded else None,
         agreement_reward=reward,
@@ -269,23 +303,37 @@ def _store(
     with Store.open(store_path) as store:
         store.create_run(manifest)
         try:
-            # One transaction for the whole file: a commit per session would cost more than
-            # scoring it. A duplicate falls back to one write each, to name the culprits.
-            store.write_sessions([item.session for item in sessions])
-            pending = []
-        except DuplicateSessionError:
-            pending = sessions
-        for item in pending:
-            try:
-                store.write_session(item.session)
-            except DuplicateSessionError as exc:
-                problems.append(
-                    RecordError(
-                        index=item.index,
-                        field="",
-                        message=f"not stored: {exc}",
-                        record_id=item.session.session_id,
-                    )
-                )
+            _write(store, sessions, problems)
+        except BaseException as exc:
+            # Never leave a run that is not being written looking `running` (resumable).
+            status: RunStatus = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+            # When the store itself is what broke, the original error says more than this one.
+            with contextlib.suppress(StoreError):
+                store.set_status(run_id, status)
+            raise
         store.set_status(run_id, "finished")
     return problems
+
+
+def _write(store: Store, sessions: list[ImportedSession], problems: list[RecordError]) -> None:
+    """Write every session, naming in `problems` each one the store refused."""
+    try:
+        # One transaction for the whole file: a commit per session would cost more than
+        # scoring it. A refused batch falls back to one write each, to name the culprits and
+        # keep the rest.
+        store.write_sessions([item.session for item in sessions])
+        return
+    except StoreError:
+        pass
+    for item in sessions:
+        try:
+            store.write_session(item.session)
+        except StoreError as exc:
+            problems.append(
+                RecordError(
+                    index=item.index,
+                    field="",
+                    message=f"not stored: {exc}",
+                    record_id=item.session.session_id,
+                )
+            )
