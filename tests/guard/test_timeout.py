@@ -116,9 +116,30 @@ async def test_a_sync_tool_does_not_block_the_event_loop() -> None:
     async def release() -> None:
         released.set()
 
-    guard = Guard(clock=VirtualClock())
+    guard = Guard(clock=VirtualClock(), timeout_s=30)  # asking for a timeout opts in
     result, _ = await asyncio.gather(guard.wrap(wait_for_release)(), release())
     assert result.ok and result.value == "released"
+
+
+async def test_by_default_a_sync_tool_runs_inline_on_the_callers_thread() -> None:
+    # Thread-bound tools (an sqlite connection) must keep working under the default guard.
+    seen: list[int] = []
+
+    def lookup() -> str:
+        seen.append(threading.get_ident())
+        return "ok"
+
+    guard = Guard(clock=VirtualClock())
+    tool = guard.wrap(lookup)
+    result = await tool()
+    assert result.ok and seen == [threading.get_ident()] and tool.timeout_s is None
+    assert guard.wrap(lookup, name="timed", timeout_s=2).timeout_s == 2
+    assert Guard(GuardConfig(timeout_s=4)).wrap(lookup).timeout_s == 4
+
+    async def fetch() -> str:
+        return "ok"
+
+    assert guard.wrap(fetch).timeout_s == GuardConfig().timeout_s
 
 
 def test_call_sync_times_out(gate: threading.Event) -> None:

@@ -113,8 +113,10 @@ class GuardConfig(BaseModel):
     """How long an open breaker fails fast before letting one probe call through."""
     timeout_s: float | None = Field(default=30.0, gt=0)
     """How long one call of a wrapped tool may take before it counts as a `timeout`
-    (retried for reads, never blindly re-sent for writes); None: no limit. Calls inside the
-    harness (`guard_boundary`) are not timed: their time is virtual."""
+    (retried for reads, never blindly re-sent for writes); None: no limit. The default
+    applies to async tools; a sync tool is timed (on a worker thread) only when this is set
+    explicitly or `Guard.wrap(timeout_s=...)` asks. Calls inside the harness
+    (`guard_boundary`) are not timed: their time is virtual."""
     validate_arguments: bool = True
     """Check arguments against the tool's schema before calling."""
     validate_outputs: bool = True
