@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 
 from ..agents import Agent, plays_users
+from ..agents._spec import display_spec
 from ..engine import HooksFactory, RunPlan, SessionHooks, execute_run
 from ..errors import ConfigError
 from ..records import Scenario
@@ -164,7 +165,7 @@ def run(
         )
         err_console.print(
             f"run [bold]{run_id}[/]: suite {escape(suite)} ({len(loaded.scenarios)} scenarios) × "
-            f"{trials} trial(s) × {len(arms)} arm(s), model {escape(model)}",
+            f"{trials} trial(s) × {len(arms)} arm(s), model {escape(display_spec(model))}",
             highlight=False,
         )
         try:
