@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote
 
 REDACTED = "[redacted]"
 """What a secret is replaced with."""
@@ -187,14 +187,51 @@ def redact_secrets(text: str) -> str:
     return current_matcher().redact(text)
 
 
+def _url_parts(url: str) -> tuple[str, str, str, str, str]:
+    """(scheme + "://", userinfo, host and path, query, "#" + fragment), by string splitting:
+    unlike `urlsplit`, it never fails, even on a URL already holding `[redacted]@`."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    else:
+        scheme += sep
+    rest, hash_, fragment = rest.partition("#")
+    rest, _, query = rest.partition("?")
+    netloc, slash, path = rest.partition("/")
+    userinfo, at, host = netloc.rpartition("@")
+    return scheme, userinfo if at else "", host + slash + path, query, hash_ + fragment
+
+
 def url_credentials(url: str) -> list[str]:
     """The credentials a URL carries: its user name and password, and the values of
     query parameters named like a key (`api_key`, `token`, `sig`...)."""
-    parts = urlsplit(url)
-    found = [unquote(v) for v in (parts.username, parts.password) if v]
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    found += [value for name, value in query if _SECRET_PARAM.search(name)]
+    _, userinfo, _, query, _ = _url_parts(url)
+    user, _, password = userinfo.partition(":")
+    found = [unquote(v) for v in (user, password, userinfo) if v]
+    params = parse_qsl(query, keep_blank_values=True)
+    found += [value for name, value in params if _SECRET_PARAM.search(name)]
     return [v for v in found if v]
+
+
+def spec_url(spec: str) -> tuple[str, str] | None:
+    """A `KIND:MODEL@URL` spec split as (`KIND:MODEL`, URL), or None when it names no URL.
+
+    Split at the URL's scheme, not at the last "@": a URL may itself hold user:pass@host.
+    """
+    found = [i for i in (spec.find("@http://"), spec.find("@https://")) if i > 0]
+    if not found:
+        return None
+    at = min(found)
+    return spec[:at], spec[at + 1 :]
+
+
+def register_spec_credentials(spec: str) -> None:
+    """Register the credentials the URL of a model spec carries, if any (see
+    `url_credentials`): from then on they are redacted by value everywhere."""
+    split = spec_url(spec)
+    if split is not None:
+        for credential in url_credentials(split[1]):
+            register_secret(credential)
 
 
 def _redact_param(item: str) -> str:
@@ -205,9 +242,8 @@ def _redact_param(item: str) -> str:
 def redact_url(url: str) -> str:
     """`url` with its userinfo and secret query values replaced by `[redacted]`; the rest
     (scheme, host, port, path, other parameters) kept, so it is still worth showing."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
-    query = "&".join(_redact_param(item) for item in parts.query.split("&")) if parts.query else ""
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    scheme, userinfo, rest, query, fragment = _url_parts(url)
+    netloc = f"{REDACTED}@{rest}" if userinfo else rest
+    if query:
+        netloc += "?" + "&".join(_redact_param(item) for item in query.split("&"))
+    return scheme + netloc + fragment

@@ -159,3 +159,30 @@ def test_no_secret_reaches_the_store_the_export_or_the_terminal(
 
     for args, text in cli:
         assert _leaks(text) == [], f"`sessionproof {' '.join(args)}` printed {_leaks(text)}"
+
+
+def test_a_run_whose_model_url_held_credentials_resumes_with_the_spec_given_again(
+    cli: list[tuple[list[str], str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def run(*args: str) -> tuple[int, str, str]:
+        return _invoke(cli, capsys, monkeypatch, *args)
+
+    store = "x.duckdb"
+    code, out, err = run(
+        "run", "--suite", "demo", "--limit", "1", "--model", COMPAT_MODEL, "--json",
+        "--store", store,
+    )  # fmt: skip
+    assert code == 0, err
+    run_id = json.loads(out)["run_id"]
+    # The stored spec lost its credentials, so it cannot be used as it is: a clear error.
+    code, _, err = run("run", "--resume", run_id, "--store", store)
+    assert code == 2 and "resume it with the same --model" in err
+    code, out, err = run(
+        "run", "--resume", run_id, "--model", COMPAT_MODEL, "--json", "--store", store
+    )
+    assert code == 0, err
+    assert json.loads(out)["run_id"] == run_id
+    for args, text in cli:
+        assert _leaks(text) == [], f"`sessionproof {' '.join(args)}` printed {_leaks(text)}"

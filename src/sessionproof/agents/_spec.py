@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from .._secrets import redact_secrets, redact_url, register_secret, url_credentials
+from .._secrets import (
+    redact_secrets,
+    redact_url,
+    register_secret,
+    register_spec_credentials,
+    spec_url,
+)
 from ..errors import ModelSpecError
 from ._protocol import Agent
 
@@ -41,19 +47,12 @@ def _env_key(*names: str) -> str | None:
     return None
 
 
-def _url_at(rest: str) -> int:
-    """Where the URL starts in `MODEL@URL` (-1 for none). Split at the URL's scheme, not at
-    the last "@": a URL may itself hold user:pass@host."""
-    return min((i for i in (rest.find("@http://"), rest.find("@https://")) if i >= 0), default=-1)
-
-
 def display_spec(spec: str) -> str:
     """`spec` as it may be shown, logged or stored: a URL's user name, password and secret
     query parameters are `[redacted]`, and any known secret value too."""
-    kind, sep, rest = spec.partition(":")
-    at = _url_at(rest) if sep else -1
-    if at > 0:
-        spec = f"{kind}:{rest[:at]}@{redact_url(rest[at + 1 :])}"
+    split = spec_url(spec)
+    if split is not None:
+        spec = f"{split[0]}@{redact_url(split[1])}"
     return redact_secrets(spec)
 
 
@@ -91,12 +90,9 @@ def make_agent(
     """
     spec = spec.strip()
     kind, sep, rest = spec.partition(":")
-    at = _url_at(rest) if sep else -1
-    if at > 0:
-        # Registered before anything can fail or print: from here on the credentials are
-        # redacted by value wherever they turn up (the request still uses the real URL).
-        for credential in url_credentials(rest[at + 1 :]):
-            register_secret(credential)
+    # Registered before anything can fail or print: from here on the URL's credentials are
+    # redacted by value wherever they turn up (the request still uses the real URL).
+    register_spec_credentials(spec)
     if tool_mode not in ("native", "prompted", "auto"):
         raise ModelSpecError(f"unknown tool mode {tool_mode!r}; accepted: native, prompted, auto")
     if max_attempts < 1:
@@ -186,10 +182,10 @@ def _compat(
 ) -> Agent:
     from ._openai import OpenAICompatAgent
 
-    at = _url_at(rest)
-    if at <= 0:
+    split = spec_url(rest)
+    if split is None:
         raise _bad(spec, "openai-compat needs MODEL@http://HOST:PORT/v1")
-    model, url = rest[:at], rest[at + 1 :]
+    model, url = split
     parts = urlsplit(url)
     try:
         port_ok = parts.port is None or parts.port > 0

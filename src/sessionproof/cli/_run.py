@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from .._secrets import register_spec_credentials
 from ..agents import Agent, plays_users
 from ..agents._spec import display_spec
 from ..engine import HooksFactory, RunPlan, SessionHooks, execute_run
@@ -18,7 +19,7 @@ from ..errors import ConfigError
 from ..records import Scenario
 from ..report import render_summary
 from ..scoring import METRIC_DEFINITIONS, summarize
-from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id
+from ..store import DEFAULT_STORE_PATH, REDACTED, RunManifest, Store, new_run_id, scrub_text
 from ..suites import BUILTIN_SUITES, load_suite
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
@@ -39,6 +40,23 @@ def _make_agent(spec: str, tool_mode: str, seed: int) -> Agent:
 
     agent: Agent = make_agent(spec, tool_mode=tool_mode, seed=seed)  # type: ignore[arg-type]
     return agent
+
+
+def _resumed_spec(
+    run_id: str, flag: str, stored: str, given: str | None, default: str | None
+) -> str:
+    """The model spec a resumed run uses: the stored one, unless credentials were redacted
+    from it (they are never stored); then the same spec must be given again."""
+    if REDACTED not in stored:
+        return stored
+    if given is not None and given != default:
+        register_spec_credentials(given)
+        if scrub_text(given) == stored:
+            return given
+    raise ConfigError(
+        f"run {run_id} used {stored}, whose credentials are not stored; resume it with "
+        f"the same {flag} again"
+    )
 
 
 def _arms(arm: list[str], faults: str | None, drift: str | None, guard: bool | None) -> list[str]:
@@ -110,15 +128,17 @@ def run(
     with Store.open(store) as db:
         if resume:
             manifest = db.get_run(resume)
-            suite, model, trials, seed = (
-                manifest.suite,
-                manifest.model,
-                manifest.trials,
-                manifest.seed,
-            )
+            model = _resumed_spec(manifest.run_id, "--model", manifest.model, model, "local")
+            suite, trials, seed = manifest.suite, manifest.trials, manifest.seed
             limit, arms = manifest.limit, list(manifest.arms) or ["baseline"]
             max_steps = manifest.max_steps or max_steps
-            user_model = manifest.user_model
+            user_model = (
+                None
+                if manifest.user_model is None
+                else _resumed_spec(
+                    manifest.run_id, "--user-model", manifest.user_model, user_model, None
+                )
+            )
             loaded = load_suite(suite).limited(limit)
             if loaded.content_hash() != manifest.suite_hash:
                 raise ConfigError(

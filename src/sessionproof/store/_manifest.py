@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .._secrets import register_spec_credentials
 from ..records import TerminationReason
 from ._scrub import Scrubber
 
@@ -94,10 +95,19 @@ class RunManifest(BaseModel):
 
     # Everything a command line or a spec could carry a credential into is scrubbed. The
     # run id is not: it is generated, and the store finds runs by it.
-    @field_validator("suite", "model", "user_model")
+    @field_validator("suite")
     @classmethod
-    def _scrub_text(cls, value: str | None) -> str | None:
-        return None if value is None else Scrubber().text(value)
+    def _scrub_suite(cls, value: str) -> str:
+        return Scrubber().text(value)
+
+    @field_validator("model", "user_model")
+    @classmethod
+    def _scrub_spec(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        # Registered first, so argv (validated later) loses them by value as well.
+        register_spec_credentials(value)
+        return Scrubber().text(value)
 
     @field_validator("arms", "scenario_ids")
     @classmethod

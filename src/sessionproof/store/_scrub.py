@@ -38,10 +38,9 @@ _LABELLED = (
     r"(?!\[redacted\])(?P<value>[^\s\"'&,;)\]}\\]+)"
 )
 
-# `scheme://user:password@host`: the userinfo goes, the rest of the URL stays readable.
-_USERINFO = (
-    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?!\[redacted\]@)[^\s/@:\"'<>]*:[^\s/@\"'<>]+@"
-)
+# `scheme://user:password@host` (or a bare `key@host`): the userinfo goes, the rest of the
+# URL stays readable.
+_USERINFO = r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?!\[redacted\]@)[^\s/@\"'<>]+@"
 # `?token=...&sig=...`: query parameters named like a credential, whatever their value.
 _QUERY = (
     r"(?P<qlabel>[?&](?i:[\w.-]*(?:key|token|secret|passw(?:or)?d|sig|signature|auth"
