@@ -16,6 +16,7 @@ import base64
 import json
 import os
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, unquote
@@ -47,6 +48,8 @@ _SECRET_PARAM = re.compile(
 )
 
 _REGISTERED: set[str] = set()
+# Held while the registry is added to or copied: agents may register from worker threads.
+_LOCK = threading.Lock()
 # (the environment it was read from, the secret values in it); see `_env_secrets`.
 _env_cache: tuple[dict[Any, Any] | None, frozenset[str]] = (None, frozenset())
 
@@ -65,7 +68,8 @@ def register_secret(value: str | None) -> None:
         return
     value = value.strip()
     if len(value) >= MIN_SECRET_LENGTH and value not in REDACTED:
-        _REGISTERED.add(value)
+        with _LOCK:
+            _REGISTERED.add(value)
 
 
 def _read_env() -> set[str]:
@@ -100,7 +104,9 @@ def _env_secrets() -> frozenset[str]:
 
 def secret_values() -> frozenset[str]:
     """Every value currently treated as a secret: the environment's and the registered ones."""
-    return _env_secrets() | frozenset(_REGISTERED)
+    with _LOCK:
+        registered = frozenset(_REGISTERED)
+    return _env_secrets() | registered
 
 
 def _json_escaped(text: str) -> str:
