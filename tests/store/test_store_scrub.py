@@ -145,3 +145,36 @@ def test_nothing_secret_is_written_to_the_store(store: Store, store_path: Path) 
             assert REDACTED in dump
             leaked = [secret for secret in SECRETS if secret in dump]
             assert leaked == [], f"{table} holds {leaked}"
+
+
+def test_configured_keys_are_redacted_by_value_in_every_column(
+    store: Store, store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A key no shape pattern knows (40 hex characters), configured in the environment.
+    key = "".join(f"{i * 7 % 16:x}" for i in range(40))
+    monkeypatch.setenv("SESSIONPROOF_API_KEY", key)
+    assert scrub_text(f"x{key.upper()}y") == f"x{REDACTED}y"
+    store.create_run(manifest("r1", ["a"], argv=["run", "--label", key], options={key: key}))
+    leaky = session("r1", "a")
+    events = [e.model_copy(deep=True) for e in leaky.events]
+    for event in events:
+        event.payload[f"k-{key}"] = {key.upper(): [f"glued{key}word"]}
+    leaky = leaky.model_copy(
+        update={
+            "events": events,
+            "metadata": {key: {"note": key}},
+            "termination_detail": f"agent raised RuntimeError: {key}",
+            "model": f"python:agents:{key}",
+            "arm": f"arm-{key}",
+        }
+    )
+    store.write_session(leaky)
+    store.export_parquet(store_path.parent / "out")
+    store.close()
+    with duckdb.connect(str(store_path), read_only=True) as conn:
+        for table in ("runs", "sessions", "events"):
+            dump = "\n".join(str(row) for row in conn.execute(f"SELECT * FROM {table}").fetchall())
+            assert REDACTED in dump
+            assert key not in dump.lower(), table
+    for path in [store_path, *(store_path.parent / "out").glob("*.parquet")]:
+        assert key.encode() not in path.read_bytes().lower(), path

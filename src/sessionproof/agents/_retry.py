@@ -18,6 +18,7 @@ import anthropic
 import openai
 import stamina
 
+from .._secrets import redact_secrets
 from ..errors import InfraError
 
 T = TypeVar("T")
@@ -56,11 +57,12 @@ class ModelOutputRejected(Exception):
 
 
 def redact(text: str, *secrets: str | None) -> str:
-    """`text` with the given secrets and anything shaped like a key or bearer token removed."""
+    """`text` with the given secrets, every known secret value (environment keys, URL
+    credentials, registered keys) and anything shaped like a key or bearer token removed."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "[redacted]")
-    return _SECRET.sub("[redacted]", text)
+    return _SECRET.sub("[redacted]", redact_secrets(text))
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:

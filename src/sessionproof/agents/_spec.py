@@ -7,6 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from .._secrets import (
+    redact_secrets,
+    redact_url,
+    register_secret,
+    register_spec_credentials,
+    spec_url,
+)
 from ..errors import ModelSpecError
 from ._protocol import Agent
 
@@ -25,15 +32,28 @@ NO_KEY = "sessionproof-no-key"
 
 def _bad(spec: str, why: str = "") -> ModelSpecError:
     detail = f" ({why})" if why else ""
-    return ModelSpecError(f"unknown model spec {spec!r}{detail}; accepted: {ACCEPTED}")
+    return ModelSpecError(
+        f"unknown model spec {display_spec(spec)!r}{detail}; accepted: {ACCEPTED}"
+    )
 
 
 def _env_key(*names: str) -> str | None:
     for var in names:
         value = os.environ.get(var, "").strip()
         if value:
+            # Known from now on even if the variable is unset later: the agent holds it.
+            register_secret(value)
             return value
     return None
+
+
+def display_spec(spec: str) -> str:
+    """`spec` as it may be shown, logged or stored: a URL's user name, password and secret
+    query parameters are `[redacted]`, and any known secret value too."""
+    split = spec_url(spec)
+    if split is not None:
+        spec = f"{split[0]}@{redact_url(split[1])}"
+    return redact_secrets(spec)
 
 
 def public_url(url: str) -> str:
@@ -70,6 +90,9 @@ def make_agent(
     """
     spec = spec.strip()
     kind, sep, rest = spec.partition(":")
+    # Registered before anything can fail or print: from here on the URL's credentials are
+    # redacted by value wherever they turn up (the request still uses the real URL).
+    register_spec_credentials(spec)
     if tool_mode not in ("native", "prompted", "auto"):
         raise ModelSpecError(f"unknown tool mode {tool_mode!r}; accepted: native, prompted, auto")
     if max_attempts < 1:
@@ -159,18 +182,17 @@ def _compat(
 ) -> Agent:
     from ._openai import OpenAICompatAgent
 
-    # Split at the URL's scheme, not at the last "@": a URL may itself hold user:pass@host.
-    at = min((i for i in (rest.find("@http://"), rest.find("@https://")) if i >= 0), default=-1)
-    if at <= 0:
+    split = spec_url(rest)
+    if split is None:
         raise _bad(spec, "openai-compat needs MODEL@http://HOST:PORT/v1")
-    model, url = rest[:at], rest[at + 1 :]
+    model, url = split
     parts = urlsplit(url)
     try:
         port_ok = parts.port is None or parts.port > 0
     except ValueError:
         port_ok = False
     if not parts.hostname or not port_ok:
-        raise _bad(spec, f"cannot read the server URL {public_url(url)!r}")
+        raise _bad(spec, f"cannot read the server URL {redact_secrets(public_url(url))!r}")
     key = _env_key("SESSIONPROOF_API_KEY", "OPENAI_API_KEY") or NO_KEY
     return OpenAICompatAgent(
         name=f"openai-compat:{model}@{public_url(url)}",

@@ -42,5 +42,8 @@ def main() -> None:
     try:
         app()
     except SessionproofError as exc:
-        err_console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        # Scrubbed: an error may quote what the user typed (a spec with a URL password) or
+        # what a provider echoed back.
+        message = scrub_text(str(exc))
+        err_console.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
         sys.exit(2)

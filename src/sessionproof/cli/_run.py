@@ -12,13 +12,15 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from .._secrets import register_spec_credentials
 from ..agents import Agent, plays_users
+from ..agents._spec import display_spec
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, HooksFactory, RunPlan, SessionHooks, execute_run
 from ..errors import ConfigError
 from ..records import Scenario
 from ..report import render_summary
 from ..scoring import METRIC_DEFINITIONS, summarize
-from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id
+from ..store import DEFAULT_STORE_PATH, REDACTED, RunManifest, Store, new_run_id, scrub_text
 from ..suites import BUILTIN_SUITES, load_suite
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
@@ -54,12 +56,19 @@ RESUME_KEEPS = (
 _SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def _refuse_with_resume(ctx: typer.Context) -> None:
+def _refuse_with_resume(ctx: typer.Context, manifest: RunManifest) -> None:
+    # A spec whose credentials were redacted before storing must be given again.
+    respecify = {
+        name
+        for name, stored in (("model", manifest.model), ("user_model", manifest.user_model))
+        if stored is not None and REDACTED in stored
+    }
     # By name: typer ships its own copy of click, whose ParameterSource is another enum.
     given = [
         f"--{name.replace('_', '-')}"
         for name in RESUME_KEEPS
-        if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
+        if name not in respecify
+        and getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
     ]
     if given:
         raise ConfigError(
@@ -90,6 +99,23 @@ def _make_agent(spec: str, tool_mode: str, seed: int) -> Agent:
 
     agent: Agent = make_agent(spec, tool_mode=tool_mode, seed=seed)  # type: ignore[arg-type]
     return agent
+
+
+def _resumed_spec(
+    run_id: str, flag: str, stored: str, given: str | None, default: str | None
+) -> str:
+    """The model spec a resumed run uses: the stored one, unless credentials were redacted
+    from it (they are never stored); then the same spec must be given again."""
+    if REDACTED not in stored:
+        return stored
+    if given is not None and given != default:
+        register_spec_credentials(given)
+        if scrub_text(given) == stored:
+            return given
+    raise ConfigError(
+        f"run {run_id} used {stored}, whose credentials are not stored; resume it with "
+        f"the same {flag} again"
+    )
 
 
 def _arms(arm: list[str], faults: str | None, drift: str | None, guard: bool | None) -> list[str]:
@@ -167,9 +193,7 @@ def run(
 ) -> None:
     if tool_mode not in ("native", "prompted", "auto"):
         raise ConfigError(f"--tool-mode must be native, prompted or auto, not {tool_mode!r}")
-    if resume:
-        _refuse_with_resume(ctx)
-    else:
+    if not resume:
         _check_timeout(agent_timeout)
     with Store.open(store) as db:
         if resume:
@@ -179,15 +203,18 @@ def run(
                     f"run {manifest.run_id} is a {manifest.command} run; only runs made by "
                     "`sessionproof run` can be resumed"
                 )
-            suite, model, trials, seed = (
-                manifest.suite,
-                manifest.model,
-                manifest.trials,
-                manifest.seed,
-            )
+            _refuse_with_resume(ctx, manifest)
+            model = _resumed_spec(manifest.run_id, "--model", manifest.model, model, "local")
+            suite, trials, seed = manifest.suite, manifest.trials, manifest.seed
             limit, arms = manifest.limit, list(manifest.arms) or ["baseline"]
             max_steps = manifest.max_steps or max_steps
-            user_model = manifest.user_model
+            user_model = (
+                None
+                if manifest.user_model is None
+                else _resumed_spec(
+                    manifest.run_id, "--user-model", manifest.user_model, user_model, None
+                )
+            )
             tool_mode = str(manifest.options.get("tool_mode", tool_mode))
             agent_timeout = float(manifest.options.get("agent_timeout", agent_timeout))
             loaded = load_suite(suite).limited(limit)
@@ -237,7 +264,7 @@ def run(
         )
         err_console.print(
             f"run [bold]{run_id}[/]: suite {escape(suite)} ({len(loaded.scenarios)} scenarios) × "
-            f"{trials} trial(s) × {len(arms)} arm(s), model {escape(model)}",
+            f"{trials} trial(s) × {len(arms)} arm(s), model {escape(display_spec(model))}",
             highlight=False,
         )
         try:

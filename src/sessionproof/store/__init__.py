@@ -1,9 +1,11 @@
 """The trace store: runs, sessions and their events in one embedded DuckDB file.
 
-Sessions are written whole, once, in one transaction each, with secrets scrubbed first, so a
+Sessions are written whole, once, in one transaction each, with secrets scrubbed first (by
+shape, and by value for every configured key: see `register_secret`), so a
 killed run resumes from `Store.finished_keys` without losing or duplicating a session.
 """
 
+from .._secrets import register_secret
 from ._manifest import (
     RunCommand,
     RunManifest,
@@ -29,6 +31,7 @@ __all__ = [
     "Store",
     "new_run_id",
     "package_versions",
+    "register_secret",
     "scrub_argv",
     "scrub_text",
     "scrub_value",

@@ -10,8 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .._secrets import register_spec_credentials
 from ..records import TerminationReason
-from ._scrub import scrub_argv, scrub_text, scrub_value
+from ._scrub import Scrubber
 
 RunCommand = Literal["run", "score", "rerun", "import"]
 """What made a run: a fresh run, a re-score of stored sessions, a rerun, or an import."""
@@ -50,7 +51,8 @@ def package_versions() -> dict[str, str]:
 
 class RunManifest(BaseModel):
     """Everything needed to know what a run was and to reproduce it. Never holds a secret:
-    the model specs, argv and options are scrubbed as the manifest is built."""
+    the suite, model specs, arms, scenario ids, argv and options are scrubbed (by shape and
+    by value, dict keys included) as the manifest is built."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -92,20 +94,37 @@ class RunManifest(BaseModel):
             raise ValueError(f"created_at needs a timezone: {value!r}")
         return parsed.astimezone(UTC).isoformat(timespec="milliseconds")
 
+    # Everything a command line or a spec could carry a credential into is scrubbed. The
+    # run id is not: it is generated, and the store finds runs by it.
+    @field_validator("suite")
+    @classmethod
+    def _scrub_suite(cls, value: str) -> str:
+        return Scrubber().text(value)
+
     @field_validator("model", "user_model")
     @classmethod
     def _scrub_spec(cls, value: str | None) -> str | None:
-        return None if value is None else scrub_text(value)
+        if value is None:
+            return None
+        # Registered first, so argv (validated later) loses them by value as well.
+        register_spec_credentials(value)
+        return Scrubber().text(value)
+
+    @field_validator("arms", "scenario_ids")
+    @classmethod
+    def _scrub_names(cls, value: list[str]) -> list[str]:
+        scrubber = Scrubber()
+        return [scrubber.text(item) for item in value]
 
     @field_validator("argv")
     @classmethod
     def _scrub_argv(cls, value: list[str]) -> list[str]:
-        return scrub_argv(value)
+        return Scrubber().argv(value)
 
     @field_validator("options")
     @classmethod
     def _scrub_options(cls, value: dict[str, Any]) -> dict[str, Any]:
-        scrubbed: dict[str, Any] = scrub_value(value)
+        scrubbed: dict[str, Any] = Scrubber().value(value)
         return scrubbed
 
     @property

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from ..errors import StoreError
 from ..records import Event, EventKind, Outcome, Session, TerminationReason, Usage
 from ._manifest import SessionRow
-from ._scrub import scrub_text, scrub_value
+from ._scrub import Scrubber
 
 SESSION_COLUMNS = (
     "run_id",
@@ -106,6 +106,20 @@ def to_json(value: Any, what: str) -> str:
         raise StoreError(f"{what} is not JSON-serialisable: {exc}") from exc
 
 
+def scrubbed_json(scrubber: Scrubber, value: Any, what: str) -> str:
+    """`value` as JSON text with every secret redacted.
+
+    Serialised first, and scrubbed piece by piece only when the text may hold something to
+    redact: most payloads hold none, and one test of the whole text is far cheaper than
+    walking every string in it. Sound because the JSON text holds every key and string of
+    `value`, escaped only where a secret's JSON-escaped form is also searched for.
+    """
+    text = to_json(value, what)
+    if not scrubber.might_hold(text):
+        return text
+    return to_json(scrubber.value(value), what)
+
+
 @dataclass(frozen=True)
 class SessionWrite:
     """A session flattened, scrubbed and checked, ready for one transaction."""
@@ -123,6 +137,7 @@ def prepare(session: Session) -> SessionWrite:
     of another session, a repeated seq) or a payload cannot be stored as JSON.
     """
     where = f"session {session.session_id!r} of run {session.run_id!r}"
+    scrubber = Scrubber()  # the known secrets, looked up once for the whole session
     n = len(session.events)
     cols: list[list[Any]] = [[session.run_id] * n, [session.session_id] * n]
     seqs: list[int] = []
@@ -151,23 +166,24 @@ def prepare(session: Session) -> SessionWrite:
         walls.append(event.t_wall)
         monos.append(event.t_mono)
         kinds.append(event.kind.value)
-        payloads.append(to_json(scrub_value(event.payload), f"{where}: event seq {event.seq}"))
+        payloads.append(scrubbed_json(scrubber, event.payload, f"{where}: event seq {event.seq}"))
     if len(set(seqs)) != n:
         repeated = sorted({s for s in seqs if seqs.count(s) > 1})
         raise StoreError(f"{where}: event seq repeated: {repeated}")
     cols += [seqs, turns, steps, walls, monos, kinds, payloads]
     outcome = session.outcome
+    # The run id is kept as is: the run's own row, written first, is found by it.
     row = [
         session.run_id,
-        session.session_id,
-        session.scenario_id,
+        scrubber.text(session.session_id),
+        scrubber.text(session.scenario_id),
         session.trial,
-        session.arm,
-        scrub_text(_without_surrogates(session.model)),
+        scrubber.text(session.arm),
+        scrubber.text(_without_surrogates(session.model)),
         None if outcome is None else outcome.success,
         None if outcome is None else outcome.reward,
         session.termination.value,
-        scrub_text(_without_surrogates(session.termination_detail)),
+        scrubber.text(_without_surrogates(session.termination_detail)),
         max(turns) + 1 if n else 0,
         # A step is one agent decision: each tool call run, and each reply without calls
         # (the step index of the last event overcounts: `end` and `verdict` sit one past it).
@@ -180,8 +196,8 @@ def prepare(session: Session) -> SessionWrite:
         session.ended_at,
         None
         if outcome is None
-        else to_json(scrub_value(outcome.model_dump(mode="json")), f"{where}: outcome"),
-        to_json(scrub_value(session.metadata), f"{where}: metadata"),
+        else scrubbed_json(scrubber, outcome.model_dump(mode="json"), f"{where}: outcome"),
+        scrubbed_json(scrubber, session.metadata, f"{where}: metadata"),
         to_json(session.usage.model_dump(mode="json"), f"{where}: usage"),
     ]
     return SessionWrite(session=row, events=cols)
