@@ -35,7 +35,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import ErrorClass, EventKind, Session, ToolCall, ToolResult
-from ._taxonomy import semantics
+from ..taxonomy import semantics
 
 _NOT_RETRYABLE_DECISIONS = frozenset({"no_retry_write", "escalate", "breaker_open"})
 _ARGUMENT_CLASSES = frozenset({ErrorClass.validation_error, ErrorClass.not_found})

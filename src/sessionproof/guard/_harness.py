@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..domains import ToolSpec
-from ..faults._classify import retry_after_s
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ..taxonomy import retry_after_s
 from ._calls import unknown_tool_hint, unknown_tool_text
 from ._core import Guard
 from ._hints import SchemaCheck
