@@ -6,8 +6,9 @@ parser.
 - `classify` (and `classify_exception`, `classify_status`, `classify_payload`,
   `classify_text`): exceptions, HTTP statuses, error payloads and error texts to a class.
   The engine, the importers, the fault injector and the guard all classify with these.
-- `retry_after_s` / `parse_retry_after`: the wait a failure asks for (seconds or an HTTP
-  date; a date without a zone is UTC).
+- `retry_after_s` / `retry_after_seconds` / `parse_retry_after`: the wait a failure or a
+  response asks for (seconds or an HTTP date; a date without a zone is UTC). The guard and
+  the provider agents' transport retries both read it here.
 
 Imports only `records` and `errors`, so the guard can ship on its own.
 """
@@ -18,7 +19,9 @@ from ._classify import (
     classify_payload,
     classify_status,
     classify_text,
+    parse_retry_after,
     retry_after_s,
+    retry_after_seconds,
 )
 from ._semantics import (
     DEFAULT_RETRY_AFTER_S,
@@ -42,6 +45,8 @@ __all__ = [
     "classify_text",
     "fault_message",
     "may_replay",
+    "parse_retry_after",
     "retry_after_s",
+    "retry_after_seconds",
     "semantics",
 ]

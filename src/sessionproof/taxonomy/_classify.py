@@ -81,7 +81,8 @@ _TEXT_RULES: tuple[tuple[re.Pattern[str], ErrorClass], ...] = tuple(
             _E.policy_refusal,
         ),
         (
-            r"\b40[4]\b|\b410\b|not found|does not exist|no such|unknown (order|customer|user|id)",
+            r"\b40[4]\b|\b410\b|not found|does not exist|no such|"
+            r"unknown (order|customer|user|id|action)",
             _E.not_found,
         ),
         (r"truncat", _E.truncated_output),
@@ -137,13 +138,20 @@ _CODE_ALIASES: dict[str, ErrorClass] = {
 }
 
 
-def classify_text(message: str) -> ErrorClass:
-    """The class an error message reads as; `unknown` when nothing matches."""
+def classify_text(message: str, otherwise: ErrorClass = ErrorClass.unknown) -> ErrorClass:
+    """The class an error message reads as; `otherwise` when nothing matches.
+
+    This is the one text classifier: the engine (a domain tool that raised), the importers
+    (a recorded tool reply that failed), the fault injector and the guard all use it. Only the
+    fallback is the caller's: a tool that raised, or a recorded failed reply, certainly ran and
+    refused the call, so those callers pass `validation_error`; text of unknown origin stays
+    `unknown`, which is never retried.
+    """
     low = message.lower()
     for pattern, cls in _TEXT_RULES:
         if pattern.search(low):
             return cls
-    return _E.unknown
+    return otherwise
 
 
 def _classify_code(code: Any) -> ErrorClass | None:
@@ -272,7 +280,12 @@ _RETRY_AFTER_TEXT = re.compile(
 )
 
 
-def _parse_retry_after_header(value: str) -> float | None:
+def parse_retry_after(value: str) -> float | None:
+    """Seconds to wait from a `Retry-After` value: delay-seconds or an HTTP date.
+
+    A date without a zone (`-0000`, or none at all) is read as UTC, as RFC 9110 says HTTP
+    dates are; never as the local time. None when the value is neither; never negative.
+    """
     value = value.strip()
     try:
         return max(0.0, float(value))
@@ -285,6 +298,20 @@ def _parse_retry_after_header(value: str) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.UTC)
     return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """The wait response headers ask for: `retry-after-ms`, else `Retry-After`."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    return parse_retry_after(value) if isinstance(value, str) and value else None
 
 
 def _from_text(text: str) -> float | None:
@@ -311,20 +338,15 @@ def retry_after_s(source: BaseException | Mapping[str, Any] | str | None) -> flo
             return max(0.0, float(attr))
         response = getattr(source, "response", None)
         headers = getattr(response, "headers", None)
-        if headers is not None:
-            header = headers.get("retry-after")
-            if (
-                isinstance(header, str)
-                and (parsed := _parse_retry_after_header(header)) is not None
-            ):
-                return parsed
+        if headers is not None and (parsed := retry_after_seconds(headers)) is not None:
+            return parsed
         return _from_text(str(source))
     if isinstance(source, Mapping):
         for key in ("retry_after_s", "retry_after", "Retry-After", "retry-after"):
             value = source.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 return max(0.0, float(value))
-            if isinstance(value, str) and (parsed := _parse_retry_after_header(value)) is not None:
+            if isinstance(value, str) and (parsed := parse_retry_after(value)) is not None:
                 return parsed
         inner = source.get("error")
         if isinstance(inner, Mapping):
