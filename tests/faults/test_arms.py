@@ -12,8 +12,9 @@ from collections import Counter
 import pytest
 
 from sessionproof.agents import OracleAgent
+from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
-from sessionproof.faults import error_recovery, hooks_for, parse_arm
+from sessionproof.faults import error_recovery
 from sessionproof.records import EventKind, Scenario, Session
 from sessionproof.suites import load_suite
 

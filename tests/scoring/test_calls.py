@@ -10,9 +10,9 @@ import pytest
 from agents_for_metrics import calls, demo, play, say
 
 from sessionproof.agents import OracleAgent, ScriptedAgent
+from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.domains import get_domain
 from sessionproof.domains.demo import load_scenarios
-from sessionproof.faults import hooks_for, parse_arm
 from sessionproof.importers import Tau2Task, import_file, scenario_from_task
 from sessionproof.records import Message, Scenario, TerminationReason, ToolCall
 from sessionproof.scoring import call_accuracy, check_calls, match_gold

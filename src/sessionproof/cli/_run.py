@@ -44,7 +44,7 @@ def _arms(arm: list[str], faults: str | None, drift: str | None, guard: bool | N
     if arm and (faults or drift or guard is not None):
         raise ConfigError("use either --arm or --faults/--drift/--guard, not both")
     if arm:
-        from ..faults import parse_arm
+        from ..conditions import parse_arm
 
         names = [parse_arm(a).name for a in arm]  # normalised, and junk fails fast
         if len(set(names)) != len(names):
@@ -61,7 +61,7 @@ def _arms(arm: list[str], faults: str | None, drift: str | None, guard: bool | N
 def _hooks_factory(arms: list[str]) -> HooksFactory | None:
     if arms == ["baseline"]:
         return None
-    from ..faults import hooks_for, parse_arm
+    from ..conditions import hooks_for, parse_arm
 
     conditions = {a: parse_arm(a) for a in arms}  # parse up front: a bad spec fails fast
 

@@ -19,13 +19,12 @@ from pydantic import BaseModel, ConfigDict
 
 from ..domains import ToolSpec
 from ..errors import ConfigError
+from ..faults import DriftHooks, DriftPlan, FaultInjector, FaultPlan
+from ..guard import Guard, GuardConfig, VirtualClock, guard_boundary
 from ..records import ToolCall, ToolResult
-from ._drift import DriftHooks, DriftPlan
-from ._plan import FaultInjector, FaultPlan
 
 if TYPE_CHECKING:
-    from ..engine._boundary import CallContext, Emit, ToolBoundary
-    from ..guard import GuardConfig
+    from ..engine import CallContext, Emit, ToolBoundary
 
 SECONDS_PER_CALL = 5.0
 """Virtual time the harness lets pass before each tool call under the guard: an agent's
@@ -124,9 +123,6 @@ class ConditionHooks:
         return boundary
 
     def _guarded(self, inner: ToolBoundary) -> ToolBoundary:
-        # Imported here, not at the top: the guard imports the taxonomy from this package.
-        from ..guard import Guard, VirtualClock, guard_boundary
-
         clock = VirtualClock()
         guard = Guard(self.guard_config, clock=clock, rng=random.Random(self.seed))
         guarded = guard_boundary(guard, inner, specs=lambda: self._visible)
