@@ -7,8 +7,8 @@ import pytest
 from sessionproof.agents._local import LocalAgent, LocalConfig, default_model_path
 from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
-from sessionproof.faults import error_recovery
 from sessionproof.records import EventKind, Scenario
+from sessionproof.scoring import error_recovery
 from sessionproof.suites import load_suite
 
 pytestmark = pytest.mark.llama

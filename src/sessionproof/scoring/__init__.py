@@ -1,4 +1,4 @@
-"""Scoring: session verdicts, call matching, metrics and statistics."""
+"""Scoring: session verdicts, call matching, error recovery, metrics and statistics."""
 
 from ._arms import ARM_DEFINITIONS, ArmReport, ArmsReport, PairedRow, compare_arms
 from ._attribution import (
@@ -30,6 +30,7 @@ from ._metrics import (
     survival_report,
     survival_skip_reason,
 )
+from ._recovery import ClassRecovery, RecoveryReport, error_recovery
 from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
 from ._survival import (
     ON_PATH_FAILURE,
@@ -55,12 +56,14 @@ __all__ = [
     "AttributionReport",
     "CallAccuracy",
     "CallCheck",
+    "ClassRecovery",
     "DivergenceClass",
     "FailureSource",
     "FirstDivergence",
     "MetricsReport",
     "NeedBucket",
     "PairedRow",
+    "RecoveryReport",
     "RunSummary",
     "SessionSurvival",
     "SurvivalPoint",
@@ -70,6 +73,7 @@ __all__ = [
     "call_accuracy",
     "check_calls",
     "compare_arms",
+    "error_recovery",
     "evaluate_session",
     "gold_state_hash",
     "invented_facts",

@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..conditions import Condition, parse_arm
-from ..faults import error_recovery
 from ..records import Session
+from ._recovery import error_recovery
 from ._summary import RunSummary, VerdictLike, summarize
 from .stats import paired_comparison, scenarios_needed
 
