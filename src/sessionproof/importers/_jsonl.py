@@ -24,8 +24,8 @@ from ._common import (
     SessionBuilder,
     first_problem,
 )
+from ._formats import scenario_from_any_task
 from ._openai import read_openai_messages
-from ._taubench_task import scenario_from_any_task
 from ._tools import known_tools
 
 Reader = Callable[..., bool]

@@ -13,7 +13,7 @@ from ...domains import get_domain
 from ...errors import DuplicateSessionError
 from ...importers import ImportedSession, RecordError, import_file
 from ...records import Event, EventKind, Outcome, Session
-from .._verdict import evaluate_session
+from ...scoring import evaluate_session
 from ._evaluate import Judgement, judge_tau2, judge_taubench
 from ._judge import NLJudge, make_judge
 from ._replay import GoldCache, replay, replayed_calls

@@ -2,7 +2,7 @@
 
 `RetailCore` holds the tools tau2-bench and tau-bench share (the order-changing ones live in
 `_orders`); `RetailTools` is tau2's set. The tau-bench variant
-(`sessionproof.domains.taubench`) subclasses the core and changes only what tau-bench does
+(`sessionproof.suites.tau2.taubench`) subclasses the core and changes only what tau-bench does
 differently, through `MESSAGES` and the class flags of `RetailBase`.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
+from ....domains import tool
 from .._tau import CalculatorTool
-from .._toolkit import tool
 from ._base import TAU2_MESSAGES as TAU2_MESSAGES
 from ._models import Order, Product, RetailDB, User, UserAddress, Variant
 from ._orders import RetailOrderTools

@@ -29,10 +29,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...domains import Domain, DomainSpec, get_domain
-from ...importers import Tau2Task, TauBenchTask
 from ...records import CriterionResult, EventKind, Outcome, Scenario, Session, TerminationReason
 from ._judge import NLJudge, transcript_text
 from ._replay import DEFAULT_GOLD_CACHE, GoldCache, replay, replayed_calls
+from ._tau2task import Tau2Task
+from ._taubench_task import TauBenchTask
 
 STOPPED = frozenset({"user_stop", "agent_stop", "transfer"})
 """Terminations tau2 evaluates; any other ends the session with reward 0."""
@@ -103,7 +104,7 @@ def _diff_records(final: Domain[Any], gold: Domain[Any]) -> list[str]:
     cow_a, cow_b = getattr(final, "cow", None), getattr(gold, "cow", None)
     if cow_a is None or cow_b is None:
         return []
-    from ...domains._tau import record_digest
+    from ._tau import record_digest
 
     keys = set(cow_a.changed_records()) | set(cow_b.changed_records())
     out = []

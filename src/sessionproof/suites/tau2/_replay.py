@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 
 from ...domains import Domain, DomainSpec
-from ...domains._tau import TauDomain
 from ...errors import ToolError
 from ...records import EventKind, Session, ToolCall
+from ._tau import TauDomain
 
 
 @dataclass(frozen=True)

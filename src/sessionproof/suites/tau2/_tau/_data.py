@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from ...errors import InputFileError
+from ....errors import InputFileError
 
 
 def read_package_json(package: str, name: str) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._toolkit import tool
+from ....domains import tool
 from ..airline import TAU2_MESSAGES, AirlineTools
 
 TAUBENCH_MESSAGES: Mapping[str, str] = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....domains import tool
 from .._tau import lenient
-from .._toolkit import tool
 from ._base import NOW, AirlineBase, as_models
 from ._models import (
     CabinClass,

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from ..records import Action, Criteria, Scenario, UserSpec
-from ._common import ForeignRecord
+from ...importers import ForeignRecord
+from ...records import Action, Criteria, Scenario, UserSpec
 
 RewardBasis = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
 """The components a tau2 task's reward can be the product of."""

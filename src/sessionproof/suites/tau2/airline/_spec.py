@@ -8,12 +8,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ...errors import InputFileError
+from ....errors import InputFileError
 from .._tau import SharedBase, TauDomainSpec, read_package_json
 from ._models import TABLES, FlightDB
 from ._tools import AirlineTools
 
-PACKAGE = "sessionproof.domains.airline"
+PACKAGE = "sessionproof.suites.tau2.airline"
 
 
 def build_flight_db(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._toolkit import tool
+from ....domains import tool
 from ..retail import TAU2_MESSAGES, RetailCore
 
 TAUBENCH_MESSAGES: Mapping[str, str] = {

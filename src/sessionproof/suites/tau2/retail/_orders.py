@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._toolkit import tool
+from ....domains import tool
 from ._base import RetailBase
 from ._models import GiftCard, Order, OrderPayment, UserAddress
 

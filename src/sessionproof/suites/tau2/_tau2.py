@@ -12,8 +12,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError, field_validator
 
-from ..records import Scenario, TerminationReason
-from ._common import (
+from ...importers import (
     ForeignRecord,
     ImportedSession,
     ImportResult,
@@ -21,12 +20,13 @@ from ._common import (
     ReportedVerdict,
     SessionBuilder,
     first_problem,
+    known_tools,
+    load_salvaging,
     parse_time,
     tool_call,
 )
-from ._json import load_salvaging
+from ...records import Scenario, TerminationReason
 from ._tau2task import Tau2Task, scenario_from_task
-from ._tools import known_tools
 
 FORMAT = "tau2"
 

@@ -13,13 +13,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..domains import Domain
-from ..domains._tau import read_package_json
-from ..errors import InputFileError, UnknownSuiteError
-from ..importers import Tau2Task, scenario_from_task
-from ..records import Outcome, Scenario, Session
-from ..scoring.tau2 import NLJudge, evaluate_tau2
-from ._suite import Suite
+from ...domains import Domain
+from ...errors import InputFileError, UnknownSuiteError
+from ...records import Outcome, Scenario, Session
+from .._suite import Suite
+from ._evaluate import evaluate_tau2
+from ._judge import NLJudge
+from ._tau import read_package_json
+from ._tau2task import Tau2Task, scenario_from_task
 
 DOMAINS = {"tau2-retail": "retail", "tau2-airline": "airline"}
 """Suite name → domain."""
@@ -27,7 +28,7 @@ DOMAINS = {"tau2-retail": "retail", "tau2-airline": "airline"}
 
 @functools.cache
 def _tasks(domain: str) -> tuple[tuple[Scenario, ...], dict[str, list[str]]]:
-    package = f"sessionproof.domains.{domain}"
+    package = f"sessionproof.suites.tau2.{domain}"
     raw = read_package_json(package, "tasks.json")
     splits = read_package_json(package, "split_tasks.json")
     if not isinstance(raw, list):

@@ -2,14 +2,14 @@
 
 `AirlineTools` is tau2's set: the reservation-writing tools of `_booking` plus lookups,
 searches, certificates and transfers. The tau-bench variant
-(`sessionproof.domains.taubench`) subclasses it and changes only what tau-bench does
+(`sessionproof.suites.tau2.taubench`) subclasses it and changes only what tau-bench does
 differently, through `MESSAGES` and the class flags of `AirlineBase`.
 """
 
 from __future__ import annotations
 
+from ....domains import tool
 from .._tau import CalculatorTool
-from .._toolkit import tool
 from ._base import AIRPORTS, NEW_CERTIFICATE_IDS
 from ._base import TAU2_MESSAGES as TAU2_MESSAGES
 from ._booking import AirlineBookingTools

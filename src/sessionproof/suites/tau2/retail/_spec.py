@@ -7,12 +7,12 @@ from importlib import resources
 
 from pydantic import ValidationError
 
-from ...errors import InputFileError
+from ....errors import InputFileError
 from .._tau import SharedBase, TauDomainSpec, read_package_json
 from ._models import TABLES, RetailDB
 from ._tools import RetailCore, RetailTools
 
-PACKAGE = "sessionproof.domains.retail"
+PACKAGE = "sessionproof.suites.tau2.retail"
 
 
 @functools.cache

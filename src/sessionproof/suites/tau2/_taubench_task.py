@@ -9,8 +9,8 @@ from typing import Any
 import orjson
 from pydantic import Field
 
-from ..records import Action, Criteria, Scenario, UserSpec
-from ._common import ForeignRecord
+from ...importers import ForeignRecord
+from ...records import Action, Criteria, Scenario, UserSpec
 from ._tau2task import Tau2Task, scenario_from_task
 
 RESPOND = "respond"

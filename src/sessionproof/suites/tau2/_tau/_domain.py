@@ -19,9 +19,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ...errors import ToolError
-from .._domain import Domain, DomainSpec
-from .._toolkit import Toolkit, ToolSpec, tool
+from ....domains import Domain, DomainSpec, Toolkit, ToolSpec, tool
+from ....errors import ToolError
 from ._calc import calculate
 from ._cow import DBT, CowTracker, SharedBase
 

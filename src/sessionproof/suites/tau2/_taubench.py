@@ -12,19 +12,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..records import EventKind, TerminationReason
-from ._common import (
+from ...importers import (
     ImportedSession,
     ImportResult,
     RecordError,
     ReportedVerdict,
     SessionBuilder,
     first_problem,
+    known_tools,
+    load_salvaging,
+    read_openai_messages,
 )
-from ._json import load_salvaging
-from ._openai import read_openai_messages
+from ...records import EventKind, TerminationReason
 from ._taubench_task import TauBenchTask, scenario_from_taubench
-from ._tools import known_tools
 
 FORMAT = "tau-bench"
 
