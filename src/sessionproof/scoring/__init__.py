@@ -12,12 +12,15 @@ from ._attribution import (
 )
 from ._calls import (
     CALL_DEFINITIONS,
+    ArgumentCheck,
     CallAccuracy,
     CallCheck,
     call_accuracy,
     check_calls,
     match_gold,
+    register_call_rules,
 )
+from ._matching import maximum_matching
 from ._metrics import (
     ALL_METRIC_DEFINITIONS,
     MetricsReport,
@@ -50,6 +53,7 @@ __all__ = [
     "METRIC_DEFINITIONS",
     "ON_PATH_FAILURE",
     "SURVIVAL_DEFINITIONS",
+    "ArgumentCheck",
     "ArmReport",
     "ArmsReport",
     "Attribution",
@@ -78,7 +82,9 @@ __all__ = [
     "gold_state_hash",
     "invented_facts",
     "match_gold",
+    "maximum_matching",
     "normalise_text",
+    "register_call_rules",
     "run_metrics",
     "session_survival",
     "success_by_need",

@@ -1,10 +1,13 @@
-"""BFCL-compatible call matching and BFCL single-call suites.
+"""BFCL: compatible call matching, the single-call suites and their questions.
 
 `score_bfcl_file` judges decoded model outputs with the semantics of BFCL's AST checker
 (parallel calls paired optimally, BFCL's greedy decision reported beside it);
-`load_bfcl_suite` turns the shipped BFCL v4 questions into one-turn scenarios.
+`load_bfcl_suite` turns the shipped BFCL v4 questions into one-turn scenarios, and
+`make_bfcl_suite` (`--suite bfcl:CATEGORY`, registered in `sessionproof.suites` by name) runs
+them; `expected_calls` gives the session call metrics BFCL's own rules for a question.
 """
 
+from ._bfcl import BfclSuite, make_bfcl_suite
 from ._data import (
     SUITE_CATEGORIES,
     BfclQuestion,
@@ -14,13 +17,13 @@ from ._data import (
     packaged_questions,
 )
 from ._domain import BFCL_POLICY, BfclDomainSpec, BfclState, BfclToolkit, bfcl_domain
+from ._expected import expected_calls
 from ._match import (
     BfclVerdict,
     CheckKind,
     QuestionRule,
     check_kind,
     decoded_calls,
-    maximum_matching,
 )
 from ._rules import BFCL_TYPES, CallRule, ParamRule, standardise
 from ._schema import PYTHON_HINT, parameters_schema, safe_tool_names, to_json_schema
@@ -44,6 +47,7 @@ __all__ = [
     "BfclQuestion",
     "BfclScore",
     "BfclState",
+    "BfclSuite",
     "BfclToolkit",
     "BfclVerdict",
     "CallRule",
@@ -57,10 +61,11 @@ __all__ = [
     "compile_question",
     "decoded_calls",
     "evaluate_bfcl",
+    "expected_calls",
     "judge_calls",
     "load_bfcl_suite",
     "load_questions",
-    "maximum_matching",
+    "make_bfcl_suite",
     "oracle_arguments",
     "packaged_questions",
     "parameters_schema",

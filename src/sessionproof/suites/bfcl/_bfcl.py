@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..domains import Domain, DomainSpec
-from ..errors import UnknownSuiteError
-from ..records import Outcome, Scenario, Session
-from ..scoring.bfcl import SUITE_CATEGORIES, bfcl_domain, evaluate_bfcl, load_bfcl_suite
-from ._suite import Suite
+from ...domains import Domain, DomainSpec
+from ...errors import UnknownSuiteError
+from ...records import Outcome, Scenario, Session
+from .._suite import Suite
+from ._data import SUITE_CATEGORIES
+from ._domain import bfcl_domain
+from ._suite import evaluate_bfcl, load_bfcl_suite
 
 
 class BfclSuite(Suite):

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ...scoring import maximum_matching
 from ._rules import CallRule, Failure
 
 
@@ -93,37 +94,6 @@ def _has_call(output: Any) -> bool:
     if len(output) == 1 and type(output[0]) is dict and not output[0]:
         return False
     return decoded_calls(output) is not None
-
-
-def maximum_matching(candidates: list[list[int]], n_right: int) -> list[int]:
-    """A maximum bipartite matching: for each left vertex, its right vertex or -1.
-
-    `candidates[u]` lists the right vertices left vertex `u` may pair with. Kuhn's augmenting
-    paths, searched breadth-first without recursion; one pass over the left side is enough.
-    """
-    match_left = [-1] * len(candidates)
-    match_right = [-1] * n_right
-    for root in range(len(candidates)):
-        came_from: dict[int, int] = {}
-        queue = [root]
-        free = -1
-        for left in queue:
-            for right in candidates[left]:
-                if right in came_from:
-                    continue
-                came_from[right] = left
-                if match_right[right] == -1:
-                    free = right
-                    break
-                queue.append(match_right[right])
-            if free != -1:
-                break
-        right = free
-        while right != -1:
-            left = came_from[right]
-            match_left[left], right = right, match_left[left]
-            match_right[match_left[left]] = left
-    return match_left
 
 
 _VALID = BfclVerdict(valid=True, greedy_valid=True)
