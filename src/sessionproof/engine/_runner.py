@@ -11,9 +11,9 @@ from typing import Protocol
 
 from ..agents import Agent
 from ..records import Scenario, Session
-from ..suites import Suite
 from ..users import InstructionUser, ScriptedUser, SimulatedUser, User
 from ._boundary import NoHooks, SessionHooks
+from ._judge import JudgedSuite
 from ._loop import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, SessionPlan, run_session
 
 HooksFactory = Callable[[str, int, Scenario], SessionHooks]
@@ -95,7 +95,7 @@ def _no_hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
 
 
 async def execute_run(
-    suite: Suite,
+    suite: JudgedSuite,
     agent: Agent,
     plan: RunPlan,
     sink: SessionSink,

@@ -1,5 +1,6 @@
 """Scoring: session verdicts, call matching, error recovery, metrics and statistics."""
 
+from ..engine import with_termination
 from ._arms import ARM_DEFINITIONS, ArmReport, ArmsReport, PairedRow, compare_arms
 from ._attribution import (
     ATTRIBUTION_DEFINITIONS,
@@ -43,7 +44,7 @@ from ._survival import (
     SessionSurvival,
     session_survival,
 )
-from ._verdict import evaluate_session, gold_state_hash, normalise_text, with_termination
+from ._verdict import evaluate_session, gold_state_hash, normalise_text
 
 __all__ = [
     "ALL_METRIC_DEFINITIONS",
