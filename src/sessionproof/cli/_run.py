@@ -34,7 +34,7 @@ RUN_HELP = (
 
 
 def _make_agent(spec: str, tool_mode: str, seed: int) -> Agent:
-    from ..agents._spec import make_agent
+    from ..agents import make_agent
 
     agent: Agent = make_agent(spec, tool_mode=tool_mode, seed=seed)  # type: ignore[arg-type]
     return agent

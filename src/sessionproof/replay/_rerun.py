@@ -55,7 +55,7 @@ async def _agents(
     model: str | Agent, user_model: str | Agent | None, seed: int
 ) -> tuple[Agent, Agent | None, list[Agent]]:
     """(candidate, simulated user's model or None, the agents made here and to be closed)."""
-    from ..agents._spec import make_agent
+    from ..agents import make_agent
 
     made: list[Agent] = []
     if isinstance(model, str):
