@@ -23,8 +23,8 @@ from typing import Any
 
 import orjson
 
-import sessionproof.scoring.bfcl as bfcl
-from sessionproof.scoring.bfcl import BfclMatcher, CheckKind, QuestionRule, decoded_calls
+import sessionproof.suites.bfcl as bfcl
+from sessionproof.suites.bfcl import BfclMatcher, CheckKind, QuestionRule, decoded_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = ROOT / "tests" / "fixtures" / "bfcl" / "bfcl_ast_checker_verdicts.jsonl"

@@ -13,8 +13,8 @@ import asyncio
 import time
 
 from sessionproof.agents import OracleAgent
+from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
-from sessionproof.faults import hooks_for, parse_arm
 from sessionproof.records import Scenario
 from sessionproof.scoring import compare_arms
 from sessionproof.suites import load_suite

@@ -6,4 +6,5 @@ bash scripts/setup.sh test
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/ruff format --check src tests benchmarks
 .venv/bin/mypy
+.venv/bin/lint-imports
 .venv/bin/python -m pytest -q "$@"

@@ -37,7 +37,7 @@ async def arun_suite(
     store: str | Path | None = None,
 ) -> RunResult:
     """Async form of `run_suite`."""
-    from .agents._spec import make_agent
+    from .agents import make_agent
     from .store import RunManifest, Store, new_run_id
 
     loaded = (load_suite(suite) if isinstance(suite, str) else suite).limited(limit)

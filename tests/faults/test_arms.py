@@ -12,9 +12,10 @@ from collections import Counter
 import pytest
 
 from sessionproof.agents import OracleAgent
+from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
-from sessionproof.faults import error_recovery, hooks_for, parse_arm
 from sessionproof.records import EventKind, Scenario, Session
+from sessionproof.scoring import error_recovery
 from sessionproof.suites import load_suite
 
 SAFE = "faults=rate_limited:5%,unavailable:5%"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from sessionproof.conditions import Condition, hooks_for, parse_arm
 from sessionproof.engine import execute_on_domain
 from sessionproof.errors import ConfigError
-from sessionproof.faults import Condition, hooks_for, parse_arm
 from sessionproof.records import ErrorClass, EventKind, ToolCall
 
 from .world import Events, context, make_domain

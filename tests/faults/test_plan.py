@@ -14,9 +14,9 @@ from sessionproof.faults import (
     DEFAULT_MIX,
     FaultInjector,
     FaultPlan,
-    classify_payload,
 )
 from sessionproof.records import ErrorClass, EventKind, ToolCall
+from sessionproof.taxonomy import classify_payload
 
 from .world import Events, context, make_domain
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from sessionproof.faults import error_recovery
 from sessionproof.records import (
     ErrorClass,
     Event,
@@ -17,6 +16,7 @@ from sessionproof.records import (
     ToolCall,
     ToolResult,
 )
+from sessionproof.scoring import error_recovery
 
 
 class Trace:

@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from sessionproof.errors import ToolError, UnknownToolError
-from sessionproof.faults import (
+from sessionproof.records import ErrorClass
+from sessionproof.taxonomy import (
     TAXONOMY,
     ErrorAction,
     classify,
@@ -24,7 +25,6 @@ from sessionproof.faults import (
     retry_after_s,
     semantics,
 )
-from sessionproof.records import ErrorClass
 
 E = ErrorClass
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from sessionproof.importers import import_file, import_tau2
+from sessionproof.importers import import_file
 from sessionproof.records import EventKind
-from sessionproof.scoring.tau2 import score_transcripts
+from sessionproof.suites.tau2 import import_tau2, score_transcripts
 
 from ..tau._data import AIRLINE_GPT, RETAIL_GPT, TRAJECTORIES, load
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from sessionproof.importers import guess_domain, import_file, import_taubench
+from sessionproof.importers import import_file
+from sessionproof.suites.tau2 import guess_domain, import_taubench
 
 from ..tau._data import AIRLINE_GPT, load, openai_messages
 

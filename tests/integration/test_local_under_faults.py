@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from sessionproof.agents._local import LocalAgent, LocalConfig, default_model_path
+from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
-from sessionproof.faults import error_recovery, hooks_for, parse_arm
 from sessionproof.records import EventKind, Scenario
+from sessionproof.scoring import error_recovery
 from sessionproof.suites import load_suite
 
 pytestmark = pytest.mark.llama

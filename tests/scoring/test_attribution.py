@@ -7,9 +7,9 @@ from pathlib import Path
 from agents_for_metrics import Outage, calls, demo, play, say
 
 from sessionproof.agents import AgentRequest, OracleAgent, ScriptedAgent
+from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.domains import get_domain
 from sessionproof.errors import InfraError
-from sessionproof.faults import hooks_for, parse_arm
 from sessionproof.importers import import_file
 from sessionproof.records import ErrorClass, Message, Outcome, Scenario, Session, UserSpec
 from sessionproof.scoring import (

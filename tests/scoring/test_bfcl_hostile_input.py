@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-import sessionproof.scoring.bfcl as bfcl
-import sessionproof.scoring.bfcl._score as score_module
+import sessionproof.suites.bfcl as bfcl
+import sessionproof.suites.bfcl._score as score_module
 from sessionproof.cli._score_bfcl import bfcl_summary
 from sessionproof.errors import ConfigError, InputFileError
-from sessionproof.scoring.bfcl import INPUT_ERROR, score_bfcl_file
+from sessionproof.suites.bfcl import INPUT_ERROR, score_bfcl_file
 
 DATA = Path(bfcl.__file__).parent / "data"
 Q = DATA / "BFCL_v4_simple_python.json"

@@ -10,13 +10,13 @@ import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from sessionproof.scoring.bfcl import (
+from sessionproof.scoring import maximum_matching
+from sessionproof.suites.bfcl import (
     BfclQuestion,
     CheckKind,
     check_kind,
     compile_question,
     decoded_calls,
-    maximum_matching,
     standardise,
 )
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-import sessionproof.scoring.bfcl as bfcl
-from sessionproof.scoring.bfcl import BfclMatcher
+import sessionproof.suites.bfcl as bfcl
+from sessionproof.suites.bfcl import BfclMatcher
 
 DATA = Path(bfcl.__file__).parent / "data"
 VERDICTS = Path(__file__).parents[1] / "fixtures" / "bfcl" / "bfcl_ast_checker_verdicts.jsonl"

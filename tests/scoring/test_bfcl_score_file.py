@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-import sessionproof.scoring.bfcl as bfcl
+import sessionproof.suites.bfcl as bfcl
 from sessionproof.cli._score_bfcl import score_bfcl_command
 from sessionproof.errors import InputFileError
-from sessionproof.scoring.bfcl import INPUT_ERROR, score_bfcl_file
+from sessionproof.suites.bfcl import INPUT_ERROR, score_bfcl_file
 
 DATA = Path(bfcl.__file__).parent / "data"
 Q = DATA / "BFCL_v4_parallel.json"

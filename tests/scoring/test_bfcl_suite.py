@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-import sessionproof.scoring.bfcl as bfcl
+import sessionproof.suites.bfcl as bfcl
 from sessionproof.errors import ConfigError, UnknownSuiteError, UnknownToolError
 from sessionproof.records import Scenario, ToolCall, UserSpec
-from sessionproof.scoring.bfcl import (
+from sessionproof.suites.bfcl import (
     SUITE_CATEGORIES,
     bfcl_domain,
     evaluate_bfcl,
@@ -19,7 +19,7 @@ from sessionproof.scoring.bfcl import (
     safe_tool_names,
     to_json_schema,
 )
-from sessionproof.suites._bfcl import make_bfcl_suite as bfcl_suite
+from sessionproof.suites.bfcl import make_bfcl_suite as bfcl_suite
 
 DATA = Path(bfcl.__file__).parent / "data"
 VERDICTS = Path(__file__).parents[1] / "fixtures" / "bfcl" / "bfcl_ast_checker_verdicts.jsonl"

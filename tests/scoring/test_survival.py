@@ -10,9 +10,9 @@ import pytest
 from agents_for_metrics import Outage, calls, demo, play, say
 
 from sessionproof.agents import OracleAgent
+from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.domains import get_domain
 from sessionproof.domains.demo import load_scenarios
-from sessionproof.faults import hooks_for, parse_arm
 from sessionproof.importers import ImportedSession, import_file
 from sessionproof.records import Outcome, Scenario, Session, TerminationReason
 from sessionproof.scoring import (

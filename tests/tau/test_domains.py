@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from sessionproof.domains import get_domain, state_hash
-from sessionproof.domains._tau import TauDomain, calculate
 from sessionproof.errors import ToolError
+from sessionproof.suites.tau2._tau import TauDomain, calculate
 
 from ._data import TRAJECTORIES, domain_of, load
 

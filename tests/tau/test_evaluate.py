@@ -6,10 +6,10 @@ import copy
 from typing import Any
 
 from sessionproof.domains import register_domain
-from sessionproof.domains.retail import RetailTools, make_spec
 from sessionproof.importers import import_file
 from sessionproof.records import Scenario, Session, TerminationReason
-from sessionproof.scoring.tau2 import evaluate_tau2, judge_tau2
+from sessionproof.suites.tau2 import evaluate_tau2, judge_tau2
+from sessionproof.suites.tau2.retail import RetailTools, make_spec
 
 from ._data import RETAIL_GPT
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from sessionproof.cli._score_tau import score_tau_command
-from sessionproof.scoring.tau2 import score_transcripts
 from sessionproof.store import Store
+from sessionproof.suites.tau2 import score_transcripts
 
 from ._data import AIRLINE_GPT, RETAIL_GPT, TRAJECTORIES, domain_of, load
 

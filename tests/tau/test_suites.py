@@ -12,13 +12,18 @@ from sessionproof.agents import AgentRequest, OracleAgent, ScriptedAgent
 from sessionproof.engine import SessionPlan, run_session, user_for
 from sessionproof.errors import UnknownSuiteError
 from sessionproof.records import Message, Session
-from sessionproof.scoring.tau2 import AgentJudge, evaluate_tau2, parse_judgement
 from sessionproof.suites import load_suite
-from sessionproof.suites._tau2 import Tau2Suite, load_tau2_suite
+from sessionproof.suites.tau2 import (
+    AgentJudge,
+    Tau2Suite,
+    evaluate_tau2,
+    load_tau2_suite,
+    parse_judgement,
+)
 
 from ._data import FIXTURES
 
-PACKAGE_DATA = FIXTURES.parent.parent.parent / "src" / "sessionproof" / "domains"
+PACKAGE_DATA = FIXTURES.parent.parent.parent / "src" / "sessionproof" / "suites" / "tau2"
 
 
 def _json(domain: str, name: str) -> Any:

@@ -10,7 +10,7 @@ from ._protocol import (
     plays_users,
 )
 from ._scripted import ScriptedAgent
-from ._spec import ACCEPTED, make_agent
+from ._spec import ACCEPTED, display_spec, make_agent
 
 __all__ = [
     "ACCEPTED",
@@ -22,6 +22,7 @@ __all__ = [
     "OracleAgent",
     "OutputIssue",
     "ScriptedAgent",
+    "display_spec",
     "make_agent",
     "plays_users",
 ]

@@ -7,10 +7,8 @@ output problems are classified elsewhere and never retried here.
 
 from __future__ import annotations
 
-import email.utils
 import re
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -20,6 +18,7 @@ import stamina
 
 from .._secrets import redact_secrets
 from ..errors import InfraError
+from ..taxonomy import retry_after_seconds
 
 T = TypeVar("T")
 
@@ -63,30 +62,6 @@ def redact(text: str, *secrets: str | None) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "[redacted]")
     return _SECRET.sub("[redacted]", redact_secrets(text))
-
-
-def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """The wait a response asks for: `retry-after-ms`, else `Retry-After` (seconds or a date)."""
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(float(ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)
 
 
 _StatusError = openai.APIStatusError | anthropic.APIStatusError

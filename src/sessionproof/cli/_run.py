@@ -13,8 +13,7 @@ import typer
 from rich.markup import escape
 
 from .._secrets import register_spec_credentials
-from ..agents import Agent, plays_users
-from ..agents._spec import display_spec
+from ..agents import Agent, display_spec, plays_users
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, HooksFactory, RunPlan, SessionHooks, execute_run
 from ..errors import ConfigError
 from ..records import Scenario
@@ -95,7 +94,7 @@ def suite_reference(name: str) -> str:
 
 
 def _make_agent(spec: str, tool_mode: str, seed: int) -> Agent:
-    from ..agents._spec import make_agent
+    from ..agents import make_agent
 
     agent: Agent = make_agent(spec, tool_mode=tool_mode, seed=seed)  # type: ignore[arg-type]
     return agent
@@ -122,7 +121,7 @@ def _arms(arm: list[str], faults: str | None, drift: str | None, guard: bool | N
     if arm and (faults or drift or guard is not None):
         raise ConfigError("use either --arm or --faults/--drift/--guard, not both")
     if arm:
-        from ..faults import parse_arm
+        from ..conditions import parse_arm
 
         names = [parse_arm(a).name for a in arm]  # normalised, and junk fails fast
         if len(set(names)) != len(names):
@@ -139,7 +138,7 @@ def _arms(arm: list[str], faults: str | None, drift: str | None, guard: bool | N
 def _hooks_factory(arms: list[str]) -> HooksFactory | None:
     if arms == ["baseline"]:
         return None
-    from ..faults import hooks_for, parse_arm
+    from ..conditions import hooks_for, parse_arm
 
     conditions = {a: parse_arm(a) for a in arms}  # parse up front: a bad spec fails fast
 

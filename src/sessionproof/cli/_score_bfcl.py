@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..scoring.bfcl import BfclScore, score_bfcl_file
 from ..scoring.stats import wilson_interval
+from ..suites.bfcl import BfclScore, score_bfcl_file
 
 
 def bfcl_summary(score: BfclScore, output: Path | None = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..scoring.tau2 import ScoreReport, score_transcripts
+from ..suites.tau2 import ScoreReport, score_transcripts
 
 
 def _fraction(match: int, total: int) -> str:

@@ -9,7 +9,8 @@ from typing import Any, Generic
 import orjson
 from pydantic import BaseModel
 
-from ._toolkit import DBT, Toolkit, ToolSpec
+from ..records import ToolSpec
+from ._toolkit import DBT, Toolkit
 
 
 def state_hash(db: BaseModel) -> str:

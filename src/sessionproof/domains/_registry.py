@@ -10,10 +10,10 @@ from ._domain import DomainSpec
 # name -> "module:attribute" of a zero-argument factory returning a DomainSpec.
 _BUILTIN: dict[str, str] = {
     "demo": "sessionproof.domains.demo:spec",
-    "retail": "sessionproof.domains.retail:spec",
-    "airline": "sessionproof.domains.airline:spec",
-    "taubench-retail": "sessionproof.domains.taubench:retail_spec",
-    "taubench-airline": "sessionproof.domains.taubench:airline_spec",
+    "retail": "sessionproof.suites.tau2.retail:spec",
+    "airline": "sessionproof.suites.tau2.airline:spec",
+    "taubench-retail": "sessionproof.suites.tau2.taubench:retail_spec",
+    "taubench-airline": "sessionproof.suites.tau2.taubench:airline_spec",
 }
 _REGISTERED: dict[str, DomainSpec] = {}
 

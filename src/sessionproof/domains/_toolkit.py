@@ -11,37 +11,12 @@ import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ..errors import ToolArgumentError, UnknownToolError
+from ..records import ToolSpec
 
 DBT = TypeVar("DBT", bound=BaseModel)
 F = TypeVar("F", bound=Callable[..., Any])
 
 _TOOL_MARK = "__sessionproof_tool__"
-
-
-class ToolSpec(BaseModel):
-    """A tool as an agent sees it, plus whether it writes."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    """JSON Schema of the arguments object."""
-    write: bool = False
-    """True when the tool changes the DB (never blind-retried)."""
-    output_schema: dict[str, Any] | None = None
-    """JSON Schema of the result, when the return type is a pydantic model."""
-
-    def openai(self) -> dict[str, Any]:
-        """The OpenAI chat-completions `tools` entry for this tool."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
 
 
 def tool(*, write: bool = False) -> Callable[[F], F]:

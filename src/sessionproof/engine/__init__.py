@@ -1,4 +1,6 @@
-"""The engine: the session loop and the run executor."""
+"""The engine: the session loop, the run executor, the judge protocol it consumes and the
+termination rule. It imports neither suites nor scoring: a suite is a `JudgedSuite`
+structurally."""
 
 from ._boundary import (
     MAX_TOOL_OUTPUT_CHARS,
@@ -9,6 +11,7 @@ from ._boundary import (
     ToolBoundary,
     execute_on_domain,
 )
+from ._judge import PREMATURE, Judge, JudgedSuite, with_termination
 from ._loop import (
     DEFAULT_AGENT_TIMEOUT_S,
     DEFAULT_MAX_ERRORS,
@@ -33,9 +36,12 @@ __all__ = [
     "DEFAULT_MAX_ERRORS",
     "DEFAULT_MAX_STEPS",
     "MAX_TOOL_OUTPUT_CHARS",
+    "PREMATURE",
     "CallContext",
     "Emit",
     "HooksFactory",
+    "Judge",
+    "JudgedSuite",
     "NoHooks",
     "Progress",
     "RunPlan",
@@ -50,4 +56,5 @@ __all__ = [
     "session_id",
     "session_seed",
     "user_for",
+    "with_termination",
 ]

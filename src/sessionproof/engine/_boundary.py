@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from ..domains import Domain, ToolSpec, render_output
 from ..errors import ToolError
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ..taxonomy import classify_text
 
 MAX_TOOL_OUTPUT_CHARS = 200_000
 """Tool output beyond this is cut and classified `truncated_output` (a 5 MB blob would drown
@@ -64,14 +65,6 @@ class NoHooks:
         return boundary
 
 
-def classify_message(message: str) -> ErrorClass:
-    """Best-effort class for a plain exception message from a domain tool."""
-    low = message.lower()
-    if "not found" in low or "does not exist" in low or "no such" in low:
-        return ErrorClass.not_found
-    return ErrorClass.validation_error
-
-
 def _error_result(call: ToolCall, cls: ErrorClass, text: str, start: float) -> ToolResult:
     return ToolResult(
         call_id=call.id,
@@ -101,7 +94,7 @@ async def execute_on_domain(call: ToolCall, ctx: CallContext) -> ToolResult:
         return _error_result(call, cls, str(exc), start)
     except Exception as exc:  # a tool that raises must not end the run
         msg = str(exc) or type(exc).__name__
-        return _error_result(call, classify_message(msg), msg, start)
+        return _error_result(call, classify_text(msg, ErrorClass.validation_error), msg, start)
     try:
         output = render_output(value)
     except (TypeError, ValueError) as exc:

@@ -24,10 +24,9 @@ from ..records import (
     TerminationReason,
     Usage,
 )
-from ..scoring import with_termination
-from ..suites import Suite
 from ..users import User
 from ._boundary import CallContext, NoHooks, SessionHooks, execute_on_domain
+from ._judge import Judge, with_termination
 from ._recorder import Recorder
 from ._reply import MalformedReply, accept_reply
 
@@ -68,7 +67,7 @@ class _End:
 class _SessionRun:
     """State of one running session; `run()` drives it to the end."""
 
-    def __init__(self, plan: SessionPlan, suite: Suite, agent: Agent, user: User) -> None:
+    def __init__(self, plan: SessionPlan, suite: Judge, agent: Agent, user: User) -> None:
         self.plan = plan
         self.suite = suite
         self.agent = agent
@@ -241,7 +240,7 @@ class _SessionRun:
         return session, self.domain
 
 
-async def run_session(plan: SessionPlan, suite: Suite, agent: Agent, user: User) -> Session:
+async def run_session(plan: SessionPlan, suite: Judge, agent: Agent, user: User) -> Session:
     """Run one session to its end and judge it (infra errors are not judged)."""
     runner = _SessionRun(plan, suite, agent, user)
     session, domain = await runner.run()

@@ -11,9 +11,9 @@ from typing import Protocol
 
 from ..agents import Agent
 from ..records import Scenario, Session
-from ..suites import Suite
 from ..users import InstructionUser, ScriptedUser, SimulatedUser, User
 from ._boundary import NoHooks, SessionHooks
+from ._judge import JudgedSuite
 from ._loop import (
     DEFAULT_AGENT_TIMEOUT_S,
     DEFAULT_MAX_ERRORS,
@@ -103,7 +103,7 @@ def _no_hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
 
 
 async def execute_run(
-    suite: Suite,
+    suite: JudgedSuite,
     agent: Agent,
     plan: RunPlan,
     sink: SessionSink,

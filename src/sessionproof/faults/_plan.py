@@ -29,8 +29,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import ConfigError
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ..taxonomy import fault_message, semantics
 from ._hash import unit_draw
-from ._taxonomy import fault_message, semantics
 
 if TYPE_CHECKING:
     from ..engine._boundary import CallContext, ToolBoundary

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from ..faults._classify import classify_exception, classify_payload, retry_after_s
 from ..records import ErrorClass
+from ..taxonomy import classify_exception, classify_payload, retry_after_s
 from ._hints import RepairHint
 from ._run import Attempt
 

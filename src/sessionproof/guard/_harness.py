@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..domains import ToolSpec
-from ..faults._classify import retry_after_s
-from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ..records import ErrorClass, EventKind, ToolCall, ToolResult, ToolSpec
+from ..taxonomy import retry_after_s
 from ._calls import unknown_tool_hint, unknown_tool_text
 from ._core import Guard
 from ._hints import SchemaCheck
@@ -15,7 +14,7 @@ from ._records import Decision, GuardDecision
 from ._run import Attempt, Final, GuardRun, ToolPolicy
 
 if TYPE_CHECKING:
-    from ..engine._boundary import CallContext, ToolBoundary
+    from ..engine import CallContext, ToolBoundary
 
 SpecSource = Callable[[], Sequence[ToolSpec] | None]
 """Returns the tools as the agent sees them now (None: use the domain's own)."""

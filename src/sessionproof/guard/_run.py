@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from tenacity import RetryCallState
 
-from ..faults._taxonomy import ErrorAction, may_replay, semantics
 from ..records import ErrorClass
+from ..taxonomy import ErrorAction, may_replay, semantics
 from ._hints import RepairHint, SchemaCheck
 from ._records import Decision, Escalation, GuardDecision
 

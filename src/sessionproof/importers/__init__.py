@@ -1,37 +1,70 @@
 """Importers: transcript files in foreign formats → sessions (and the scenarios they were
-graded against), with a clear error per broken record and the rest imported."""
+graded against), with a clear error per broken record and the rest imported.
 
-from ._common import ImportedSession, ImportResult, RecordError, ReportedVerdict, SessionBuilder
+Generic formats only (OpenAI and Anthropic chat logs as JSONL) and format detection; the
+benchmark formats (tau2, tau-bench) live with their suites and are registered here lazily by
+name (`register_format`). The helpers below are the kit for writing another format's reader.
+"""
+
+from ._common import (
+    ForeignRecord,
+    ImportedSession,
+    ImportResult,
+    RecordError,
+    ReportedVerdict,
+    SessionBuilder,
+    domain_problem,
+    first_problem,
+    parse_time,
+    repeated_call_ids,
+    tool_call,
+    trial_problem,
+    unanswered_result,
+)
 from ._detect import FORMATS, detect_format, import_file
-from ._json import MAX_DEPTH, load_json, too_deep, without_bom
+from ._formats import (
+    FormatReader,
+    TaskReader,
+    format_names,
+    format_reader,
+    register_format,
+    scenario_from_any_task,
+)
+from ._json import MAX_DEPTH, TOO_DEEP, load_json, load_salvaging, too_deep, without_bom
 from ._jsonl import import_jsonl
-from ._tau2 import import_tau2
-from ._tau2task import Tau2Task, render_instructions, scenario_from_task
-from ._taubench import guess_domain, import_taubench, taubench_domain
-from ._taubench_task import TauBenchTask, scenario_from_any_task, scenario_from_taubench
+from ._openai import read_openai_messages
+from ._tools import known_tools
 
 __all__ = [
     "FORMATS",
     "MAX_DEPTH",
+    "TOO_DEEP",
+    "ForeignRecord",
+    "FormatReader",
     "ImportResult",
     "ImportedSession",
     "RecordError",
     "ReportedVerdict",
     "SessionBuilder",
-    "Tau2Task",
-    "TauBenchTask",
+    "TaskReader",
     "detect_format",
-    "guess_domain",
+    "domain_problem",
+    "first_problem",
+    "format_names",
+    "format_reader",
     "import_file",
     "import_jsonl",
-    "import_tau2",
-    "import_taubench",
+    "known_tools",
     "load_json",
-    "render_instructions",
+    "load_salvaging",
+    "parse_time",
+    "read_openai_messages",
+    "register_format",
+    "repeated_call_ids",
     "scenario_from_any_task",
-    "scenario_from_task",
-    "scenario_from_taubench",
-    "taubench_domain",
     "too_deep",
+    "tool_call",
+    "trial_problem",
+    "unanswered_result",
     "without_bom",
 ]

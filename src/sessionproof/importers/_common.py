@@ -22,6 +22,7 @@ from ..records import (
     ToolResult,
     parse_arguments,
 )
+from ..taxonomy import classify_text
 
 MAX_TRIAL = 2**31 - 1
 """Largest trial number the store holds (its `trial` column is a 32-bit INTEGER): checked on
@@ -144,14 +145,6 @@ def parse_time(value: object) -> float | None:
     return None
 
 
-def classify_tool_error(text: str) -> ErrorClass:
-    """The taxonomy class of an error a recorded tool reply carries."""
-    low = text.lower()
-    if "not found" in low or "does not exist" in low or "unknown action" in low:
-        return ErrorClass.not_found
-    return ErrorClass.validation_error
-
-
 def looks_like_error(text: str) -> bool:
     """True for a recorded tool reply that reports a failure the tau way ("Error: ...")."""
     return text.startswith("Error:") or text.startswith("Unknown action ")
@@ -234,7 +227,7 @@ class SessionBuilder:
             call_id=call_id,
             name=name,
             output=output,
-            error_class=classify_tool_error(output) if failed else None,
+            error_class=classify_text(output, ErrorClass.validation_error) if failed else None,
             error=error_text,
         )
         # File the result under the step of its call, not the current one.

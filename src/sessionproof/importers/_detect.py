@@ -6,13 +6,13 @@ from pathlib import Path
 
 from ..errors import ConfigError, ForeignJSONError, InputFileError
 from ._common import ImportResult
+from ._formats import format_names, format_reader
 from ._json import load_json, load_salvaging, without_bom
 from ._jsonl import import_jsonl
-from ._tau2 import import_tau2
-from ._taubench import import_taubench
 
-FORMATS = ("tau2", "tau-bench", "openai", "anthropic")
-"""Every format `import_file` reads (plus "auto")."""
+FORMATS = format_names()
+"""Every built-in format `import_file` reads (plus "auto"); see `format_names()` for the
+formats registered since."""
 
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
 _SNIFFED_LINES = 5
@@ -66,8 +66,8 @@ def detect_format(raw: bytes) -> str:
 
 def import_file(path: Path, fmt: str, *, run_id: str, domain: str | None = None) -> ImportResult:
     """Read one transcript file of format `fmt` ("auto" to detect it) into sessions."""
-    if fmt != "auto" and fmt not in FORMATS:
-        raise ConfigError(f"unknown format {fmt!r}; use auto, {', '.join(FORMATS)}")
+    if fmt != "auto" and fmt not in format_names():
+        raise ConfigError(f"unknown format {fmt!r}; use auto, {', '.join(format_names())}")
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -84,8 +84,7 @@ def import_file(path: Path, fmt: str, *, run_id: str, domain: str | None = None)
         except InputFileError as exc:
             raise InputFileError(f"{path}: {exc}") from None
     source = str(path)
-    if fmt == "tau2":
-        return import_tau2(raw, source=source, run_id=run_id, domain=domain)
-    if fmt == "tau-bench":
-        return import_taubench(raw, source=source, run_id=run_id, domain=domain)
+    reader = format_reader(fmt)
+    if reader is not None:
+        return reader(raw, source=source, run_id=run_id, domain=domain)
     return import_jsonl(raw, fmt=fmt, source=source, run_id=run_id, domain=domain)

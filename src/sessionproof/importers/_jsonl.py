@@ -26,9 +26,9 @@ from ._common import (
     first_problem,
     trial_problem,
 )
+from ._formats import scenario_from_any_task
 from ._json import load_json, without_bom
 from ._openai import read_openai_messages
-from ._taubench_task import scenario_from_any_task
 from ._tools import known_tools
 
 Reader = Callable[..., bool]

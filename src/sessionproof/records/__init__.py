@@ -6,6 +6,7 @@ from ._events import Event, EventKind
 from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
 from ._scenario import Action, Criteria, ForbiddenAction, Scenario, UserSpec
 from ._session import CriterionResult, Outcome, Session
+from ._tools import ToolSpec
 
 __all__ = [
     "MAX_ARGUMENT_CHARS",
@@ -25,6 +26,7 @@ __all__ = [
     "TerminationReason",
     "ToolCall",
     "ToolResult",
+    "ToolSpec",
     "Usage",
     "UserSpec",
     "parse_arguments",

@@ -8,10 +8,17 @@ from dataclasses import dataclass
 
 from ..domains import get_domain
 from ..errors import UnknownDomainError
-from ..importers import ImportedSession, ImportResult, RecordError, taubench_domain
+from ..importers import ImportedSession, ImportResult, RecordError
 from ..records import Action, Criteria, EventKind, Outcome, Scenario, UserSpec
 from ..scoring import evaluate_session, with_termination
-from ..scoring.tau2 import NLJudge, judge_tau2, judge_taubench, replay, replayed_calls
+from ..suites.tau2 import (
+    NLJudge,
+    judge_tau2,
+    judge_taubench,
+    replay,
+    replayed_calls,
+    taubench_domain,
+)
 from ._report import JudgedBy, OriginalSource, Skipped
 
 NO_CRITERION = (

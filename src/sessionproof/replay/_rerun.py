@@ -11,8 +11,8 @@ from ..engine import DEFAULT_MAX_STEPS, Progress, RunPlan, execute_run
 from ..errors import ConfigError
 from ..importers import import_file
 from ..records import EventKind, Session
-from ..scoring.tau2 import AgentJudge, NLJudge, make_judge
 from ..store import RunManifest, Store, new_run_id
+from ..suites.tau2 import AgentJudge, NLJudge, make_judge
 from ._collect import accuracies, collect, paired
 from ._plan import RerunItem, import_problems, plan_reruns
 from ._report import RerunReport
@@ -55,7 +55,7 @@ async def _agents(
     model: str | Agent, user_model: str | Agent | None, seed: int
 ) -> tuple[Agent, Agent | None, list[Agent]]:
     """(candidate, simulated user's model or None, the agents made here and to be closed)."""
-    from ..agents._spec import make_agent
+    from ..agents import make_agent
 
     made: list[Agent] = []
     if isinstance(model, str):

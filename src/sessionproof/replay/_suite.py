@@ -8,8 +8,8 @@ from typing import Any
 
 from ..domains import Domain
 from ..records import CriterionResult, Outcome, Scenario, Session
-from ..scoring.tau2 import NLJudge, evaluate_tau2, judge_taubench
 from ..suites import Suite
+from ..suites.tau2 import NLJudge, evaluate_tau2, judge_taubench
 from ._report import JudgedBy
 
 

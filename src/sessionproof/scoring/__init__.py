@@ -1,5 +1,6 @@
-"""Scoring: session verdicts, call matching, metrics and statistics."""
+"""Scoring: session verdicts, call matching, error recovery, metrics and statistics."""
 
+from ..engine import with_termination
 from ._arms import ARM_DEFINITIONS, ArmReport, ArmsReport, PairedRow, compare_arms
 from ._attribution import (
     ATTRIBUTION_DEFINITIONS,
@@ -12,12 +13,15 @@ from ._attribution import (
 )
 from ._calls import (
     CALL_DEFINITIONS,
+    ArgumentCheck,
     CallAccuracy,
     CallCheck,
     call_accuracy,
     check_calls,
     match_gold,
+    register_call_rules,
 )
+from ._matching import maximum_matching
 from ._metrics import (
     ALL_METRIC_DEFINITIONS,
     MetricsReport,
@@ -30,6 +34,7 @@ from ._metrics import (
     survival_report,
     survival_skip_reason,
 )
+from ._recovery import ClassRecovery, RecoveryReport, error_recovery
 from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
 from ._survival import (
     ON_PATH_FAILURE,
@@ -39,7 +44,7 @@ from ._survival import (
     SessionSurvival,
     session_survival,
 )
-from ._verdict import evaluate_session, gold_state_hash, normalise_text, with_termination
+from ._verdict import evaluate_session, gold_state_hash, normalise_text
 
 __all__ = [
     "ALL_METRIC_DEFINITIONS",
@@ -49,18 +54,21 @@ __all__ = [
     "METRIC_DEFINITIONS",
     "ON_PATH_FAILURE",
     "SURVIVAL_DEFINITIONS",
+    "ArgumentCheck",
     "ArmReport",
     "ArmsReport",
     "Attribution",
     "AttributionReport",
     "CallAccuracy",
     "CallCheck",
+    "ClassRecovery",
     "DivergenceClass",
     "FailureSource",
     "FirstDivergence",
     "MetricsReport",
     "NeedBucket",
     "PairedRow",
+    "RecoveryReport",
     "RunSummary",
     "SessionSurvival",
     "SurvivalPoint",
@@ -70,11 +78,14 @@ __all__ = [
     "call_accuracy",
     "check_calls",
     "compare_arms",
+    "error_recovery",
     "evaluate_session",
     "gold_state_hash",
     "invented_facts",
     "match_gold",
+    "maximum_matching",
     "normalise_text",
+    "register_call_rules",
     "run_metrics",
     "session_survival",
     "success_by_need",

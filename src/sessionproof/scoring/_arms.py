@@ -8,8 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..faults import Condition, error_recovery, parse_arm
+from ..conditions import Condition, parse_arm
 from ..records import Session
+from ._recovery import error_recovery
 from ._summary import RunSummary, VerdictLike, summarize
 from .stats import paired_comparison, scenarios_needed
 

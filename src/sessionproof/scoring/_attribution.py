@@ -38,8 +38,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..faults import ErrorAction, semantics
 from ..records import ErrorClass, EventKind, Scenario, Session, TerminationReason
+from ..taxonomy import ErrorAction, semantics
 from ._survival import DivergenceClass, SessionSurvival
 from ._trace import traced_calls
 

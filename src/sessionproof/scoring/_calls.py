@@ -12,8 +12,9 @@ Every tool call an agent makes in a session is judged twice, independently:
   argument left out on one side and given its schema default on the other counts as equal, and
   a tau2 action with `compare_args` compares only those arguments. For BFCL questions the
   expected calls are BFCL's own rules (acceptable-value lists, "" = may be omitted...), checked
-  with `scoring.bfcl`. Calls are paired with expected calls by a maximum matching, so the
-  count of matched calls never depends on the order of repeated calls.
+  by `suites.bfcl` (registered below by name, imported only for such scenarios). Calls are
+  paired with expected calls by a maximum matching, so the count of matched calls never
+  depends on the order of repeated calls.
 
 Sessions that ended in `infra_error` are left out, as they are from accuracy. After a schema
 drift (`drift_applied` with `applied: true`) the agent was shown another schema than the domain
@@ -23,6 +24,7 @@ counted apart (`drift_unjudged`).
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -33,9 +35,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..domains import DomainSpec, ToolSpec
 from ..records import Scenario, Session, ToolCall
+from ._matching import maximum_matching
 from ._trace import drifted_tools, traced_calls, under_drift
-from .bfcl import BfclQuestion, CallRule, compile_question, maximum_matching
-from .bfcl._data import UnjudgeableQuestion
 
 CALL_DEFINITIONS: dict[str, str] = {
     "single_call_accuracy": "matched calls ÷ calls to a tool that appears in the scenario's "
@@ -144,19 +145,45 @@ def _compare_keys(scenario: Scenario) -> list[list[str] | None]:
     ]
 
 
+ArgumentCheck = Callable[[dict[str, Any]], bool]
+"""Whether a call's arguments satisfy one expected call of a benchmark's own rules."""
+
+_OWN_RULES: dict[str, str] = {"bfcl": "sessionproof.suites.bfcl:expected_calls"}
+"""Benchmarks whose scenarios carry their own expected-call rules: scenario metadata key ->
+"module:function" taking the scenario and returning, per expected call, the tool name and an
+`ArgumentCheck` (None when the scenario is not theirs). Imported only when the key is there."""
+
+
+def register_call_rules(metadata_key: str, factory_path: str) -> None:
+    """Declare a benchmark's expected-call rules (see `_OWN_RULES`), imported lazily."""
+    _OWN_RULES[metadata_key] = factory_path
+
+
+def _own_rules(scenario: Scenario) -> list[tuple[str, ArgumentCheck]] | None:
+    for key, path in _OWN_RULES.items():
+        if key in scenario.metadata:
+            module_name, attr = path.split(":")
+            rules: list[tuple[str, ArgumentCheck]] | None = getattr(
+                importlib.import_module(module_name), attr
+            )(scenario)
+            if rules is not None:
+                return rules
+    return None
+
+
 class _Expected:
     """A scenario's expected calls, as predicates over (tool name, arguments)."""
 
     def __init__(self, scenario: Scenario, tools: Mapping[str, ToolSpec]) -> None:
         self.tools: list[str] = []
-        self._rules: list[CallRule] | None = None
-        self._names: dict[str, str] = {}
+        self._rules: list[ArgumentCheck] | None = None
         self._gold: list[dict[str, Any]] = []
         self._keys: list[list[str] | None] = []
         self._specs = tools
-        meta = scenario.metadata.get("bfcl")
-        if isinstance(meta, dict) and isinstance(meta.get("functions"), list):
-            self._from_bfcl(scenario, meta)
+        own = _own_rules(scenario)
+        if own is not None:
+            self.tools = [name for name, _ in own]
+            self._rules = [check for _, check in own]
             return
         keys = _compare_keys(scenario)
         for action, only in zip(scenario.criteria.gold_actions, keys, strict=True):
@@ -165,30 +192,12 @@ class _Expected:
             self._gold.append(comparable_args(action.args, spec, only))
             self._keys.append(only)
 
-    def _from_bfcl(self, scenario: Scenario, meta: dict[str, Any]) -> None:
-        question = BfclQuestion(
-            id=str(meta.get("id", scenario.id)),
-            category=str(meta.get("category", "")),
-            messages=[],
-            functions=meta["functions"],
-            ground_truth=meta.get("ground_truth"),
-        )
-        try:
-            rules = compile_question(question).calls
-        except UnjudgeableQuestion:
-            rules = []
-        self._names = {str(k): str(v) for k, v in (meta.get("tool_names") or {}).items()}
-        to_safe = {v: k for k, v in self._names.items()}
-        self._rules = rules
-        self.tools = [to_safe.get(r.name, r.name) for r in rules]
-
     def fits(self, index: int, call: ToolCall) -> bool:
         """True when `call` equals expected call `index`."""
         if call.arguments is None or call.name != self.tools[index]:
             return False
         if self._rules is not None:
-            name = self._names.get(call.name, call.name)
-            return self._rules[index].check(name, call.arguments) is None
+            return self._rules[index](call.arguments)
         got = comparable_args(call.arguments, self._specs.get(call.name), self._keys[index])
         return same_value(got, self._gold[index])
 

@@ -18,11 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..domains import DomainSpec
 from ..errors import SessionproofError
-from ..faults import error_recovery
 from ..records import Scenario, Session
 from ._arms import ARM_DEFINITIONS
 from ._attribution import ATTRIBUTION_DEFINITIONS, AttributionReport, attribute_failures
 from ._calls import CALL_DEFINITIONS, CallAccuracy, call_accuracy
+from ._recovery import error_recovery
 from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
 from ._survival import (
     ON_PATH_FAILURE,

@@ -12,7 +12,6 @@ from ..records import (
     Outcome,
     Scenario,
     Session,
-    TerminationReason,
     ToolCall,
 )
 
@@ -77,21 +76,3 @@ def evaluate_session(
         )
     success = all(r.passed is True for r in results)
     return Outcome(success=success, reward=1.0 if success else 0.0, criteria=results)
-
-
-PREMATURE = frozenset({TerminationReason.max_steps, TerminationReason.too_many_errors})
-
-
-def with_termination(outcome: Outcome, termination: TerminationReason) -> Outcome:
-    """A session cut off by the step or error limit fails, whatever its state (as in tau2)."""
-    premature = termination in PREMATURE
-    check = CriterionResult(
-        name="termination",
-        passed=not premature,
-        evidence=f"ended by {termination.value}",
-    )
-    return Outcome(
-        success=outcome.success and not premature,
-        reward=0.0 if premature else outcome.reward,
-        criteria=[check, *outcome.criteria],
-    )

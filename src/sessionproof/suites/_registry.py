@@ -35,9 +35,9 @@ def load_suite(name: str) -> Suite:
     if name == "demo":
         return _load_demo()
     if name.startswith(("tau2-retail", "tau2-airline")):
-        return _load_factory("sessionproof.suites._tau2", "tau2_suite", name)
+        return _load_factory("sessionproof.suites.tau2", "tau2_suite", name)
     if name.startswith("bfcl:"):
-        return _load_factory("sessionproof.suites._bfcl", "make_bfcl_suite", name)
+        return _load_factory("sessionproof.suites.bfcl", "make_bfcl_suite", name)
     path = Path(name)
     if path.suffix in (".yaml", ".yml", ".json"):
         if not path.exists():

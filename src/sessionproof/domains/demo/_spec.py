@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ...records import ToolSpec
 from .._domain import Domain, DomainSpec
-from .._toolkit import ToolSpec
 from ._data_model import DemoDB
 from ._load import DOMAIN_NAME, initial_db, load_policy
 from ._tools import DemoTools

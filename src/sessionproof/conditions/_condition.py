@@ -1,0 +1,152 @@
+"""Conditions (arms): faults, drift and the guard, parsed from a spec and built into hooks.
+
+Arm grammar (the `--arm` flag; the arm is named by its spec string)::
+
+    ARM := "baseline" | PART (" " PART)*
+    PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "guard"
+
+e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`,
+`faults=rate_limited:5%,unavailable:5% guard`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+
+from ..domains import ToolSpec
+from ..errors import ConfigError
+from ..faults import DriftHooks, DriftPlan, FaultInjector, FaultPlan
+from ..guard import Guard, GuardConfig, VirtualClock, guard_boundary
+from ..records import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from ..engine import CallContext, Emit, ToolBoundary
+
+SECONDS_PER_CALL = 5.0
+"""Virtual time the harness lets pass before each tool call under the guard: an agent's
+decision takes seconds, so an open circuit breaker cools down after a few calls instead of
+never (virtual time otherwise moves only when the guard waits)."""
+
+
+class Condition(BaseModel):
+    """The arm a session runs under."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    """The spec string (how reports name the arm)."""
+    faults: FaultPlan | None = None
+    drift: DriftPlan | None = None
+    guard: bool = False
+
+    @property
+    def baseline(self) -> bool:
+        """True when nothing is changed: no faults, no drift, no guard."""
+        return self.faults is None and self.drift is None and not self.guard
+
+
+def parse_arm(spec: str) -> Condition:
+    """Parse an arm spec string into a `Condition`; raises `ConfigError` on anything else."""
+    name = " ".join(spec.split())
+    if not name:
+        raise ConfigError("empty arm; write e.g. baseline, guard, 'faults=3% guard'")
+    if name == "baseline":
+        return Condition(name=name)
+    faults: FaultPlan | None = None
+    drift: DriftPlan | None = None
+    guard = False
+    for part in name.split(" "):
+        key, eq, value = part.partition("=")
+        if part == "guard":
+            if guard:
+                raise ConfigError(f"arm {spec!r}: 'guard' is given twice")
+            guard = True
+        elif key == "faults" and eq:
+            if faults is not None:
+                raise ConfigError(f"arm {spec!r}: faults= is given twice")
+            faults = FaultPlan.parse(value)
+        elif key == "drift" and eq:
+            if drift is not None:
+                raise ConfigError(f"arm {spec!r}: drift= is given twice")
+            drift = DriftPlan.parse(value)
+        elif part == "baseline":
+            raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
+        else:
+            raise ConfigError(
+                f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, drift=KIND[@TURN] "
+                "and guard, separated by spaces"
+            )
+    return Condition(name=name, faults=faults, drift=drift, guard=guard)
+
+
+class ConditionHooks:
+    """The engine's `SessionHooks` for one condition in one session.
+
+    From the agent inwards: guard → drift → faults → domain. The guard sees the drifted
+    schemas the agent sees; faults are drawn on the domain's own tool names, so a plan's
+    `@tool` and its draws are the same with or without drift.
+    """
+
+    def __init__(
+        self,
+        condition: Condition,
+        seed: int,
+        *,
+        prefer_tools: Sequence[str] = (),
+        guard_config: GuardConfig | None = None,
+    ) -> None:
+        self.condition = condition
+        self.seed = seed
+        self.drift = DriftHooks(condition.drift, seed, prefer_tools) if condition.drift else None
+        self.faults = FaultInjector(condition.faults, seed) if condition.faults else None
+        self.guard_config = guard_config
+        self._visible: list[ToolSpec] | None = None
+
+    def tools(self, tools: list[ToolSpec], turn: int, emit: Emit) -> list[ToolSpec]:
+        """The tools the agent sees at `turn` (drifted when the drift is in effect)."""
+        visible = self.drift.tools(tools, turn, emit) if self.drift else tools
+        self._visible = visible
+        return visible
+
+    def wrap(self, boundary: ToolBoundary) -> ToolBoundary:
+        """Faults innermost, then drift, then the guard outermost."""
+        if self.faults is not None:
+            boundary = self.faults.wrap(boundary)
+        if self.drift is not None:
+            boundary = self.drift.wrap(boundary)
+        if self.condition.guard:
+            boundary = self._guarded(boundary)
+        return boundary
+
+    def _guarded(self, inner: ToolBoundary) -> ToolBoundary:
+        clock = VirtualClock()
+        guard = Guard(self.guard_config, clock=clock, rng=random.Random(self.seed))
+        guarded = guard_boundary(guard, inner, specs=lambda: self._visible)
+
+        async def ticking(call: ToolCall, ctx: CallContext) -> ToolResult:
+            clock.advance(SECONDS_PER_CALL)
+            return await guarded(call, ctx)
+
+        return ticking
+
+
+def hooks_for(
+    condition: Condition,
+    seed: int,
+    *,
+    prefer_tools: Sequence[str] = (),
+    guard_config: GuardConfig | None = None,
+) -> ConditionHooks:
+    """The hooks that make `condition` for one session seeded with `seed`.
+
+    Pass the session seed (equal across arms and models, so conditions stay paired).
+    `prefer_tools` (e.g. the tools of the scenario's gold actions) steers which tool a drift
+    changes, so the drift meets the task; `guard_config` overrides the guard's defaults.
+    The guard runs on a virtual clock: backoff and Retry-After cost no wall time and the
+    waits recorded in the trace are reproducible.
+    """
+    return ConditionHooks(condition, seed, prefer_tools=prefer_tools, guard_config=guard_config)

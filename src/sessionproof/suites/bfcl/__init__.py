@@ -1,0 +1,77 @@
+"""BFCL: compatible call matching, the single-call suites and their questions.
+
+`score_bfcl_file` judges decoded model outputs with the semantics of BFCL's AST checker
+(parallel calls paired optimally, BFCL's greedy decision reported beside it);
+`load_bfcl_suite` turns the shipped BFCL v4 questions into one-turn scenarios, and
+`make_bfcl_suite` (`--suite bfcl:CATEGORY`, registered in `sessionproof.suites` by name) runs
+them; `expected_calls` gives the session call metrics BFCL's own rules for a question.
+"""
+
+from ._bfcl import BfclSuite, make_bfcl_suite
+from ._data import (
+    SUITE_CATEGORIES,
+    BfclQuestion,
+    category_of,
+    compile_question,
+    load_questions,
+    packaged_questions,
+)
+from ._domain import BFCL_POLICY, BfclDomainSpec, BfclState, BfclToolkit, bfcl_domain
+from ._expected import expected_calls
+from ._match import (
+    BfclVerdict,
+    CheckKind,
+    QuestionRule,
+    check_kind,
+    decoded_calls,
+)
+from ._rules import BFCL_TYPES, CallRule, ParamRule, standardise
+from ._schema import PYTHON_HINT, parameters_schema, safe_tool_names, to_json_schema
+from ._score import INPUT_ERROR, BfclMatcher, BfclScore, CategoryScore, score_bfcl_file
+from ._suite import (
+    evaluate_bfcl,
+    judge_calls,
+    load_bfcl_suite,
+    oracle_arguments,
+    question_scenario,
+)
+
+__all__ = [
+    "BFCL_POLICY",
+    "BFCL_TYPES",
+    "INPUT_ERROR",
+    "PYTHON_HINT",
+    "SUITE_CATEGORIES",
+    "BfclDomainSpec",
+    "BfclMatcher",
+    "BfclQuestion",
+    "BfclScore",
+    "BfclState",
+    "BfclSuite",
+    "BfclToolkit",
+    "BfclVerdict",
+    "CallRule",
+    "CategoryScore",
+    "CheckKind",
+    "ParamRule",
+    "QuestionRule",
+    "bfcl_domain",
+    "category_of",
+    "check_kind",
+    "compile_question",
+    "decoded_calls",
+    "evaluate_bfcl",
+    "expected_calls",
+    "judge_calls",
+    "load_bfcl_suite",
+    "load_questions",
+    "make_bfcl_suite",
+    "oracle_arguments",
+    "packaged_questions",
+    "parameters_schema",
+    "question_scenario",
+    "safe_tool_names",
+    "score_bfcl_file",
+    "standardise",
+    "to_json_schema",
+]

@@ -1,0 +1,92 @@
+"""Replaying tool calls into a fresh domain: the session's recorded calls, and gold actions.
+
+Only tools that can write are run (a read cannot move the state), in the order they were
+made, each with its recorded arguments; calls that failed are run too, because a failing
+write may have changed the state before failing, exactly as it did in the recording. A call
+with no recorded reply, or arguments that never parsed, is skipped: the domain never ran it.
+Gold states are cached per (domain, actions), so a task replays its gold once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ...domains import Domain, DomainSpec
+from ...errors import ToolError
+from ...records import EventKind, Session, ToolCall
+from ._tau import TauDomain
+
+
+@dataclass(frozen=True)
+class GoldState:
+    """The state after a task's reference actions, and the actions that failed."""
+
+    state_hash: str
+    failures: tuple[str, ...]
+
+
+def _writes_only(domain: Domain[Any], name: str) -> bool:
+    if isinstance(domain, TauDomain):
+        return name in domain.write_tools
+    spec = next((t for t in domain.tools() if t.name == name), None)
+    return spec is None or spec.write
+
+
+def replayed_calls(session: Session) -> list[ToolCall]:
+    """The session's tool calls that reached the domain (they have a recorded reply)."""
+    answered = {e.payload.get("call_id") for e in session.events if e.kind is EventKind.tool_result}
+    calls = []
+    for event in session.events:
+        if event.kind is EventKind.tool_call and event.payload.get("id") in answered:
+            call = ToolCall.model_validate(event.payload)
+            if call.arguments is not None:
+                calls.append(call)
+    return calls
+
+
+def replay(
+    spec: DomainSpec, calls: Iterable[tuple[str, dict[str, Any]]]
+) -> tuple[Domain[Any], list[str]]:
+    """A fresh domain after running the write calls; the failures met on the way."""
+    domain = spec.create()
+    failures: list[str] = []
+    for name, args in calls:
+        if not _writes_only(domain, name):
+            continue
+        try:
+            domain.call(name, dict(args))
+        except ToolError as exc:
+            failures.append(f"{name}: {exc}")
+        except Exception as exc:  # a non-tau domain's tool may raise anything
+            failures.append(f"{name}: {type(exc).__name__}: {exc}")
+    return domain, failures
+
+
+class GoldCache:
+    """Gold states by (domain name, canonical actions). Safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._states: dict[tuple[str, bytes], GoldState] = {}
+        self._lock = threading.Lock()
+
+    def get(self, spec: DomainSpec, actions: Sequence[tuple[str, dict[str, Any]]]) -> GoldState:
+        """The gold state of `actions` in `spec`'s domain (computed on first use)."""
+        blob = orjson.dumps([[n, a] for n, a in actions], option=orjson.OPT_SORT_KEYS)
+        key = (spec.name, hashlib.blake2b(blob, digest_size=16).digest())
+        found = self._states.get(key)
+        if found is None:
+            domain, failures = replay(spec, actions)
+            found = GoldState(domain.state_hash(), tuple(failures))
+            with self._lock:
+                self._states[key] = found
+        return found
+
+
+DEFAULT_GOLD_CACHE = GoldCache()
+"""The process-wide gold cache the run-time verdicts use."""

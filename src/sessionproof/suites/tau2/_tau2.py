@@ -1,0 +1,330 @@
+"""tau2-bench results files: `{timestamp, info, tasks, simulations: [...]}`.
+
+Each simulation becomes a session; the task it names (embedded in the same file, as tau2
+graded it) becomes its scenario; its `reward_info` is the reported verdict. A broken
+simulation or task costs only itself; a file cut short keeps every complete simulation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import ValidationError, field_validator
+
+from ...importers import (
+    TOO_DEEP,
+    ForeignRecord,
+    ImportedSession,
+    ImportResult,
+    RecordError,
+    ReportedVerdict,
+    SessionBuilder,
+    first_problem,
+    known_tools,
+    load_salvaging,
+    parse_time,
+    repeated_call_ids,
+    too_deep,
+    tool_call,
+    trial_problem,
+    unanswered_result,
+)
+from ...records import Scenario, TerminationReason
+from ._tau2task import Tau2Task, scenario_from_task
+
+FORMAT = "tau2"
+
+_TERMINATIONS = {
+    "agent_stop": TerminationReason.agent_stop,
+    "user_stop": TerminationReason.user_stop,
+    "max_steps": TerminationReason.max_steps,
+    "too_many_errors": TerminationReason.too_many_errors,
+}
+"""tau2 termination reasons with an equivalent here; any other (agent_error, user_error,
+infrastructure errors...) is recorded as infra_error with the original in the detail."""
+
+
+class _Call(ForeignRecord):
+    id: str
+    name: str
+    arguments: Any = None
+
+
+class _Message(ForeignRecord):
+    role: Literal["assistant", "user", "tool", "system"]
+    content: str | None = None
+    tool_calls: list[_Call] | None = None
+    id: str | None = None
+    error: bool | None = None
+    timestamp: str | float | None = None
+
+
+def _as_text(value: object) -> object:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class _Simulation(ForeignRecord):
+    id: str | None = None
+    task_id: str
+    trial: int = 0
+    termination_reason: str
+    reward_info: dict[str, Any] | None = None
+    messages: list[_Message]
+    start_time: str | None = None
+
+    _text_id = field_validator("task_id", mode="before")(_as_text)
+
+
+def _reported(info: Mapping[str, Any] | None) -> ReportedVerdict | None:
+    if info is None:
+        return None
+    reward = info.get("reward")
+    db = info.get("db_check")
+    return ReportedVerdict(
+        reward=float(reward) if isinstance(reward, int | float) else None,
+        success=reward == 1.0 if isinstance(reward, int | float) else None,
+        db_match=db.get("db_match") if isinstance(db, Mapping) else None,
+        detail=dict(info),
+    )
+
+
+def _tasks(
+    raw: object, domain: str, result: ImportResult
+) -> dict[str, tuple[Scenario | None, str | None]]:
+    """Task id → (scenario, why it is unusable)."""
+    out: dict[str, tuple[Scenario | None, str | None]] = {}
+    if not isinstance(raw, list):
+        result.errors.append(
+            RecordError(
+                index=None,
+                field="tasks",
+                message="no embedded task list: sessions cannot be graded",
+                fatal=False,
+            )
+        )
+        return out
+    for i, item in enumerate(raw):
+        if too_deep(item):
+            tid = item.get("id") if isinstance(item, dict) else None
+            result.errors.append(
+                RecordError(
+                    index=None,
+                    field=f"tasks.{i}",
+                    message=TOO_DEEP,
+                    record_id=str(tid),
+                    fatal=False,
+                )
+            )
+            if tid is not None:
+                out[str(tid)] = (None, f"its task is {TOO_DEEP}")
+            continue
+        try:
+            task = Tau2Task.model_validate(item)
+        except ValidationError as exc:
+            where, msg = first_problem(exc, f"tasks.{i}")
+            tid = item.get("id") if isinstance(item, dict) else None
+            result.errors.append(
+                RecordError(index=None, field=where, message=msg, record_id=str(tid), fatal=False)
+            )
+            if tid is not None:
+                out[str(tid)] = (None, f"its task is invalid ({where}: {msg})")
+            continue
+        why = task.unsupported()
+        if why:
+            out[task.id] = (None, f"task {task.id}: {why}")
+            continue
+        out[task.id] = (scenario_from_task(task, item, domain), None)
+    return out
+
+
+def import_tau2(raw: bytes, *, source: str, run_id: str, domain: str | None = None) -> ImportResult:
+    """Read a tau2 results file (bytes) into sessions with their embedded scenarios."""
+    result = ImportResult(format=FORMAT, source=source)
+    doc = load_salvaging(raw)
+    if doc.problem:
+        result.errors.append(
+            RecordError(
+                index=doc.complete_items if doc.broken_list == "simulations" else None,
+                field=doc.broken_list or "",
+                message=doc.problem
+                + (
+                    f"; the {doc.complete_items} complete simulations before it were read"
+                    if doc.broken_list == "simulations"
+                    else ""
+                ),
+            )
+        )
+    data = doc.value
+    if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
+        result.errors.append(
+            RecordError(index=None, field="simulations", message="no simulations list found")
+        )
+        return result
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    env = info.get("environment_info") if isinstance(info, dict) else None
+    file_domain = env.get("domain_name") if isinstance(env, dict) else None
+    dom = domain or (file_domain if isinstance(file_domain, str) else None)
+    if domain and isinstance(file_domain, str) and file_domain != domain:
+        result.errors.append(
+            RecordError(
+                index=None,
+                field="info.environment_info.domain_name",
+                message=f"the file says {file_domain!r}; scoring in {domain!r} as asked",
+                fatal=False,
+            )
+        )
+    if dom is None:
+        result.errors.append(
+            RecordError(
+                index=None,
+                field="info.environment_info.domain_name",
+                message="the file names no domain; pass one (retail or airline)",
+            )
+        )
+        return result
+    result.domain = dom
+    agent = info.get("agent_info") if isinstance(info, dict) else None
+    model = agent.get("llm") if isinstance(agent, dict) else None
+    tasks = _tasks(data.get("tasks"), dom, result)
+    tools = known_tools(dom)
+    seen: set[str] = set()
+    for index, item in enumerate(data["simulations"]):
+        imported = _simulation(
+            index,
+            item,
+            run_id=run_id,
+            source=source,
+            tasks=tasks,
+            tools=tools,
+            model=model if isinstance(model, str) else "",
+            result=result,
+        )
+        if imported is None:
+            continue
+        sid = imported.session.session_id
+        if sid in seen:
+            imported.session.session_id = sid = f"{sid}#{index}"
+            for event in imported.session.events:
+                event.session_id = sid
+        seen.add(sid)
+        result.sessions.append(imported)
+    return result
+
+
+def _simulation(
+    index: int,
+    item: object,
+    *,
+    run_id: str,
+    source: str,
+    tasks: Mapping[str, tuple[Scenario | None, str | None]],
+    tools: frozenset[str] | None,
+    model: str,
+    result: ImportResult,
+) -> ImportedSession | None:
+    rid = str(item.get("id") or item.get("task_id")) if isinstance(item, dict) else None
+    if too_deep(item):
+        result.errors.append(RecordError(index=index, field="", message=TOO_DEEP, record_id=rid))
+        return None
+    try:
+        sim = _Simulation.model_validate(item)
+    except ValidationError as exc:
+        where, msg = first_problem(exc)
+        result.errors.append(RecordError(index=index, field=where, message=msg, record_id=rid))
+        return None
+    problem = trial_problem(sim.trial)
+    if problem:
+        result.errors.append(
+            RecordError(index=index, field="trial", message=problem, record_id=rid)
+        )
+        return None
+    scenario, why = tasks.get(sim.task_id, (None, f"task {sim.task_id!r} is not in the file"))
+    if scenario is None and tasks:
+        result.errors.append(
+            RecordError(index=index, field="task_id", message=f"cannot grade: {why}", record_id=rid)
+        )
+        return None
+    sid = sim.id or f"{sim.task_id}-{sim.trial}"
+    builder = SessionBuilder(run_id, sid, parse_time(sim.start_time))
+    for j, message in enumerate(sim.messages):
+        at = parse_time(message.timestamp)
+        if message.role == "user":
+            if message.tool_calls:
+                result.errors.append(
+                    RecordError(
+                        index=index,
+                        field=f"messages.{j}.tool_calls",
+                        message="user tool calls are not supported here; ignored",
+                        record_id=sid,
+                        fatal=False,
+                    )
+                )
+            builder.user(message.content or "", at)
+        elif message.role == "assistant":
+            calls = [tool_call(c.id, c.name, c.arguments) for c in message.tool_calls or []]
+            for k, call in enumerate(calls):
+                where = f"messages.{j}.tool_calls.{k}"
+                if call.parse_error:
+                    result.errors.append(
+                        RecordError(
+                            index=index,
+                            field=f"{where}.arguments",
+                            message=f"arguments are not a JSON object: {call.parse_error}",
+                            record_id=sid,
+                            fatal=False,
+                        )
+                    )
+                if tools is not None and call.name not in tools:
+                    result.errors.append(
+                        RecordError(
+                            index=index,
+                            field=f"{where}.name",
+                            message=f"unknown tool {call.name!r}; kept, replayed as a no-op",
+                            record_id=sid,
+                            fatal=False,
+                        )
+                    )
+            result.errors += repeated_call_ids(
+                builder,
+                calls,
+                fields=[f"messages.{j}.tool_calls.{k}" for k in range(len(calls))],
+                index=index,
+                record_id=sid,
+            )
+            builder.assistant(message.content, calls, at)
+        elif message.role == "tool":
+            if message.id is None:
+                result.errors.append(
+                    RecordError(
+                        index=index,
+                        field=f"messages.{j}.id",
+                        message="tool message without the id of its call",
+                        record_id=sid,
+                    )
+                )
+                return None
+            if builder.tool_result(message.id, message.content or "", message.error, at) is None:
+                result.errors.append(
+                    unanswered_result(
+                        message.id, field=f"messages.{j}.id", index=index, record_id=sid
+                    )
+                )
+    termination = _TERMINATIONS.get(sim.termination_reason, TerminationReason.infra_error)
+    detail = "" if sim.termination_reason in _TERMINATIONS else sim.termination_reason
+    session = builder.session(
+        scenario_id=sim.task_id,
+        trial=sim.trial,
+        termination=termination,
+        detail=detail,
+        model=model,
+        metadata={
+            "source": source,
+            "format": FORMAT,
+            "source_index": index,
+            "tau2_termination": sim.termination_reason,
+        },
+    )
+    return ImportedSession(
+        index=index, session=session, scenario=scenario, reported=_reported(sim.reward_info)
+    )

@@ -1,0 +1,52 @@
+"""The error taxonomy: what each error class means, the one classifier, the one Retry-After
+parser.
+
+- `TAXONOMY` / `semantics` / `may_replay`: what each error class means (retry, inform,
+  escalate) and when a failed write may be re-sent.
+- `classify` (and `classify_exception`, `classify_status`, `classify_payload`,
+  `classify_text`): exceptions, HTTP statuses, error payloads and error texts to a class.
+  The engine, the importers, the fault injector and the guard all classify with these.
+- `retry_after_s` / `retry_after_seconds` / `parse_retry_after`: the wait a failure or a
+  response asks for (seconds or an HTTP date; a date without a zone is UTC). The guard and
+  the provider agents' transport retries both read it here.
+
+Imports only `records` and `errors`, so the guard can ship on its own.
+"""
+
+from ._classify import (
+    classify,
+    classify_exception,
+    classify_payload,
+    classify_status,
+    classify_text,
+    parse_retry_after,
+    retry_after_s,
+    retry_after_seconds,
+)
+from ._semantics import (
+    DEFAULT_RETRY_AFTER_S,
+    TAXONOMY,
+    ClassSemantics,
+    ErrorAction,
+    fault_message,
+    may_replay,
+    semantics,
+)
+
+__all__ = [
+    "DEFAULT_RETRY_AFTER_S",
+    "TAXONOMY",
+    "ClassSemantics",
+    "ErrorAction",
+    "classify",
+    "classify_exception",
+    "classify_payload",
+    "classify_status",
+    "classify_text",
+    "fault_message",
+    "may_replay",
+    "parse_retry_after",
+    "retry_after_s",
+    "retry_after_seconds",
+    "semantics",
+]

@@ -1,0 +1,46 @@
+"""`import sessionproof.guard` loads the guard and its own dependencies, not the harness."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HARNESS = ("engine", "scoring", "suites", "store", "agents", "conditions", "importers", "cli")
+HEAVY = ("numpy", "scipy", "duckdb", "openai", "anthropic")
+
+_PROBE = """
+import json, sys
+import sessionproof.guard
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _loaded(code: str) -> list[str]:
+    # A fresh interpreter: this test process has long since imported everything.
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    modules: list[str] = json.loads(out.stdout)
+    return modules
+
+
+def test_guard_imports_without_the_harness() -> None:
+    modules = _loaded(_PROBE)
+    harness = [
+        m for m in modules if m.split(".")[:2][-1] in HARNESS and m.startswith("sessionproof.")
+    ]
+    heavy = [m for m in modules if m.split(".")[0] in HEAVY]
+    assert harness == []
+    assert heavy == []
+    assert "sessionproof.guard" in modules
+
+
+def test_top_level_entry_points_still_resolve() -> None:
+    modules = _loaded(
+        "import json, sys, sessionproof\n"
+        "assert callable(sessionproof.run_suite) and callable(sessionproof.arun_suite)\n"
+        "assert sessionproof.RunResult.__name__ == 'RunResult'\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    assert "sessionproof.engine" in modules  # loaded on first use, not before
