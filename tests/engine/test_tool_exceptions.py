@@ -7,7 +7,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from sessionproof.agents import ScriptedAgent
-from sessionproof.domains import Domain, DomainSpec, Toolkit, register_domain, tool
+from sessionproof.domains import (
+    Domain,
+    DomainSpec,
+    ToolContext,
+    Toolkit,
+    ToolSource,
+    WrapperToolSource,
+    register_domain,
+    tool,
+)
 from sessionproof.engine import SessionPlan, run_session
 from sessionproof.records import (
     ErrorClass,
@@ -15,6 +24,7 @@ from sessionproof.records import (
     Scenario,
     TerminationReason,
     ToolCall,
+    ToolResult,
     UserSpec,
 )
 from sessionproof.suites import Suite
@@ -62,4 +72,39 @@ async def test_tool_exception_with_broken_str_becomes_a_result() -> None:
     assert results[0].error_class is not None
     assert results[0].error_class is not ErrorClass.malformed_output
     assert "_Unprintable" in (results[0].error or "")
+    assert session.termination is TerminationReason.user_stop
+
+
+async def test_agent_exception_with_broken_str_ends_only_its_session() -> None:
+    def crash(_: object) -> Message:
+        raise _Unprintable()
+
+    sc = Scenario(id="s", domain="unprintable-errors", user=UserSpec(turns=["go"]))
+    plan = SessionPlan(run_id="r", session_id="s", scenario=sc, trial=0)
+    session = await run_session(plan, Suite("t", [sc]), ScriptedAgent(crash), ScriptedUser(["go"]))
+    assert session.termination is TerminationReason.too_many_errors
+    assert "_Unprintable" in session.termination_detail
+
+
+class _Broken(WrapperToolSource):
+    """A source that breaks its contract: it raises instead of returning a result."""
+
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        raise ConnectionResetError("peer went away")
+
+
+class _BrokenHooks:
+    def wrap(self, source: ToolSource) -> ToolSource:
+        return _Broken(source)
+
+
+async def test_a_source_that_raises_is_one_classified_failed_call() -> None:
+    sc = Scenario(id="s", domain="unprintable-errors", user=UserSpec(turns=["go"]))
+    agent = ScriptedAgent(
+        [Message.assistant(None, [ToolCall(id="c1", name="fragile", arguments={})])]
+    )
+    plan = SessionPlan(run_id="r", session_id="s", scenario=sc, trial=0, hooks=_BrokenHooks())
+    session = await run_session(plan, Suite("t", [sc]), agent, ScriptedUser(["go"]))
+    [result] = session.tool_results()
+    assert result.error_class is not None and "peer went away" in (result.error or "")
     assert session.termination is TerminationReason.user_stop
