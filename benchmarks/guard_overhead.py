@@ -8,8 +8,8 @@ Every variant calls the same tiny tool (a dict lookup), so the difference is the
   attempt under tenacity's retry loop, classify the answer, report the decision;
 - `guard+validation`: the same with an argument schema and an output schema checked
   (jsonschema validators compiled once, at wrap time);
-- `harness bare` / `harness guard`: a `ToolBoundary` returning a `ToolResult`, alone and
-  wrapped by `guard_boundary` (the harness path, schemas from the ToolSpec).
+- `harness bare` / `harness guard`: a `ToolSource` returning a `ToolResult`, alone and
+  wrapped by `guard_source` (the harness path, schemas from the listed ToolSpec).
 
 Targets: overhead (guarded minus bare, same run) ≤ 50 µs per call without validation and
 ≤ 200 µs with. The best of `--repeat` runs is kept, to measure the code, not the neighbours.
@@ -23,8 +23,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sessionproof.domains import ToolSpec
-from sessionproof.guard import Guard, VirtualClock, guard_boundary
+from sessionproof.domains import ToolContext, ToolSpec
+from sessionproof.guard import Guard, VirtualClock, guard_source
 from sessionproof.records import ToolCall, ToolResult
 
 ORDERS = {"1042": {"order_id": "1042", "status": "pending", "total": "54.20"}}
@@ -91,32 +91,48 @@ async def main(calls: int, repeat: int) -> None:
     call = ToolCall(id="c1", name="get_order", arguments=ARGS)
     output = '{"order_id":"1042","status":"pending","total":"54.20"}'
 
-    async def inner(c: ToolCall, ctx: Any) -> ToolResult:
-        return ToolResult(call_id=c.id, name=c.name, output=output)
+    class _Source:
+        """The tiniest tool source: one tool, one canned answer."""
+
+        async def list_tools(self, ctx: ToolContext) -> list[ToolSpec]:
+            return [spec]
+
+        async def call_tool(self, c: ToolCall, ctx: ToolContext) -> ToolResult:
+            return ToolResult(call_id=c.id, name=c.name, output=output)
+
+        async def aclose(self) -> None:
+            return None
+
+        def state_hash(self) -> str | None:
+            return None
 
     emitted: list[Any] = []
-
-    class _Ctx:
-        def emit(self, kind: Any, payload: dict[str, Any]) -> None:
-            emitted.append(payload)
-
-    ctx = _Ctx()
-    harness = guard_boundary(Guard(clock=VirtualClock()), inner, specs=lambda: [spec])
+    ctx = ToolContext(
+        run_id="bench",
+        session_id="s",
+        scenario_id="sc",
+        trial=0,
+        arm="guard",
+        turn=0,
+        step=0,
+        seed=0,
+        emit=lambda kind, payload: emitted.append(payload),
+    )
+    bare = _Source()
+    harness = guard_source(Guard(clock=VirtualClock()), bare)
+    await harness.list_tools(ctx)  # as the engine does before the agent decides
 
     # Sanity: every variant really answers, so no path times a failure.
     assert (await plain(ARGS)).ok and (await validated(ARGS)).ok
-    assert (await harness(call, ctx)).ok  # type: ignore[arg-type]
+    assert (await harness.call_tool(call, ctx)).ok
 
     rows: list[tuple[str, float]] = [
         ("bare sync", await _sync_per_call(calls, repeat, lambda: get_order(**ARGS))),
         ("bare async", await _per_call(calls, repeat, lambda: get_order_async(**ARGS))),
         ("guard", await _per_call(calls, repeat, lambda: plain(ARGS))),
         ("guard+validation", await _per_call(calls, repeat, lambda: validated(ARGS))),
-        ("harness bare", await _per_call(calls, repeat, lambda: inner(call, ctx))),
-        (
-            "harness guard",
-            await _per_call(calls, repeat, lambda: harness(call, ctx)),  # type: ignore[arg-type]
-        ),
+        ("harness bare", await _per_call(calls, repeat, lambda: bare.call_tool(call, ctx))),
+        ("harness guard", await _per_call(calls, repeat, lambda: harness.call_tool(call, ctx))),
     ]
     times = dict(rows)
     print(f"{'variant':<18} {'µs/call':>9} {'× bare':>8}")

@@ -84,3 +84,16 @@ class StoreLockedError(StoreError):
 class StatisticsInputError(SessionproofError, ValueError):
     """Counts or trial tables handed to a statistic cannot be right (more successes than
     trials, k below 1, a confidence outside (0, 1), no data where some is needed)."""
+
+
+def exception_text(exc: BaseException) -> str:
+    """`str(exc)`, or the exception's type name when that is empty or itself raises.
+
+    Tools and agents are other people's code: an exception whose `__str__` fails must not
+    turn a classified tool failure into a crash of the session.
+    """
+    try:
+        text = str(exc)
+    except Exception:
+        return f"{type(exc).__name__} (its message cannot be shown)"
+    return text or type(exc).__name__

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from sessionproof.conditions import Condition, hooks_for, parse_arm
-from sessionproof.engine import execute_on_domain
 from sessionproof.errors import ConfigError
 from sessionproof.records import ErrorClass, EventKind, ToolCall
 
@@ -67,18 +66,20 @@ def test_condition_forbids_unknown_fields() -> None:
 
 async def test_baseline_hooks_change_nothing() -> None:
     hooks = hooks_for(parse_arm("baseline"), seed=1)
-    tools = make_domain().tools()
-    assert hooks.tools(tools, 0, Events()) is tools
-    assert hooks.wrap(execute_on_domain) is execute_on_domain
+    domain = make_domain()
+    tools = domain.tools()
+    assert hooks.wrap(domain) is domain
+    assert await hooks.wrap(domain).list_tools(context(Events())) == tools
 
 
 async def test_guard_retries_injected_faults_until_it_gives_up() -> None:
     domain, events = make_domain(), Events()
     hooks = hooks_for(parse_arm("faults=rate_limited:100% guard"), seed=1)
-    hooks.tools(domain.tools(), 0, events)
-    boundary = hooks.wrap(execute_on_domain)
+    source = hooks.wrap(domain)
+    await source.list_tools(context(events))
+    boundary = source.call_tool
     result = await boundary(
-        ToolCall(id="c1", name="get_book", arguments={"book_id": "B1"}), context(domain, events)
+        ToolCall(id="c1", name="get_book", arguments={"book_id": "B1"}), context(events)
     )
     assert result.error_class is ErrorClass.rate_limited and result.injected
     assert "failed 4 times" in result.output
@@ -99,8 +100,9 @@ async def test_guard_recovers_safe_faults_on_writes() -> None:
     for seed in range(40):  # many sessions: some first attempts fault, the guard re-sends
         domain, events = make_domain(), Events()
         hooks = hooks_for(parse_arm("faults=unavailable:60% guard"), seed=seed)
-        hooks.tools(domain.tools(), 0, events)
-        result = await hooks.wrap(execute_on_domain)(call, context(domain, events, seed=seed))
+        source = hooks.wrap(domain)
+        await source.list_tools(context(events, seed=seed))
+        result = await source.call_tool(call, context(events, seed=seed))
         results.append((result, events, domain))
     retried = [r for r in results if r[1].of(EventKind.fault_injected)]
     assert retried, "the seeds should meet some faults"
@@ -113,11 +115,12 @@ async def test_guard_recovers_safe_faults_on_writes() -> None:
 async def test_guard_does_not_resend_a_write_after_a_timeout() -> None:
     domain, events = make_domain(), Events()
     hooks = hooks_for(parse_arm("faults=timeout:100%@lend_book guard"), seed=2)
-    hooks.tools(domain.tools(), 0, events)
+    source = hooks.wrap(domain)
+    await source.list_tools(context(events))
     call = ToolCall(
         id="w", name="lend_book", arguments={"book_id": "B1", "member": "M1", "kind": "standard"}
     )
-    result = await hooks.wrap(execute_on_domain)(call, context(domain, events))
+    result = await source.call_tool(call, context(events))
     assert len(events.of(EventKind.fault_injected)) == 1  # sent once, never again
     assert events.of(EventKind.guard_decision)[-1]["decision"] == "no_retry_write"
     assert "may or may not have happened" in result.output
@@ -127,16 +130,17 @@ async def test_guard_does_not_resend_a_write_after_a_timeout() -> None:
 async def test_guard_sees_the_drifted_schema_and_hints_the_new_name() -> None:
     domain, events = make_domain(), Events()
     hooks = hooks_for(parse_arm("drift=rename_param guard"), seed=3, prefer_tools=["get_book"])
-    visible = hooks.tools(domain.tools(), 0, events)
+    source = hooks.wrap(domain)
+    visible = await source.list_tools(context(events))
     assert "book_ref" in next(t for t in visible if t.name == "get_book").parameters["properties"]
-    boundary = hooks.wrap(execute_on_domain)
+    boundary = source.call_tool
     old = await boundary(
-        ToolCall(id="o", name="get_book", arguments={"book_id": "B1"}), context(domain, events)
+        ToolCall(id="o", name="get_book", arguments={"book_id": "B1"}), context(events)
     )
     assert events.of(EventKind.guard_decision)[-1]["decision"] == "repair"
     assert "book_ref" in old.output and old.error_class is ErrorClass.validation_error
     new = await boundary(
-        ToolCall(id="n", name="get_book", arguments={"book_ref": "B1"}), context(domain, events)
+        ToolCall(id="n", name="get_book", arguments={"book_ref": "B1"}), context(events)
     )
     assert new.ok
 
@@ -144,12 +148,13 @@ async def test_guard_sees_the_drifted_schema_and_hints_the_new_name() -> None:
 async def test_breaker_opens_in_the_harness_and_cools_down_on_virtual_time() -> None:
     domain, events = make_domain(), Events()
     hooks = hooks_for(parse_arm("faults=unavailable:100%@get_book guard"), seed=1)
-    hooks.tools(domain.tools(), 0, events)
-    boundary = hooks.wrap(execute_on_domain)
+    source = hooks.wrap(domain)
+    await source.list_tools(context(events))
+    boundary = source.call_tool
     finals = []
     for i in range(6):
         call = ToolCall(id=f"c{i}", name="get_book", arguments={"book_id": "B1"})
-        await boundary(call, context(domain, events))
+        await boundary(call, context(events))
         finals.append(events.of(EventKind.guard_decision)[-1]["decision"])
     # 4 attempts on the first call, a 5th failure on the second opens the breaker; the
     # next calls fail fast until virtual time has passed the cool-down.

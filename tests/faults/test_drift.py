@@ -9,7 +9,6 @@ import jsonschema
 import pytest
 
 from sessionproof.domains import ToolSpec
-from sessionproof.engine import execute_on_domain
 from sessionproof.errors import ConfigError
 from sessionproof.faults import DriftHooks, DriftKind, DriftPlan, ToolDrift, choose_drift
 from sessionproof.records import ErrorClass, EventKind, ToolCall
@@ -97,8 +96,8 @@ async def test_each_kind_changes_the_schema_and_stays_solvable(kind: DriftKind) 
     hooks.tools(original, 1, events)
     assert len(events.of(EventKind.drift_applied)) == 1  # announced once
 
-    boundary = hooks.wrap(execute_on_domain)
-    ctx = context(domain, events)
+    boundary = hooks.wrap(domain).call_tool
+    ctx = context(events)
     if kind in CALL_KINDS:
         old = await boundary(ToolCall(id="old", name="lend_book", arguments=LEND), ctx)
         assert old.error_class is ErrorClass.validation_error, old.output
@@ -128,11 +127,11 @@ async def test_response_kinds_change_what_comes_back(kind: DriftKind) -> None:
         drift.drifted.output_schema["properties"]
     )
     assert len(gone) == 1
-    result = await hooks.wrap(execute_on_domain)(
-        ToolCall(id="c", name="get_book", arguments={"book_id": "B1"}), context(domain, events)
+    result = await hooks.wrap(domain).call_tool(
+        ToolCall(id="c", name="get_book", arguments={"book_id": "B1"}), context(events)
     )
-    plain = await execute_on_domain(
-        ToolCall(id="p", name="get_book", arguments={"book_id": "B1"}), context(domain, events)
+    plain = await domain.call_tool(
+        ToolCall(id="p", name="get_book", arguments={"book_id": "B1"}), context(events)
     )
     before, after = json.loads(plain.output), json.loads(result.output)
     assert gone <= set(before) and not gone & set(after)
@@ -151,19 +150,19 @@ async def test_drift_switches_at_the_given_turn() -> None:
     original = domain.tools()
     assert hooks.tools(original, 0, events) == original
     assert events.of(EventKind.drift_applied) == []
-    boundary = hooks.wrap(execute_on_domain)
+    boundary = hooks.wrap(domain).call_tool
     call = ToolCall(id="a", name="get_book", arguments={"book_id": "B1"})
-    assert (await boundary(call, context(domain, events, turn=0))).ok
+    assert (await boundary(call, context(events, turn=0))).ok
     later = hooks.tools(original, 1, events)
     assert hooks.drift is not None
     new_name = hooks.drift.drifted.name
     assert new_name != "get_book" and new_name in {t.name for t in later}
     assert events.of(EventKind.drift_applied)[0]["turn"] == 1
-    stale = await boundary(call.model_copy(update={"id": "b"}), context(domain, events, turn=1))
+    stale = await boundary(call.model_copy(update={"id": "b"}), context(events, turn=1))
     assert stale.error_class is ErrorClass.validation_error
     assert new_name in stale.output  # like a real API, it lists what exists now
     fresh = ToolCall(id="c", name=new_name, arguments={"book_id": "B1"})
-    assert (await boundary(fresh, context(domain, events, turn=1))).ok
+    assert (await boundary(fresh, context(events, turn=1))).ok
 
 
 def test_choice_is_seeded_and_spreads_over_tools() -> None:
@@ -205,14 +204,14 @@ async def test_broken_call_under_drift_is_classified() -> None:
     domain, events = make_domain(), Events()
     hooks = DriftHooks(DriftPlan.parse("rename_param"), seed=3, prefer_tools=["get_book"])
     hooks.tools(domain.tools(), 0, events)
-    boundary = hooks.wrap(execute_on_domain)
+    boundary = hooks.wrap(domain).call_tool
     unparsable = ToolCall(
         id="x", name="get_book", arguments=None, raw_arguments="{oops", parse_error="bad JSON"
     )
-    result = await boundary(unparsable, context(domain, events))
+    result = await boundary(unparsable, context(events))
     assert result.error_class is ErrorClass.validation_error
     wrong_type = await boundary(
-        ToolCall(id="y", name="get_book", arguments={"book_ref": 12}), context(domain, events)
+        ToolCall(id="y", name="get_book", arguments={"book_ref": 12}), context(events)
     )
     assert wrong_type.error_class is ErrorClass.validation_error
     assert "book_ref" in wrong_type.output

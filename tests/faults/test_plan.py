@@ -7,7 +7,6 @@ from collections import Counter
 
 import pytest
 
-from sessionproof.engine import execute_on_domain
 from sessionproof.errors import ConfigError
 from sessionproof.faults import (
     COMMITTED_CLASSES,
@@ -113,13 +112,11 @@ def test_tool_filter_spares_other_tools() -> None:
 
 async def _faults_on(tool: str, sequence: list[str], plan: FaultPlan) -> list[bool]:
     domain, events = make_domain(), Events()
-    boundary = FaultInjector(plan, seed=9).wrap(execute_on_domain)
+    boundary = FaultInjector(plan, seed=9).wrap(domain).call_tool
     faulted = []
     for i, name in enumerate(sequence):
         args = {"book_id": "B1"} if name == "get_book" else {}
-        result = await boundary(
-            ToolCall(id=f"c{i}", name=name, arguments=args), context(domain, events)
-        )
+        result = await boundary(ToolCall(id=f"c{i}", name=name, arguments=args), context(events))
         if name == tool:
             faulted.append(result.injected)
     return faulted
@@ -136,11 +133,11 @@ async def test_faults_do_not_move_with_the_agents_other_calls() -> None:
 
 async def test_pre_call_fault_leaves_the_db_untouched() -> None:
     domain, events = make_domain(), Events()
-    boundary = FaultInjector(FaultPlan.parse("rate_limited:100%"), seed=1).wrap(execute_on_domain)
+    boundary = FaultInjector(FaultPlan.parse("rate_limited:100%"), seed=1).wrap(domain).call_tool
     call = ToolCall(
         id="c1", name="lend_book", arguments={"book_id": "B1", "member": "m", "kind": "standard"}
     )
-    result = await boundary(call, context(domain, events))
+    result = await boundary(call, context(events))
     assert result.injected and result.error_class is E.rate_limited
     assert result.output.startswith("Error: 429")
     assert classify_payload(result.output) is E.rate_limited
@@ -160,11 +157,11 @@ async def test_pre_call_fault_leaves_the_db_untouched() -> None:
 @pytest.mark.parametrize("cls", sorted(COMMITTED_CLASSES))
 async def test_post_call_fault_commits_the_write(cls: ErrorClass) -> None:
     domain, events = make_domain(), Events()
-    boundary = FaultInjector(FaultPlan.parse(f"{cls}:100%"), seed=1).wrap(execute_on_domain)
+    boundary = FaultInjector(FaultPlan.parse(f"{cls}:100%"), seed=1).wrap(domain).call_tool
     call = ToolCall(
         id="c1", name="lend_book", arguments={"book_id": "B1", "member": "m", "kind": "standard"}
     )
-    result = await boundary(call, context(domain, events))
+    result = await boundary(call, context(events))
     assert result.injected and result.error_class is cls and not result.ok
     assert domain.db.books["B1"].status == "loaned"  # the write happened all the same
     assert events.of(EventKind.fault_injected)[0]["committed"] is True
@@ -172,17 +169,17 @@ async def test_post_call_fault_commits_the_write(cls: ErrorClass) -> None:
 
 async def test_post_call_fault_on_a_failed_call_commits_nothing() -> None:
     domain, events = make_domain(), Events()
-    boundary = FaultInjector(FaultPlan.parse("timeout:100%"), seed=1).wrap(execute_on_domain)
+    boundary = FaultInjector(FaultPlan.parse("timeout:100%"), seed=1).wrap(domain).call_tool
     call = ToolCall(id="c1", name="get_book", arguments={"book_id": "nope"})
-    await boundary(call, context(domain, events))
+    await boundary(call, context(events))
     assert events.of(EventKind.fault_injected)[0]["committed"] is False
 
 
 async def test_same_call_again_is_the_next_attempt() -> None:
     domain, events = make_domain(), Events()
-    boundary = FaultInjector(FaultPlan.parse("unavailable:100%"), seed=1).wrap(execute_on_domain)
+    boundary = FaultInjector(FaultPlan.parse("unavailable:100%"), seed=1).wrap(domain).call_tool
     call = ToolCall(id="c1", name="get_book", arguments={"book_id": "B1"})
-    ctx = context(domain, events)
+    ctx = context(events)
     for _ in range(3):
         await boundary(call, ctx)
     await boundary(call.model_copy(update={"id": "c2"}), ctx)
@@ -192,13 +189,11 @@ async def test_same_call_again_is_the_next_attempt() -> None:
 
 async def test_unknown_tools_and_unparsable_arguments_are_not_faulted() -> None:
     domain, events = make_domain(), Events()
-    boundary = FaultInjector(FaultPlan.parse("timeout:100%"), seed=1).wrap(execute_on_domain)
-    made_up = await boundary(
-        ToolCall(id="c1", name="burn_book", arguments={}), context(domain, events)
-    )
+    boundary = FaultInjector(FaultPlan.parse("timeout:100%"), seed=1).wrap(domain).call_tool
+    made_up = await boundary(ToolCall(id="c1", name="burn_book", arguments={}), context(events))
     broken = await boundary(
         ToolCall(id="c2", name="get_book", arguments=None, raw_arguments="{", parse_error="bad"),
-        context(domain, events),
+        context(events),
     )
     assert not made_up.injected and made_up.error_class is E.validation_error
     assert not broken.injected and broken.error_class is E.validation_error

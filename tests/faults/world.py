@@ -6,8 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sessionproof.domains import Domain, Toolkit, tool
-from sessionproof.engine import CallContext
+from sessionproof.domains import Domain, ToolContext, Toolkit, tool
 from sessionproof.errors import ToolError
 from sessionproof.records import EventKind
 
@@ -112,7 +111,6 @@ class Events:
 
 
 def context(
-    domain: Domain[Any],
     events: Events,
     *,
     turn: int = 0,
@@ -120,9 +118,9 @@ def context(
     scenario_id: str = "s1",
     trial: int = 0,
     session_id: str = "sess",
-) -> CallContext:
-    """A call context for driving boundaries without the engine."""
-    return CallContext(
+) -> ToolContext:
+    """A tool context for driving tool sources without the engine."""
+    return ToolContext(
         run_id="run",
         session_id=session_id,
         scenario_id=scenario_id,
@@ -131,6 +129,5 @@ def context(
         turn=turn,
         step=0,
         seed=seed,
-        domain=domain,
         emit=events,
     )

@@ -1,12 +1,38 @@
-"""The guard as a tool-boundary wrapper in the harness."""
+"""The guard as a tool-source wrapper in the harness."""
 
 from __future__ import annotations
 
-from sessionproof.engine import CallContext, execute_on_domain
-from sessionproof.guard import Guard, GuardConfig, GuardDecision, VirtualClock, guard_boundary
+from collections.abc import Awaitable, Callable
+
+from sessionproof.domains import ToolContext, ToolSource, ToolSpec, WrapperToolSource
+from sessionproof.guard import Guard, GuardConfig, GuardDecision, VirtualClock, guard_source
 from sessionproof.records import ErrorClass, EventKind, ToolCall, ToolResult
 
 from ..faults.world import Events, context, make_domain
+
+CallFn = Callable[[ToolCall, ToolContext], Awaitable[ToolResult]]
+
+
+class _Calls(WrapperToolSource):
+    """`inner`'s listing, with its calls served by a test function."""
+
+    def __init__(self, inner: ToolSource, fn: CallFn) -> None:
+        super().__init__(inner)
+        self.fn = fn
+
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        return await self.fn(call, ctx)
+
+
+class _Lists(WrapperToolSource):
+    """`inner`'s calls, with a fixed listing (what the agent was shown)."""
+
+    def __init__(self, inner: ToolSource, tools: list[ToolSpec]) -> None:
+        super().__init__(inner)
+        self.tools = tools
+
+    async def list_tools(self, ctx: ToolContext) -> list[ToolSpec]:
+        return self.tools
 
 
 def _guarded(**config: object) -> tuple[Guard, list[GuardDecision]]:
@@ -17,10 +43,10 @@ def _guarded(**config: object) -> tuple[Guard, list[GuardDecision]]:
 async def test_clean_call_passes_through_untouched() -> None:
     domain, events = make_domain(), Events()
     guard, seen = _guarded()
-    boundary = guard_boundary(guard, execute_on_domain)
+    boundary = guard_source(guard, domain).call_tool
     call = ToolCall(id="c1", name="get_book", arguments={"book_id": "B1"})
-    plain = await execute_on_domain(call, context(domain, Events()))
-    result = await boundary(call, context(domain, events))
+    plain = await domain.call_tool(call, context(Events()))
+    result = await boundary(call, context(events))
     assert result.ok and result.output == plain.output
     [payload] = events.of(EventKind.guard_decision)
     assert payload["decision"] == "pass" and payload["call_id"] == "c1"
@@ -33,13 +59,13 @@ async def test_invalid_arguments_never_reach_the_domain() -> None:
     guard, _ = _guarded()
     reached: list[ToolCall] = []
 
-    async def inner(call: ToolCall, ctx: CallContext) -> ToolResult:
+    async def inner(call: ToolCall, ctx: ToolContext) -> ToolResult:
         reached.append(call)
-        return await execute_on_domain(call, ctx)
+        return await domain.call_tool(call, ctx)
 
-    boundary = guard_boundary(guard, inner)
+    boundary = guard_source(guard, _Calls(domain, inner)).call_tool
     bad = ToolCall(id="c1", name="lend_book", arguments={"book_id": "B1", "kind": "forever"})
-    result = await boundary(bad, context(domain, events))
+    result = await boundary(bad, context(events))
     assert reached == [] and domain.db.books["B1"].status == "available"
     assert result.error_class is ErrorClass.validation_error and not result.injected
     assert "member: this required field is missing" in result.output
@@ -50,13 +76,13 @@ async def test_invalid_arguments_never_reach_the_domain() -> None:
 async def test_unparsable_and_unknown_calls_get_hints() -> None:
     domain, events = make_domain(), Events()
     guard, _ = _guarded()
-    boundary = guard_boundary(guard, execute_on_domain)
+    boundary = guard_source(guard, domain).call_tool
     broken = ToolCall(
         id="c1", name="get_book", arguments=None, raw_arguments="{", parse_error="bad JSON"
     )
-    assert "bad JSON" in (await boundary(broken, context(domain, events))).output
+    assert "bad JSON" in (await boundary(broken, context(events))).output
     made_up = ToolCall(id="c2", name="get_books", arguments={})
-    result = await boundary(made_up, context(domain, events))
+    result = await boundary(made_up, context(events))
     assert "Did you mean 'get_book'?" in result.output
     assert [p["decision"] for p in events.of(EventKind.guard_decision)] == ["repair", "repair"]
 
@@ -65,11 +91,13 @@ async def test_specs_come_from_what_the_agent_sees() -> None:
     domain, events = make_domain(), Events()
     guard, _ = _guarded()
     visible = [t for t in domain.tools() if t.name != "lend_book"]
-    boundary = guard_boundary(guard, execute_on_domain, specs=lambda: visible)
+    guarded = guard_source(guard, _Lists(domain, visible))
+    assert await guarded.list_tools(context(events)) == visible
+    boundary = guarded.call_tool
     call = ToolCall(
         id="c1", name="lend_book", arguments={"book_id": "B1", "member": "M", "kind": "standard"}
     )
-    result = await boundary(call, context(domain, events))
+    result = await boundary(call, context(events))
     assert result.error_class is ErrorClass.validation_error  # hidden tool: not callable
     assert domain.db.books["B1"].status == "available"
 
@@ -79,7 +107,7 @@ async def test_injected_flag_and_retry_after_survive_the_guard() -> None:
     guard, _ = _guarded(max_attempts=2)
     sent = 0
 
-    async def limited(call: ToolCall, ctx: CallContext) -> ToolResult:
+    async def limited(call: ToolCall, ctx: ToolContext) -> ToolResult:
         nonlocal sent
         sent += 1
         return ToolResult(
@@ -90,9 +118,9 @@ async def test_injected_flag_and_retry_after_survive_the_guard() -> None:
             injected=True,
         )
 
-    boundary = guard_boundary(guard, limited)
+    boundary = guard_source(guard, _Calls(domain, limited)).call_tool
     call = ToolCall(id="c1", name="get_book", arguments={"book_id": "B1"})
-    result = await boundary(call, context(domain, events))
+    result = await boundary(call, context(events))
     assert sent == 2 and result.injected and result.error_class is ErrorClass.rate_limited
     decisions = events.of(EventKind.guard_decision)
     assert decisions[0]["decision"] == "retry" and decisions[0]["wait_s"] == 9.0
@@ -104,15 +132,17 @@ async def test_idempotency_keys_allow_resending_writes() -> None:
     guard, _ = _guarded()
     outcomes = iter([ErrorClass.server_error, None])
 
-    async def shaky(call: ToolCall, ctx: CallContext) -> ToolResult:
+    async def shaky(call: ToolCall, ctx: ToolContext) -> ToolResult:
         cls = next(outcomes)
         if cls is None:
-            return await execute_on_domain(call, ctx)
+            return await domain.call_tool(call, ctx)
         return ToolResult(call_id=call.id, name=call.name, output="Error: 500", error_class=cls)
 
-    boundary = guard_boundary(guard, shaky, idempotency_keys={"lend_book": "member"})
+    boundary = guard_source(
+        guard, _Calls(domain, shaky), idempotency_keys={"lend_book": "member"}
+    ).call_tool
     call = ToolCall(
         id="w", name="lend_book", arguments={"book_id": "B2", "member": "M3", "kind": "standard"}
     )
-    result = await boundary(call, context(domain, events))
+    result = await boundary(call, context(events))
     assert result.ok and domain.db.books["B2"].borrower == "M3"

@@ -44,3 +44,13 @@ def test_top_level_entry_points_still_resolve() -> None:
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     assert "sessionproof.engine" in modules  # loaded on first use, not before
+
+
+def test_guard_loads_the_tool_source_seam_not_the_toolkits() -> None:
+    # The guard wraps a tool source, so it needs the protocol; schema generation from typed
+    # methods (docstring_parser), domains and the registry are not its business.
+    modules = _loaded(_PROBE)
+    assert "sessionproof.domains._source" in modules
+    toolkits = [m for m in modules if m.startswith("sessionproof.domains.")]
+    assert sorted(toolkits) == ["sessionproof.domains._results", "sessionproof.domains._source"]
+    assert "docstring_parser" not in modules

@@ -6,17 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, ScriptedAgent
-from sessionproof.domains import ToolSpec
+from sessionproof.domains import ToolContext, ToolSource, WrapperToolSource
 from sessionproof.domains.demo import load_scenarios
-from sessionproof.engine import (
-    CallContext,
-    Emit,
-    NoHooks,
-    SessionHooks,
-    SessionPlan,
-    ToolBoundary,
-    run_session,
-)
+from sessionproof.engine import NoHooks, SessionHooks, SessionPlan, run_session
 from sessionproof.records import ErrorClass, Message, Scenario, Session, ToolCall, ToolResult
 from sessionproof.suites import Suite
 from sessionproof.users import ScriptedUser, User
@@ -70,26 +62,28 @@ class Outage:
         self.tool = tool
         self.error_class = error_class
 
-    def tools(self, tools: list[ToolSpec], turn: int, emit: Emit) -> list[ToolSpec]:
-        """Tools unchanged."""
-        return tools
+    def wrap(self, source: ToolSource) -> ToolSource:
+        """Fail the chosen tool before it reaches the domain (tools listed unchanged)."""
+        return _Failing(source, self)
 
-    def wrap(self, boundary: ToolBoundary) -> ToolBoundary:
-        """Fail the chosen tool before it reaches the domain."""
 
-        async def failing(call: ToolCall, ctx: CallContext) -> ToolResult:
-            if call.name != self.tool:
-                return await boundary(call, ctx)
-            text = f"503 from the {self.tool} backend"
-            return ToolResult(
-                call_id=call.id,
-                name=call.name,
-                output=f"Error: {text}",
-                error_class=self.error_class,
-                error=text,
-            )
+class _Failing(WrapperToolSource):
+    def __init__(self, inner: ToolSource, outage: Outage) -> None:
+        super().__init__(inner)
+        self.outage = outage
 
-        return failing
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        tool = self.outage.tool
+        if call.name != tool:
+            return await self.inner.call_tool(call, ctx)
+        text = f"503 from the {tool} backend"
+        return ToolResult(
+            call_id=call.id,
+            name=call.name,
+            output=f"Error: {text}",
+            error_class=self.outage.error_class,
+            error=text,
+        )
 
 
 async def play(

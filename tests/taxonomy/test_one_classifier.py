@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from sessionproof.domains import Domain, Toolkit, tool
-from sessionproof.engine import CallContext, execute_on_domain
+from sessionproof.domains import Domain, ToolContext, Toolkit, tool
 from sessionproof.importers import SessionBuilder
 from sessionproof.records import ErrorClass, ToolCall
 from sessionproof.taxonomy import classify_payload, classify_text
@@ -56,7 +55,7 @@ async def _engine_class(text: str) -> ErrorClass | None:
     tools = _Raiser(db)
     tools.text = text
     domain: Domain[Any] = Domain("raiser", db, tools, policy="")
-    ctx = CallContext(
+    ctx = ToolContext(
         run_id="r",
         session_id="s",
         scenario_id="sc",
@@ -65,10 +64,9 @@ async def _engine_class(text: str) -> ErrorClass | None:
         turn=0,
         step=0,
         seed=0,
-        domain=domain,
         emit=lambda kind, payload: None,
     )
-    result = await execute_on_domain(ToolCall(id="c1", name="fail", arguments={}), ctx)
+    result = await domain.call_tool(ToolCall(id="c1", name="fail", arguments={}), ctx)
     return result.error_class
 
 

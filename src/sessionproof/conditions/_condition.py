@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..domains import ToolSpec
+from ..domains import ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
 from ..faults import DriftHooks, DriftPlan, FaultInjector, FaultPlan
-from ..guard import Guard, GuardConfig, VirtualClock, guard_boundary
+from ..guard import Guard, GuardConfig, VirtualClock, guard_source
 from ..records import ToolCall, ToolResult
-
-if TYPE_CHECKING:
-    from ..engine import CallContext, Emit, ToolBoundary
 
 SECONDS_PER_CALL = 5.0
 """Virtual time the harness lets pass before each tool call under the guard: an agent's
@@ -83,12 +79,25 @@ def parse_arm(spec: str) -> Condition:
     return Condition(name=name, faults=faults, drift=drift, guard=guard)
 
 
+class _Ticking(WrapperToolSource):
+    """Lets `SECONDS_PER_CALL` of virtual time pass before each call it forwards."""
+
+    def __init__(self, inner: ToolSource, clock: VirtualClock) -> None:
+        super().__init__(inner)
+        self.clock = clock
+
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """`inner`'s result, a decision's worth of virtual time later."""
+        self.clock.advance(SECONDS_PER_CALL)
+        return await self.inner.call_tool(call, ctx)
+
+
 class ConditionHooks:
     """The engine's `SessionHooks` for one condition in one session.
 
-    From the agent inwards: guard → drift → faults → domain. The guard sees the drifted
-    schemas the agent sees; faults are drawn on the domain's own tool names, so a plan's
-    `@tool` and its draws are the same with or without drift.
+    From the agent inwards: guard → drift → faults → domain, each a wrapper tool source.
+    The guard sees the drifted schemas the agent sees; faults are drawn on the domain's own
+    tool names, so a plan's `@tool` and its draws are the same with or without drift.
     """
 
     def __init__(
@@ -104,34 +113,18 @@ class ConditionHooks:
         self.drift = DriftHooks(condition.drift, seed, prefer_tools) if condition.drift else None
         self.faults = FaultInjector(condition.faults, seed) if condition.faults else None
         self.guard_config = guard_config
-        self._visible: list[ToolSpec] | None = None
 
-    def tools(self, tools: list[ToolSpec], turn: int, emit: Emit) -> list[ToolSpec]:
-        """The tools the agent sees at `turn` (drifted when the drift is in effect)."""
-        visible = self.drift.tools(tools, turn, emit) if self.drift else tools
-        self._visible = visible
-        return visible
-
-    def wrap(self, boundary: ToolBoundary) -> ToolBoundary:
+    def wrap(self, source: ToolSource) -> ToolSource:
         """Faults innermost, then drift, then the guard outermost."""
         if self.faults is not None:
-            boundary = self.faults.wrap(boundary)
+            source = self.faults.wrap(source)
         if self.drift is not None:
-            boundary = self.drift.wrap(boundary)
+            source = self.drift.wrap(source)
         if self.condition.guard:
-            boundary = self._guarded(boundary)
-        return boundary
-
-    def _guarded(self, inner: ToolBoundary) -> ToolBoundary:
-        clock = VirtualClock()
-        guard = Guard(self.guard_config, clock=clock, rng=random.Random(self.seed))
-        guarded = guard_boundary(guard, inner, specs=lambda: self._visible)
-
-        async def ticking(call: ToolCall, ctx: CallContext) -> ToolResult:
-            clock.advance(SECONDS_PER_CALL)
-            return await guarded(call, ctx)
-
-        return ticking
+            clock = VirtualClock()
+            guard = Guard(self.guard_config, clock=clock, rng=random.Random(self.seed))
+            source = _Ticking(guard_source(guard, source), clock)
+        return source
 
 
 def hooks_for(

@@ -2,31 +2,28 @@
 
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from typing import Any, Generic
 
-import orjson
-from pydantic import BaseModel
-
-from ..records import ToolSpec
-from ._toolkit import DBT, Toolkit
-
-
-def state_hash(db: BaseModel) -> str:
-    """Canonical hash of a DB: sorted-key JSON, blake2b. Stable across processes and runs."""
-    data = orjson.dumps(db.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+from ..records import ToolCall, ToolResult, ToolSpec
+from ._schema_tools import SchemaTools
+from ._source import ToolContext
+from ._toolkit import DBT, Toolkit, state_hash
 
 
 class Domain(Generic[DBT]):
-    """One live world: a DB and the toolkit acting on it. Create one per session."""
+    """One live world: a DB, the tools acting on it, a policy. Create one per session.
+
+    The tools are a typed `Toolkit` over the DB, or a `SchemaTools` (JSON Schemas and a
+    callable per tool; the DB is then whatever state the judge needs). A domain is itself a
+    `ToolSource`: it lists and calls its tools; its state hash is the DB's.
+    """
 
     def __init__(
         self,
         name: str,
         db: DBT,
-        toolkit: Toolkit[DBT],
+        toolkit: Toolkit[DBT] | SchemaTools,
         policy: str,
         transfer_tools: frozenset[str] = frozenset({"transfer_to_human_agents"}),
     ) -> None:
@@ -39,15 +36,30 @@ class Domain(Generic[DBT]):
 
     def tools(self) -> list[ToolSpec]:
         """The tools an agent sees."""
-        return type(self.toolkit).specs()
+        return self.toolkit.specs()
 
     def call(self, name: str, args: dict[str, Any]) -> Any:
-        """Run one tool; raises `ToolError` subclasses for expected failures."""
+        """Run one tool now, on this thread (replays and scoring); raises `ToolError`
+        subclasses for expected failures."""
         return self.toolkit.invoke(name, args)
 
     def state_hash(self) -> str:
         """Canonical hash of the current DB state."""
         return state_hash(self.db)
+
+    # -- the ToolSource protocol (the engine's way in) --------------------------------------
+
+    async def list_tools(self, ctx: ToolContext) -> list[ToolSpec]:
+        """The tools an agent sees."""
+        return await self.toolkit.list_tools(ctx)
+
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """Run one call; every failure is a classified result (see `ToolSource`)."""
+        return await self.toolkit.call_tool(call, ctx)
+
+    async def aclose(self) -> None:
+        """Release what the tools hold."""
+        await self.toolkit.aclose()
 
 
 class DomainSpec(ABC):

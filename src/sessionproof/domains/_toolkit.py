@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import inspect
-import json
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar, get_type_hints
 
 import docstring_parser
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from ..errors import ToolArgumentError, UnknownToolError
-from ..records import ToolSpec
+from ..records import ToolCall, ToolResult, ToolSpec
+from ._results import result_from_exception, result_from_value, unparsed_result
+from ._source import ToolContext
 
 DBT = TypeVar("DBT", bound=BaseModel)
 F = TypeVar("F", bound=Callable[..., Any])
 
 _TOOL_MARK = "__sessionproof_tool__"
+
+
+def state_hash(db: BaseModel) -> str:
+    """Canonical hash of a DB: sorted-key JSON, blake2b. Stable across processes and runs."""
+    data = orjson.dumps(db.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def tool(*, write: bool = False) -> Callable[[F], F]:
@@ -93,10 +104,17 @@ def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _Too
 class Toolkit(Generic[DBT]):
     """Base of every domain toolkit: subclass it and decorate methods with `@tool`.
 
-    Schemas are built once per class from signatures and docstrings (Args sections).
+    Schemas are built once per class from signatures and docstrings (Args sections). A
+    toolkit is a `ToolSource` over its DB.
     """
 
     _tools: ClassVar[dict[str, _ToolInfo]]
+
+    fast: ClassVar[bool] = True
+    """True: every tool is a quick, pure-Python edit of the DB, run inline on the event loop
+    (a worker thread would cost more than the tool; see benchmarks/harness_overhead.py).
+    Set False in a toolkit whose tools block (I/O, sleeps): its calls then run on a worker
+    thread, so other sessions go on meanwhile."""
 
     def __init__(self, db: DBT) -> None:
         self.db = db
@@ -143,13 +161,29 @@ class Toolkit(Generic[DBT]):
         kwargs = {k: getattr(parsed, k) for k in info.args_model.model_fields}
         return getattr(self, info.method_name)(**kwargs)
 
+    # -- the ToolSource protocol ----------------------------------------------------------
 
-def render_output(value: Any) -> str:
-    """The text an agent sees for a tool's return value (JSON for structured values)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, BaseModel):
-        return value.model_dump_json()
-    if isinstance(value, list) and all(isinstance(v, BaseModel) for v in value):
-        return "[" + ",".join(v.model_dump_json() for v in value) + "]"
-    return json.dumps(value, default=str)
+    async def list_tools(self, ctx: ToolContext) -> list[ToolSpec]:
+        """Every tool's spec (they do not change during a session)."""
+        return self.specs()
+
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """Run one call on the DB: inline when the toolkit is `fast`, else on a thread."""
+        start = time.perf_counter()
+        if call.arguments is None:
+            return unparsed_result(call, start)
+        try:
+            if self.fast:
+                value = self.invoke(call.name, call.arguments)
+            else:
+                value = await asyncio.to_thread(self.invoke, call.name, call.arguments)
+        except Exception as exc:  # a tool that raises must not end the run
+            return result_from_exception(call, exc, start)
+        return result_from_value(call, value, start)
+
+    async def aclose(self) -> None:
+        """Nothing to release: the DB is in memory."""
+
+    def state_hash(self) -> str | None:
+        """Canonical hash of the DB."""
+        return state_hash(self.db)

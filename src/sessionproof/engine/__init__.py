@@ -2,15 +2,7 @@
 termination rule. It imports neither suites nor scoring: a suite is a `JudgedSuite`
 structurally."""
 
-from ._boundary import (
-    MAX_TOOL_OUTPUT_CHARS,
-    CallContext,
-    Emit,
-    NoHooks,
-    SessionHooks,
-    ToolBoundary,
-    execute_on_domain,
-)
+from ._boundary import NoHooks, SessionHooks
 from ._judge import PREMATURE, Judge, JudgedSuite, with_termination
 from ._loop import (
     DEFAULT_AGENT_TIMEOUT_S,
@@ -35,10 +27,7 @@ __all__ = [
     "DEFAULT_AGENT_TIMEOUT_S",
     "DEFAULT_MAX_ERRORS",
     "DEFAULT_MAX_STEPS",
-    "MAX_TOOL_OUTPUT_CHARS",
     "PREMATURE",
-    "CallContext",
-    "Emit",
     "HooksFactory",
     "Judge",
     "JudgedSuite",
@@ -49,8 +38,6 @@ __all__ = [
     "SessionList",
     "SessionPlan",
     "SessionSink",
-    "ToolBoundary",
-    "execute_on_domain",
     "execute_run",
     "run_session",
     "session_id",

@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ..agents import STOP_TOKEN, Agent, AgentRequest, AgentResponse
-from ..domains import Domain
-from ..errors import InfraError
+from ..domains import Domain, ToolContext, ToolSource, result_from_exception
+from ..errors import InfraError, exception_text
 from ..records import (
     ErrorClass,
     EventKind,
@@ -22,10 +22,12 @@ from ..records import (
     Scenario,
     Session,
     TerminationReason,
+    ToolCall,
+    ToolResult,
     Usage,
 )
 from ..users import User
-from ._boundary import CallContext, NoHooks, SessionHooks, execute_on_domain
+from ._boundary import NoHooks, SessionHooks
 from ._judge import Judge, with_termination
 from ._recorder import Recorder
 from ._reply import MalformedReply, accept_reply
@@ -77,7 +79,7 @@ class _SessionRun:
         self.conversation: list[Message] = [Message.system(self.domain.policy)]
         self.usage = Usage()
         self.errors = 0
-        self.boundary = plan.hooks.wrap(execute_on_domain)
+        self.tools: ToolSource = plan.hooks.wrap(self.domain)
         self.scenario_json = plan.scenario.model_dump_json()
 
     def _model_calls(self, calls: list[ModelCall]) -> None:
@@ -96,8 +98,30 @@ class _SessionRun:
             return _End(TerminationReason.user_stop)
         return None
 
-    def _request(self) -> AgentRequest:
-        tools = self.plan.hooks.tools(self.domain.tools(), self.rec.turn, self.rec.emit)
+    def _context(self) -> ToolContext:
+        return ToolContext(
+            run_id=self.plan.run_id,
+            session_id=self.plan.session_id,
+            scenario_id=self.plan.scenario.id,
+            trial=self.plan.trial,
+            arm=self.plan.arm,
+            turn=self.rec.turn,
+            step=self.rec.step,
+            seed=self.plan.seed,
+            emit=self.rec.emit,
+        )
+
+    async def _call(self, call: ToolCall) -> ToolResult:
+        start = time.perf_counter()
+        try:
+            return await self.tools.call_tool(call, self._context())
+        except Exception as exc:
+            # A source breaking its contract (results, not exceptions) is still one
+            # classified failed call, not the end of the run.
+            return result_from_exception(call, exc, start)
+
+    async def _request(self) -> AgentRequest:
+        tools = await self.tools.list_tools(self._context())
         # Fresh copies for every request: an agent that edits what it was given must change
         # neither the conversation (later requests, the simulated user) nor the scenario it
         # is judged on. A dump and validate in pydantic-core is ~4x cheaper than deepcopy.
@@ -120,7 +144,8 @@ class _SessionRun:
         # happened and end the session so the rest of the run goes on.
         where = traceback.extract_tb(exc.__traceback__)[-1:]
         at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
-        said = f": {exc}" if str(exc) else ""
+        text = exception_text(exc)
+        said = f": {text}" if text != type(exc).__name__ else ""
         return self._agent_failed(
             ErrorClass.unknown, f"agent raised {type(exc).__name__}{said}{at}"
         )
@@ -128,7 +153,7 @@ class _SessionRun:
     async def _agent_decision(self) -> AgentResponse | _End:
         """Ask the agent for its next decision, within the time limit; accept only a reply
         that is plain JSON records (the one place agent output enters the session)."""
-        request = self._request()
+        request = await self._request()
         limit = self.plan.agent_timeout
         deadline = asyncio.timeout(limit)
         try:
@@ -172,19 +197,7 @@ class _SessionRun:
             if self.rec.step >= self.plan.max_steps:
                 return _End(TerminationReason.max_steps, "step limit reached mid-message")
             self.rec.emit(EventKind.tool_call, call.model_dump(mode="json"))
-            ctx = CallContext(
-                run_id=self.plan.run_id,
-                session_id=self.plan.session_id,
-                scenario_id=self.plan.scenario.id,
-                trial=self.plan.trial,
-                arm=self.plan.arm,
-                turn=self.rec.turn,
-                step=self.rec.step,
-                seed=self.plan.seed,
-                domain=self.domain,
-                emit=self.rec.emit,
-            )
-            result = await self.boundary(call, ctx)
+            result = await self._call(call)
             self.rec.emit(EventKind.tool_result, result.model_dump(mode="json"))
             self.conversation.append(Message.tool(result))
             self.rec.step += 1
@@ -217,11 +230,14 @@ class _SessionRun:
 
     async def run(self) -> tuple[Session, Domain[Any]]:
         started = time.time()
-        while True:
-            end = await self._turn()
-            if end:
-                break
-            self.rec.turn += 1
+        try:
+            while True:
+                end = await self._turn()
+                if end:
+                    break
+                self.rec.turn += 1
+        finally:
+            await self.tools.aclose()
         self.rec.emit(EventKind.end, {"termination": end.reason, "detail": end.detail})
         session = Session(
             run_id=self.plan.run_id,

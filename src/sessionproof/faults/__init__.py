@@ -1,4 +1,4 @@
-"""Faults at the tool boundary: seeded fault plans and schema drift.
+"""Faults at the tool boundary: seeded fault plans and schema drift, as tool-source wrappers.
 
 Elsewhere: the error classes' semantics and the classifier in `sessionproof.taxonomy`; arms
 (faults, drift and the guard together) in `sessionproof.conditions`; the error-recovery rate
@@ -8,9 +8,9 @@ in `sessionproof.scoring`.
 - `DriftPlan.parse("rename_param@2")`, `DriftHooks`: a changed API the domain still serves.
 """
 
-from ._drift import DriftHooks, DriftPlan, choose_drift
+from ._drift import DriftedSource, DriftHooks, DriftPlan, choose_drift
 from ._drift_kinds import DriftKind, ToolDrift
-from ._plan import COMMITTED_CLASSES, DEFAULT_MIX, FaultInjector, FaultPlan
+from ._plan import COMMITTED_CLASSES, DEFAULT_MIX, FaultInjector, FaultPlan, FaultySource
 
 __all__ = [
     "COMMITTED_CLASSES",
@@ -18,8 +18,10 @@ __all__ = [
     "DriftHooks",
     "DriftKind",
     "DriftPlan",
+    "DriftedSource",
     "FaultInjector",
     "FaultPlan",
+    "FaultySource",
     "ToolDrift",
     "choose_drift",
 ]

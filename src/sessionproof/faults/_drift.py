@@ -16,19 +16,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict
 
-from ..domains import ToolSpec
+from ..domains import Emit, ToolContext, ToolSource, ToolSpec, WrapperToolSource
 from ..errors import ConfigError
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult
 from ._drift_kinds import BUILDERS, DriftKind, ToolDrift
 from ._hash import stable_pick
-
-if TYPE_CHECKING:
-    from ..engine._boundary import CallContext, Emit, ToolBoundary
 
 _SPEC = re.compile(r"^([a-z_]+)(?:@(\d+))?$")
 
@@ -101,7 +98,8 @@ def _violations(validator: jsonschema.protocols.Validator, args: dict[str, Any])
 class DriftHooks:
     """Applies one `DriftPlan` to one session: the tools the agent sees, the calls it makes.
 
-    Implements the engine's `SessionHooks` protocol (`tools` and `wrap`).
+    `wrap(source)` is the session's drifted source (`DriftedSource`); `tools` is its listing
+    side as a plain function.
     """
 
     def __init__(self, plan: DriftPlan, seed: int, prefer_tools: Sequence[str] = ()) -> None:
@@ -150,28 +148,28 @@ class DriftHooks:
             return tools
         return [drift.drifted if t.name == drift.original.name else t for t in tools]
 
-    def wrap(self, boundary: ToolBoundary) -> ToolBoundary:
-        """A boundary that speaks the drifted form to the agent and the old one to `boundary`."""
+    def wrap(self, inner: ToolSource) -> ToolSource:
+        """A source that speaks the drifted form to the agent and the old one to `inner`."""
+        return DriftedSource(inner, self)
 
-        async def drifted(call: ToolCall, ctx: CallContext) -> ToolResult:
-            drift = self._choose(ctx.domain.tools())
-            if drift is None or not self.plan.active(ctx.turn):
-                return await boundary(call, ctx)
-            if call.name == drift.drifted.name:
-                return await self._translated(call, ctx, boundary, drift)
-            if call.name == drift.original.name:  # only reachable after rename_tool
-                names = sorted(
-                    drift.drifted.name if t.name == drift.original.name else t.name
-                    for t in ctx.domain.tools()
-                )
-                text = f"unknown tool {call.name!r}; available tools: {', '.join(names)}"
-                return _rejected(call, text)
-            return await boundary(call, ctx)
-
-        return drifted
+    async def call(self, inner: ToolSource, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """One call in the agent's (drifted) form, served by `inner` in its own form."""
+        own = await inner.list_tools(ctx)
+        drift = self._choose(own)
+        if drift is None or not self.plan.active(ctx.turn):
+            return await inner.call_tool(call, ctx)
+        if call.name == drift.drifted.name:
+            return await self._translated(call, ctx, inner, drift)
+        if call.name == drift.original.name:  # only reachable after rename_tool
+            names = sorted(
+                drift.drifted.name if t.name == drift.original.name else t.name for t in own
+            )
+            text = f"unknown tool {call.name!r}; available tools: {', '.join(names)}"
+            return _rejected(call, text)
+        return await inner.call_tool(call, ctx)
 
     async def _translated(
-        self, call: ToolCall, ctx: CallContext, boundary: ToolBoundary, drift: ToolDrift
+        self, call: ToolCall, ctx: ToolContext, inner: ToolSource, drift: ToolDrift
     ) -> ToolResult:
         args = call.arguments
         if args is not None and self._validator is not None:
@@ -180,7 +178,7 @@ class DriftHooks:
                 return _rejected(call, f"invalid arguments for {call.name}: {'; '.join(problems)}")
             args = drift.to_domain(args)
         inner_call = call.model_copy(update={"name": drift.original.name, "arguments": args})
-        result = await boundary(inner_call, ctx)
+        result = await inner.call_tool(inner_call, ctx)
         update: dict[str, Any] = {"name": call.name}
         if result.ok and drift.from_domain is not None:
             try:
@@ -190,6 +188,23 @@ class DriftHooks:
             if isinstance(value, dict | list):
                 update["output"] = json.dumps(drift.from_domain(value))
         return result.model_copy(update=update)
+
+
+class DriftedSource(WrapperToolSource):
+    """A tool source under one session's drift: the listing shows the changed API, calls in
+    its form are translated back to the source's own."""
+
+    def __init__(self, inner: ToolSource, hooks: DriftHooks) -> None:
+        super().__init__(inner)
+        self.hooks = hooks
+
+    async def list_tools(self, ctx: ToolContext) -> list[ToolSpec]:
+        """`inner`'s tools, drifted from the plan's turn on (announced once, when it starts)."""
+        return self.hooks.tools(await self.inner.list_tools(ctx), ctx.turn, ctx.emit)
+
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """The call translated to `inner`'s form (or rejected, as the new API would)."""
+        return await self.hooks.call(self.inner, call, ctx)
 
 
 def _rejected(call: ToolCall, text: str) -> ToolResult:

@@ -23,17 +23,15 @@ import difflib
 import re
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..domains import ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult
 from ..taxonomy import fault_message, semantics
 from ._hash import unit_draw
-
-if TYPE_CHECKING:
-    from ..engine._boundary import CallContext, ToolBoundary
 
 DEFAULT_MIX: Mapping[ErrorClass, float] = {
     ErrorClass.rate_limited: 0.30,
@@ -165,7 +163,7 @@ class FaultPlan(BaseModel):
 
 
 class FaultInjector:
-    """Applies a `FaultPlan` around a tool boundary, one session or many.
+    """Applies a `FaultPlan` around a tool source, one session or many.
 
     Each call of a domain tool counts as the next occurrence of that tool in its session;
     the same call id seen again (a guard re-sending it) is the next attempt. A faulted call
@@ -180,7 +178,7 @@ class FaultInjector:
         self._occurrences: dict[tuple[str, str], int] = {}
         self._calls: dict[tuple[str, str], list[int]] = {}
 
-    def _key(self, call: ToolCall, ctx: CallContext) -> tuple[int, int]:
+    def _key(self, call: ToolCall, ctx: ToolContext) -> tuple[int, int]:
         known = self._calls.get((ctx.session_id, call.id))
         if known is not None:
             known[1] += 1
@@ -191,33 +189,34 @@ class FaultInjector:
         self._calls[(ctx.session_id, call.id)] = [occurrence, 0]
         return occurrence, 0
 
-    def wrap(self, inner: ToolBoundary) -> ToolBoundary:
-        """A boundary that injects this plan's faults in front of (or behind) `inner`."""
+    def wrap(self, inner: ToolSource) -> ToolSource:
+        """A source that injects this plan's faults in front of (or behind) `inner`'s calls;
+        its listing is `inner`'s."""
+        return FaultySource(inner, self)
 
-        async def boundary(call: ToolCall, ctx: CallContext) -> ToolResult:
-            if not self.plan.applies_to(call.name):
-                return await inner(call, ctx)
-            occurrence, attempt = self._key(call, ctx)
-            tools = {spec.name for spec in ctx.domain.tools()}
-            if call.name not in tools or call.arguments is None:
-                # A made-up tool or unparsable arguments fail on their own; a fault on top
-                # would hide the agent's mistake.
-                return await inner(call, ctx)
-            seed = ctx.seed if self.seed is None else self.seed
-            error_class = self.plan.draw(
-                seed, ctx.scenario_id, ctx.trial, call.name, occurrence, attempt
-            )
-            if error_class is None:
-                return await inner(call, ctx)
-            return await self._inject(call, ctx, inner, error_class, occurrence, attempt)
-
-        return boundary
+    async def call(self, inner: ToolSource, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """One call of `inner` under the plan: the fault drawn for it, or `inner`'s result."""
+        if not self.plan.applies_to(call.name):
+            return await inner.call_tool(call, ctx)
+        occurrence, attempt = self._key(call, ctx)
+        tools = {spec.name for spec in await inner.list_tools(ctx)}
+        if call.name not in tools or call.arguments is None:
+            # A made-up tool or unparsable arguments fail on their own; a fault on top
+            # would hide the agent's mistake.
+            return await inner.call_tool(call, ctx)
+        seed = ctx.seed if self.seed is None else self.seed
+        error_class = self.plan.draw(
+            seed, ctx.scenario_id, ctx.trial, call.name, occurrence, attempt
+        )
+        if error_class is None:
+            return await inner.call_tool(call, ctx)
+        return await self._inject(call, ctx, inner, error_class, occurrence, attempt)
 
     async def _inject(
         self,
         call: ToolCall,
-        ctx: CallContext,
-        inner: ToolBoundary,
+        ctx: ToolContext,
+        inner: ToolSource,
         error_class: ErrorClass,
         occurrence: int,
         attempt: int,
@@ -225,7 +224,7 @@ class FaultInjector:
         start = time.perf_counter()
         committed = False
         if error_class in COMMITTED_CLASSES:
-            ran = await inner(call, ctx)
+            ran = await inner.call_tool(call, ctx)
             committed = ran.ok
         retry_after = semantics(error_class).default_retry_after_s
         message = fault_message(error_class, call.name, retry_after)
@@ -248,3 +247,18 @@ class FaultInjector:
             injected=True,
             latency_s=time.perf_counter() - start,
         )
+
+
+class FaultySource(WrapperToolSource):
+    """A tool source under a `FaultInjector`: calls may fault, the listing is unchanged.
+
+    The injector keeps the per-session counts, so one injector may serve many sources.
+    """
+
+    def __init__(self, inner: ToolSource, injector: FaultInjector) -> None:
+        super().__init__(inner)
+        self.injector = injector
+
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """`inner`'s result, or the fault the plan draws for this attempt of this call."""
+        return await self.injector.call(self.inner, call, ctx)

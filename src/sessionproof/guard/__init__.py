@@ -16,15 +16,16 @@ jitter otherwise), "check before retrying" for a write whose outcome is unknown,
 user or transfer" for failures no retry fixes. `result.decisions` lists what the guard did
 and why; pass `on_decision=` to log or trace every decision as it happens.
 
-In the harness, `guard_boundary` wraps a tool boundary the same way (sessionproof arms with
-`guard`); a `VirtualClock` makes every wait instant and reproducible.
+In the harness, `guard_source` wraps a tool source (`sessionproof.domains.ToolSource`) the
+same way (sessionproof arms with `guard`); a `VirtualClock` makes every wait instant and
+reproducible.
 """
 
 from ._breaker import BreakerState, CircuitBreaker
 from ._calls import unknown_tool_hint, unknown_tool_text
 from ._clock import Clock, SystemClock, VirtualClock
 from ._core import Guard, GuardedTool, ToolFn
-from ._harness import SpecSource, guard_boundary
+from ._harness import GuardedSource, guard_source
 from ._hints import RepairHint, SchemaCheck, hints_for, json_type
 from ._records import Decision, Escalation, GuardConfig, GuardDecision, GuardResult
 
@@ -38,14 +39,14 @@ __all__ = [
     "GuardConfig",
     "GuardDecision",
     "GuardResult",
+    "GuardedSource",
     "GuardedTool",
     "RepairHint",
     "SchemaCheck",
-    "SpecSource",
     "SystemClock",
     "ToolFn",
     "VirtualClock",
-    "guard_boundary",
+    "guard_source",
     "hints_for",
     "json_type",
     "unknown_tool_hint",

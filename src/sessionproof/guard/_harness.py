@@ -1,10 +1,10 @@
-"""The guard inside the harness: a `ToolBoundary` wrapper driven by the agent-visible specs."""
+"""The guard inside the harness: a tool-source wrapper driven by the agent-visible specs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
+from ..domains import ToolContext, ToolSource, WrapperToolSource
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult, ToolSpec
 from ..taxonomy import retry_after_s
 from ._calls import unknown_tool_hint, unknown_tool_text
@@ -12,12 +12,6 @@ from ._core import Guard
 from ._hints import SchemaCheck
 from ._records import Decision, GuardDecision
 from ._run import Attempt, Final, GuardRun, ToolPolicy
-
-if TYPE_CHECKING:
-    from ..engine import CallContext, ToolBoundary
-
-SpecSource = Callable[[], Sequence[ToolSpec] | None]
-"""Returns the tools as the agent sees them now (None: use the domain's own)."""
 
 
 class _SpecPolicies:
@@ -73,23 +67,33 @@ def _tool_result(call: ToolCall, final: Final) -> ToolResult:
     )
 
 
-def guard_boundary(
-    guard: Guard,
-    inner: ToolBoundary,
-    specs: SpecSource | None = None,
-    idempotency_keys: Mapping[str, str] | None = None,
-) -> ToolBoundary:
-    """Wrap a tool boundary with `guard`: every call is validated against the tool's spec as
-    the agent sees it, retried by class, broken per tool, and every decision is emitted as a
-    `guard_decision` event (payload: `GuardDecision.payload()`).
+class GuardedSource(WrapperToolSource):
+    """A tool source under the guard: every call is validated against the tool's spec as
+    the agent last listed it (the guard wraps drift, so it sees drifted schemas), retried by
+    class, broken per tool, and every decision is emitted as a `guard_decision` event
+    (payload: `GuardDecision.payload()`). The listing passes through unchanged.
 
     `idempotency_keys` maps a write tool to the argument that carries its idempotency key.
     """
-    policies = _SpecPolicies(idempotency_keys or {})
 
-    async def guarded(call: ToolCall, ctx: CallContext) -> ToolResult:
-        visible = (specs() if specs is not None else None) or ctx.domain.tools()
+    def __init__(
+        self, inner: ToolSource, guard: Guard, idempotency_keys: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(inner)
+        self.guard = guard
+        self._policies = _SpecPolicies(idempotency_keys or {})
+        self._visible: list[ToolSpec] | None = None
+
+    async def list_tools(self, ctx: ToolContext) -> list[ToolSpec]:
+        """`inner`'s tools; remembered, since calls are checked against what the agent saw."""
+        self._visible = await self.inner.list_tools(ctx)
+        return self._visible
+
+    async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """The guarded call: validated, retried, broken, or repaired with hints."""
+        visible = self._visible or await self.inner.list_tools(ctx)
         spec = next((s for s in visible if s.name == call.name), None)
+        guard = self.guard
 
         def emit(decision: GuardDecision) -> None:
             ctx.emit(EventKind.guard_decision, decision.payload())
@@ -101,12 +105,18 @@ def guard_boundary(
             final = Final(Decision.repair, text, ErrorClass.validation_error, hints=[hint])
             return _tool_result(call, run.finish(final, hint.problem))
         run = GuardRun(
-            guard, policies.policy(spec), call.id, call.arguments, call.parse_error, emit=emit
+            guard, self._policies.policy(spec), call.id, call.arguments, call.parse_error, emit=emit
         )
+        inner = self.inner
 
         async def attempt() -> Attempt:
-            return _attempt(await inner(call, ctx))
+            return _attempt(await inner.call_tool(call, ctx))
 
         return _tool_result(call, await guard.run_async(run, attempt))
 
-    return guarded
+
+def guard_source(
+    guard: Guard, inner: ToolSource, idempotency_keys: Mapping[str, str] | None = None
+) -> GuardedSource:
+    """Wrap a tool source with `guard` (see `GuardedSource`)."""
+    return GuardedSource(inner, guard, idempotency_keys)

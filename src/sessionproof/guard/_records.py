@@ -116,7 +116,7 @@ class GuardConfig(BaseModel):
     (retried for reads, never blindly re-sent for writes); None: no limit. The default
     applies to async tools; a sync tool is timed (on a worker thread) only when this is set
     explicitly or `Guard.wrap(timeout_s=...)` asks. Calls inside the harness
-    (`guard_boundary`) are not timed: their time is virtual."""
+    (`guard_source`) are not timed: their time is virtual."""
     validate_arguments: bool = True
     """Check arguments against the tool's schema before calling."""
     validate_outputs: bool = True

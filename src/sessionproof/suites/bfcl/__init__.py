@@ -16,7 +16,7 @@ from ._data import (
     load_questions,
     packaged_questions,
 )
-from ._domain import BFCL_POLICY, BfclDomainSpec, BfclState, BfclToolkit, bfcl_domain
+from ._domain import BFCL_POLICY, BfclDomainSpec, BfclState, bfcl_domain
 from ._expected import expected_calls
 from ._match import (
     BfclVerdict,
@@ -48,7 +48,6 @@ __all__ = [
     "BfclScore",
     "BfclState",
     "BfclSuite",
-    "BfclToolkit",
     "BfclVerdict",
     "CallRule",
     "CategoryScore",

@@ -1,19 +1,19 @@
 """A domain per BFCL question: exactly its functions as tools, none of which does anything.
 
 BFCL single-call questions judge the call, not its effect, so every tool answers with the
-same acknowledgement. The tools come from JSON documents rather than typed methods, so the
-toolkit is built at run time: one small `Toolkit` subclass per question whose class-level
-`specs()` / `spec()` answer from the question's schemas.
+same acknowledgement. The tools come from JSON documents rather than typed methods, so they
+are a `SchemaTools`: the question's schemas, each served by one acknowledging callable.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ...domains import Domain, DomainSpec, Toolkit, ToolSpec
-from ...errors import ConfigError, UnknownToolError
+from ...domains import Domain, DomainSpec, SchemaTool, SchemaTools, ToolSpec
+from ...errors import ConfigError
 from ...records import Scenario
 from ._schema import PYTHON_HINT, parameters_schema
 
@@ -33,34 +33,17 @@ class BfclState(BaseModel):
     question_id: str
 
 
-class BfclToolkit(Toolkit[BfclState]):
-    """Base of the per-question toolkits: tools from JSON Schemas, each a no-op."""
+def _acknowledge(function: str) -> Callable[..., dict[str, str]]:
+    """The tool serving BFCL function `function`: any arguments, the same answer."""
 
-    _specs: ClassVar[dict[str, ToolSpec]] = {}
-    _originals: ClassVar[dict[str, str]] = {}
-
-    @classmethod
-    def specs(cls) -> list[ToolSpec]:
-        """The question's functions as tools, in the question's order."""
-        return list(cls._specs.values())
-
-    @classmethod
-    def spec(cls, name: str) -> ToolSpec:
-        """One tool's spec; raises `UnknownToolError`."""
-        found = cls._specs.get(name)
-        if found is None:
-            raise UnknownToolError(name, list(cls._specs))
-        return found
-
-    def invoke(self, name: str, args: dict[str, Any]) -> Any:
-        """Acknowledge the call without doing anything; raises `UnknownToolError`."""
-        if name not in self._specs:
-            raise UnknownToolError(name, list(self._specs))
+    def acknowledge(**_: Any) -> dict[str, str]:
         return {
             "status": "ok",
-            "function": self._originals[name],
+            "function": function,
             "result": "call received; this benchmark judges the call itself, not its effect",
         }
+
+    return acknowledge
 
 
 class BfclDomainSpec(DomainSpec):
@@ -71,30 +54,32 @@ class BfclDomainSpec(DomainSpec):
         self.name = f"bfcl:{question_id}"
         self.question_id = question_id
         by_original = {f["name"]: f for f in functions}
-        specs = {
-            safe: ToolSpec(
+        self.specs = [
+            ToolSpec(
                 name=safe,
                 description=str(by_original[original].get("description") or "") + PYTHON_HINT,
                 parameters=parameters_schema(by_original[original]),
             )
             for safe, original in names.items()
-        }
-        self.toolkit_class: type[BfclToolkit] = type(
-            f"BfclToolkit_{question_id}",
-            (BfclToolkit,),
-            {"_specs": specs, "_originals": dict(names), "__doc__": f"Tools of {question_id}."},
-        )
+        ]
+        self.names = dict(names)
 
     def create(self) -> Domain[BfclState]:
         """A new (stateless) domain for the question."""
-        db = BfclState(question_id=self.question_id)
-        return Domain(
-            self.name, db, self.toolkit_class(db), BFCL_POLICY, transfer_tools=frozenset()
+        # Arguments are not validated (BFCL judges the call as made, and a rejection would
+        # change what the agent does next); the acknowledgement is a pure, instant function,
+        # so it runs inline.
+        tools = SchemaTools(
+            [SchemaTool(spec, _acknowledge(self.names[spec.name])) for spec in self.specs],
+            validate=False,
+            fast=True,
         )
+        db = BfclState(question_id=self.question_id)
+        return Domain(self.name, db, tools, BFCL_POLICY, transfer_tools=frozenset())
 
     def tools(self) -> list[ToolSpec]:
         """The question's tools, without building a domain."""
-        return self.toolkit_class.specs()
+        return list(self.specs)
 
 
 def bfcl_metadata(scenario: Scenario) -> dict[str, Any]:
