@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from ...domains import Domain
 from ...errors import InputFileError, UnknownSuiteError
 from ...records import Outcome, Scenario, Session
-from .._suite import Suite
+from .._suite import Suite, without_derived_fields
 from ._evaluate import evaluate_tau2
 from ._judge import NLJudge
 from ._tau import read_package_json
@@ -79,6 +79,10 @@ class Tau2Suite(Suite):
         super().__init__(name, scenarios)
         self.judge = judge
         """Judge for NL assertions; None reports them as not evaluated."""
+
+    def hashed_form(self, scenario: Scenario) -> dict[str, Any]:
+        """The scenario less what this package derives from its task (hashed as metadata)."""
+        return without_derived_fields(super().hashed_form(scenario))
 
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
         """The tau2 verdict, read from the session's final state.
