@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Generic, TypeVar, get_type_hints
 import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from ..errors import ToolArgumentError, UnknownToolError
+from ..errors import ToolArgumentError, UnknownToolError, describe_validation
 from ..records import ToolSpec
 
 DBT = TypeVar("DBT", bound=BaseModel)
@@ -135,10 +135,7 @@ class Toolkit(Generic[DBT]):
         try:
             parsed = info.args_model.model_validate(args)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
-                for err in exc.errors()
-            )
+            problems = describe_validation(exc, whole="(arguments)", limit=None)
             raise ToolArgumentError(f"invalid arguments for {name}: {problems}") from None
         kwargs = {k: getattr(parsed, k) for k in info.args_model.model_fields}
         return getattr(self, info.method_name)(**kwargs)

@@ -16,7 +16,7 @@ import orjson
 from pydantic import ValidationError
 
 from ..domains import domain_names, get_domain
-from ..errors import InputFileError, SessionproofError
+from ..errors import InputFileError, SessionproofError, describe_validation
 from ..records import Scenario
 from ..scoring import call_rule_names
 from ._suite import Suite
@@ -112,10 +112,9 @@ def parse_scenarios(data: object, source: str, lines: Sequence[int] = ()) -> lis
         try:
             scenario = Scenario.model_validate(item)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "(scenario)"
-            more = f" ({len(exc.errors())} problems)" if len(exc.errors()) > 1 else ""
-            raise InputFileError(f"{where}: {field}: {err['msg']}{more}") from None
+            raise InputFileError(
+                f"{where}: {describe_validation(exc, whole='(scenario)')}"
+            ) from None
         if scenario.id in seen:
             raise InputFileError(f"{where}: id: duplicate id {scenario.id!r}")
         seen.add(scenario.id)

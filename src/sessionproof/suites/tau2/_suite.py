@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ...domains import Domain
-from ...errors import InputFileError, UnknownSuiteError
+from ...errors import InputFileError, UnknownSuiteError, describe_validation
 from ...records import Outcome, Scenario, Session
 from .._suite import Suite, without_derived_fields
 from ._evaluate import evaluate_tau2
@@ -38,10 +38,8 @@ def _tasks(domain: str) -> tuple[tuple[Scenario, ...], dict[str, list[str]]]:
         try:
             task = Tau2Task.model_validate(item)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
             raise InputFileError(
-                f"{domain} data/tasks.json: task #{i}: {where}: {err['msg']}"
+                f"{domain} data/tasks.json: task #{i}: {describe_validation(exc)}"
             ) from None
         scenarios.append(scenario_from_task(task, item, domain))
     if not isinstance(splits, dict):
