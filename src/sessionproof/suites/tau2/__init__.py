@@ -23,7 +23,6 @@ if TYPE_CHECKING:
         evaluate_taubench,
         judge_tau2,
         judge_taubench,
-        normalise,
     )
     from ._judge import (
         AgentJudge,
@@ -77,7 +76,6 @@ _MODULE_OF: dict[str, str] = {
     "evaluate_taubench": "._evaluate",
     "judge_tau2": "._evaluate",
     "judge_taubench": "._evaluate",
-    "normalise": "._evaluate",
     "AgentJudge": "._judge",
     "NLJudge": "._judge",
     "make_judge": "._judge",
@@ -134,7 +132,6 @@ __all__ = [
     "judge_taubench",
     "load_tau2_suite",
     "make_judge",
-    "normalise",
     "parse_judgement",
     "render_instructions",
     "replay",
