@@ -7,8 +7,9 @@ which pulls in scoring.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._files import load_suite_file, parse_scenarios
@@ -27,16 +28,4 @@ _MODULE_OF: dict[str, str] = {
 __all__ = ["BUILTIN_SUITES", "Suite", "load_suite", "load_suite_file", "parse_scenarios"]
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its submodule on first use (module attribute hook)."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later look-ups skip the hook
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazy ones included."""
-    return sorted({*globals(), *_MODULE_OF})
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF)

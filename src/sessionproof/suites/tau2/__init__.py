@@ -13,8 +13,9 @@ imports `retail` and `_tau` only) loads neither scoring, the importers nor the s
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._evaluate import (
@@ -146,16 +147,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its submodule on first use (module attribute hook)."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later look-ups skip the hook
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazy ones included."""
-    return sorted({*globals(), *_MODULE_OF})
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF)
