@@ -1,6 +1,12 @@
-"""Named error types. A leaf module: imports nothing of ours."""
+"""Named error types, and the one way a pydantic validation error becomes message text. A leaf
+module: imports nothing of ours."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class SessionproofError(Exception):
@@ -97,3 +103,28 @@ def exception_text(exc: BaseException) -> str:
     except Exception:
         return f"{type(exc).__name__} (its message cannot be shown)"
     return text or type(exc).__name__
+
+
+def validation_problems(exc: ValidationError, prefix: str = "") -> list[tuple[str, str]]:
+    """(dotted field path, message) of every problem in a pydantic validation error, the
+    paths under `prefix` (a problem with the whole value has the path `prefix`, maybe "")."""
+    out = []
+    for err in exc.errors():
+        path = ".".join(str(p) for p in err["loc"])
+        if prefix:
+            path = f"{prefix}.{path}" if path else prefix
+        out.append((path, err["msg"]))
+    return out
+
+
+def describe_validation(
+    exc: ValidationError, *, prefix: str = "", whole: str = "(top level)", limit: int | None = 1
+) -> str:
+    """A validation error as one line: its first `limit` problems (None: all) as
+    `path: message` joined by "; " (`whole` names the path of the value itself), then how
+    many more there were."""
+    problems = validation_problems(exc, prefix)
+    shown = problems if limit is None else problems[:limit]
+    text = "; ".join(f"{path or whole}: {msg}" for path, msg in shown)
+    more = len(problems) - len(shown)
+    return text + (f" (and {more} more problems)" if more else "")

@@ -1,8 +1,9 @@
 """Agents: one protocol, many adapters (providers, the embedded model, reference agents)."""
 
-from ._oracle import STOP_TOKEN, OracleAgent
+from ._oracle import OracleAgent
 from ._protocol import (
     REFERENCE_SPECS,
+    STOP_TOKEN,
     Agent,
     AgentRequest,
     AgentResponse,

@@ -5,8 +5,6 @@ from __future__ import annotations
 from ..records import Action, Message, Scenario, ToolCall
 from ._protocol import AgentRequest, AgentResponse
 
-STOP_TOKEN = "###STOP###"
-
 
 def _actions_for_turn(scenario: Scenario, turn: int, last_turn: int) -> list[Action]:
     # An action tagged for a turn past the script's end runs at the last turn, so no gold

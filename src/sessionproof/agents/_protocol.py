@@ -9,6 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..domains import ToolSpec
 from ..records import ErrorClass, Message, ModelCall, Scenario
 
+STOP_TOKEN = "###STOP###"
+"""Said in a reply without tool calls, it ends the session (`agent_stop`); a simulated user
+says it when the conversation is over."""
+
 
 class AgentRequest(BaseModel):
     """Everything an agent may use to decide its next message."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from ..report import render_table
+from ..report import pct, pct_range, render_table
 from ..scoring import ARM_DEFINITIONS, compare_arms
 from ..store import SessionRow, Store
 from ._app import out_console
@@ -35,13 +35,10 @@ def report_arms(
         typer.echo(json.dumps(payload, indent=2))
         return
 
-    def pct(x: float | None) -> str:
-        return "n/a" if x is None else f"{x:.1%}"
-
     table = []
     for name, arm in report.arms.items():
         s = arm.summary
-        ci = f"{s.ci95[0]:.1%}–{s.ci95[1]:.1%}" if s.ci95 else "n/a"
+        ci = pct_range(*s.ci95) if s.ci95 else "n/a"
         tol = arm.drift_tolerance
         table.append(
             [

@@ -16,6 +16,7 @@ from ..errors import SessionproofError, StoreError
 from ..importers import import_file
 from ..records import Scenario, Session
 from ..report import (
+    pct,
     render_definitions,
     render_metric_definitions,
     render_metrics,
@@ -65,7 +66,7 @@ def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None
             r.suite,
             r.model,
             f"{r.sessions_done}/{r.sessions_expected}",
-            "n/a" if r.accuracy is None else f"{r.accuracy:.1%}",
+            pct(r.accuracy),
             str(r.infra_errors),
             r.status,
         ]

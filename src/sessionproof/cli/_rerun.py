@@ -14,6 +14,7 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..importers import FORMATS
 from ..replay import RerunReport, TranscriptRerun, rerun
+from ..report import pct
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
@@ -38,10 +39,6 @@ _WHY_CHARS = 120
 
 def _mark(verdict: bool | None) -> str:
     return "n/a" if verdict is None else ("pass" if verdict else "fail")
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.1%}"
 
 
 def _row(t: TranscriptRerun) -> list[str]:
@@ -76,8 +73,8 @@ def _print(report: RerunReport) -> None:
     overall.add_row("run", report.run_id)
     overall.add_row("transcripts", str(len(report.transcripts)))
     overall.add_row("trials", str(report.trials))
-    overall.add_row("original completion", _pct(report.original_accuracy))
-    overall.add_row("rerun completion", _pct(report.rerun_accuracy))
+    overall.add_row("original completion", pct(report.original_accuracy))
+    overall.add_row("rerun completion", pct(report.rerun_accuracy))
     p = report.paired
     if p is not None:
         d = p.difference

@@ -13,7 +13,7 @@ import docstring_parser
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from ..errors import ToolArgumentError, UnknownToolError
+from ..errors import ToolArgumentError, UnknownToolError, describe_validation
 from ..records import ToolCall, ToolResult, ToolSpec
 from ._results import result_from_exception, result_from_value, unparsed_result
 from ._source import ToolContext
@@ -153,10 +153,7 @@ class Toolkit(Generic[DBT]):
         try:
             parsed = info.args_model.model_validate(args)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
-                for err in exc.errors()
-            )
+            problems = describe_validation(exc, whole="(arguments)", limit=None)
             raise ToolArgumentError(f"invalid arguments for {name}: {problems}") from None
         kwargs = {k: getattr(parsed, k) for k in info.args_model.model_fields}
         return getattr(self, info.method_name)(**kwargs)

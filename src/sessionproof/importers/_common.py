@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..domains import domain_names
+from ..errors import validation_problems
 from ..records import (
     ErrorClass,
     Event,
@@ -121,13 +122,12 @@ class ImportResult(BaseModel):
 
 
 def first_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
-    """(dotted field path, message) of a validation error's first problem."""
-    err = exc.errors()[0]
-    path = ".".join(str(p) for p in err["loc"])
-    if prefix:
-        path = f"{prefix}.{path}" if path else prefix
-    more = len(exc.errors()) - 1
-    return path, err["msg"] + (f" (and {more} more problems)" if more else "")
+    """(dotted field path, message) of a validation error's first problem; the message says
+    how many more there were (a record error carries its field apart)."""
+    problems = validation_problems(exc, prefix)
+    path, msg = problems[0]
+    more = len(problems) - 1
+    return path, msg + (f" (and {more} more problems)" if more else "")
 
 
 def parse_time(value: object) -> float | None:

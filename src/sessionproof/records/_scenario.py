@@ -2,20 +2,51 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 
-class Action(BaseModel):
+class _OmitsUnsetAdditions(BaseModel):
+    """A record that leaves fields added after its first release out of its dump while they
+    are None, so every scenario written before them dumps (and so hashes: resume compares
+    suite hashes) exactly as it did."""
+
+    _added_fields: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in self._added_fields:
+                if data.get(name, 0) is None:
+                    del data[name]
+        return data
+
+
+class Action(_OmitsUnsetAdditions):
     """A tool call named by a scenario (gold or forbidden)."""
 
     model_config = ConfigDict(extra="forbid")
+    _added_fields = ("compare_args",)
 
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     turn: int | None = None
     """The user turn after which a reference agent performs it (None: the first turn)."""
+    compare_args: list[str] | None = None
+    """As a gold action: only these arguments are compared with an agent's call (tau2's
+    `compare_args`); None compares every argument."""
 
 
 class ForbiddenAction(BaseModel):
@@ -28,10 +59,11 @@ class ForbiddenAction(BaseModel):
     """When given, only calls whose arguments include these key/value pairs are forbidden."""
 
 
-class Criteria(BaseModel):
+class Criteria(_OmitsUnsetAdditions):
     """How a session of a scenario is judged."""
 
     model_config = ConfigDict(extra="forbid")
+    _added_fields = ("evaluator", "call_rules")
 
     gold_actions: list[Action] = Field(default_factory=list)
     """Replayed on a fresh DB; the session's final state must hash the same."""
@@ -41,6 +73,13 @@ class Criteria(BaseModel):
     """Any matching call fails the session."""
     compare_state: bool = True
     """Compare final DB state with the gold replay (off for read-only info tasks if wanted)."""
+    evaluator: str | None = None
+    """The benchmark whose own reward judges this scenario's sessions ("tau2", "tau-bench",
+    "bfcl"), set by that benchmark's package; None: the criteria above, judged generically."""
+    call_rules: str | None = None
+    """The name of a call-matching rule set registered in `sessionproof.scoring` (e.g. "bfcl":
+    BFCL's acceptable-value rules) that decides which agent calls equal the expected calls;
+    None: gold actions compared argument by argument."""
 
 
 class UserSpec(BaseModel):
@@ -81,4 +120,5 @@ class Scenario(BaseModel):
     max_steps: int | None = Field(default=None, ge=1)
     """Overrides the run's step limit for this scenario (at least 1; None: the run's)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
-    """Format-specific extras (e.g. the original tau2 task), never read by the engine."""
+    """Format-specific extras (e.g. the original tau2 task), never read by the engine or by
+    generic scoring: only the benchmark package that wrote a key reads it."""

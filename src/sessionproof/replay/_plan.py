@@ -85,9 +85,11 @@ def import_problems(result: ImportResult) -> tuple[list[Skipped], list[str]]:
 
 
 def _kind(scenario: Scenario) -> JudgedBy:
-    if "tau2_task" in scenario.metadata:
+    # The benchmark package that built the scenario names its evaluator in the criteria.
+    evaluator = scenario.criteria.evaluator
+    if evaluator == "tau2":
         return "tau2"
-    if "taubench_task" in scenario.metadata:
+    if evaluator == "tau-bench":
         return "tau-bench"
     return "criteria"
 

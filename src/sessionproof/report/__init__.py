@@ -1,9 +1,12 @@
 """Reports: terminal (rich), JSON, and later HTML."""
 
+from ._format import pct, pct_range
 from ._metrics import render_metric_definitions, render_metrics, sparkline
 from ._terminal import render_definitions, render_summary, render_table, render_transcript
 
 __all__ = [
+    "pct",
+    "pct_range",
     "render_definitions",
     "render_metric_definitions",
     "render_metrics",

@@ -10,26 +10,19 @@ from rich.table import Table
 
 from ..scoring import MetricsReport, NeedBucket, SurvivalPoint
 from ..scoring.stats import Interval
+from ._format import pct, pct_range
 
 _BARS = "▁▂▃▄▅▆▇█"
 _MAX_ROWS = 12
 _MAX_CURVE_ROWS = 24
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.1%}"
-
-
-def _ci(low: float, high: float) -> str:
-    return f"{low:.1%}–{high:.1%}"
-
-
 def _boot(interval: Interval | None) -> str:
-    return "" if interval is None else f"; bootstrap {_ci(interval.low, interval.high)}"
+    return "" if interval is None else f"; bootstrap {pct_range(interval.low, interval.high)}"
 
 
 def _frac(num: int, den: int, rate: float | None) -> str:
-    return f"{_pct(rate)}  [{num}/{den}]"
+    return f"{pct(rate)}  [{num}/{den}]"
 
 
 def sparkline(values: Sequence[float]) -> str:
@@ -48,11 +41,11 @@ def _table(title: str, *columns: str) -> Table:
 def _headline(report: MetricsReport) -> Table:
     s = report.summary
     table = _table("sessions")
-    ci = f" (Wilson 95% {_ci(*s.ci95)}" if s.ci95 else " ("
+    ci = f" (Wilson 95% {pct_range(*s.ci95)}" if s.ci95 else " ("
     boot = _boot(report.bootstrap_ci.get("session_accuracy"))
     table.add_row(
         "session accuracy",
-        f"{_pct(s.session_accuracy)}{ci}{boot})  [{s.successes}/{s.judged} judged]",
+        f"{pct(s.session_accuracy)}{ci}{boot})  [{s.successes}/{s.judged} judged]",
     )
     for k, value in s.pass_hat_k.items():
         at = report.pass_at_k.get(k)
@@ -110,7 +103,7 @@ def _recovery(report: MetricsReport) -> Table:
         "all",
         str(r.get("failures", 0)),
         str(r.get("recovered", 0)),
-        _pct(r.get("error_recovery_rate")),
+        pct(r.get("error_recovery_rate")),
     )
     by_class: Mapping[str, Mapping[str, object]] = r.get("recovery_by_class") or {}
     for name, row in by_class.items():
@@ -119,10 +112,10 @@ def _recovery(report: MetricsReport) -> Table:
             escape(name),
             str(row.get("failures")),
             str(row.get("recovered")),
-            _pct(rate if isinstance(rate, float) else None),
+            pct(rate if isinstance(rate, float) else None),
         )
     table.caption = (
-        f"injected: {_pct(r.get('injected_rate'))}, natural: {_pct(r.get('natural_rate'))}"
+        f"injected: {pct(r.get('injected_rate'))}, natural: {pct(r.get('natural_rate'))}"
     )
     return table
 
@@ -171,7 +164,7 @@ def _survival(report: MetricsReport) -> list[Table]:
 def _needs(title: str, buckets: Sequence[NeedBucket]) -> Table:
     table = _table(title, "needed", "sessions", "success", "95% CI")
     for b in buckets:
-        table.add_row(str(b.needed), str(b.sessions), f"{b.success_rate:.1%}", _ci(*b.ci95))
+        table.add_row(str(b.needed), str(b.sessions), f"{b.success_rate:.1%}", pct_range(*b.ci95))
     return table
 
 

@@ -11,10 +11,7 @@ from rich.table import Table
 
 from ..records import EventKind, Session
 from ..scoring import METRIC_DEFINITIONS, RunSummary
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.1%}"
+from ._format import pct, pct_range
 
 
 def render_summary(console: Console, title: str, summary: RunSummary) -> None:
@@ -23,10 +20,10 @@ def render_summary(console: Console, title: str, summary: RunSummary) -> None:
     table.add_column("metric", style="bold")
     table.add_column("value")
     ci = summary.ci95
-    ci_text = f" (95% CI {ci[0]:.1%}–{ci[1]:.1%})" if ci else ""
+    ci_text = f" (95% CI {pct_range(*ci)})" if ci else ""
     table.add_row(
         "session accuracy",
-        f"{_pct(summary.session_accuracy)}{ci_text}  [{summary.successes}/{summary.judged} judged]",
+        f"{pct(summary.session_accuracy)}{ci_text}  [{summary.successes}/{summary.judged} judged]",
     )
     for k, v in summary.pass_hat_k.items():
         table.add_row(f"pass^{k}", f"{v:.3f}")

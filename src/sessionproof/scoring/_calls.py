@@ -10,9 +10,9 @@ Every tool call an agent makes in a session is judged twice, independently:
   normalisation (YAML dates and tuples become JSON text and lists; an int equals the float of
   the same value, as in BFCL; a bool never equals a number; strings compare exactly); an
   argument left out on one side and given its schema default on the other counts as equal, and
-  a tau2 action with `compare_args` compares only those arguments. For BFCL questions the
-  expected calls are BFCL's own rules (acceptable-value lists, "" = may be omitted...), checked
-  by `suites.bfcl` (registered below by name, imported only for such scenarios). Calls are
+  a gold action with `compare_args` (tau2's) compares only those arguments. A scenario whose
+  criteria name `call_rules` (BFCL questions: acceptable-value lists, "" = may be omitted...)
+  is judged by that registered rule set instead, imported only for such scenarios. Calls are
   paired with expected calls by a maximum matching, so the count of matched calls never
   depends on the order of repeated calls.
 
@@ -34,6 +34,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..domains import DomainSpec, ToolSpec
+from ..errors import ConfigError
 from ..records import Scenario, Session, ToolCall
 from ._matching import maximum_matching
 from ._trace import drifted_tools, traced_calls, under_drift
@@ -42,7 +43,8 @@ CALL_DEFINITIONS: dict[str, str] = {
     "single_call_accuracy": "matched calls ÷ calls to a tool that appears in the scenario's "
     "expected calls (gold actions). A call is matched when it equals an expected call not used "
     "up by another call: same tool, same arguments after JSON normalisation (defaults may be "
-    "omitted; tau2 compare_args respected; BFCL questions judged by BFCL's AST rules). Calls to "
+    "omitted; a gold action's compare_args respected; scenarios naming call rules, such as BFCL "
+    "questions, judged by those rules). Calls to "
     "tools the gold never uses, and scenarios without gold actions, are outside this ratio.",
     "write_call_accuracy": "the same ratio over calls to write tools only (reads are often "
     "exploratory lookups a correct agent may make beyond the reference).",
@@ -127,48 +129,41 @@ def comparable_args(
     return out
 
 
-def _compare_keys(scenario: Scenario) -> list[list[str] | None]:
-    """Per gold action, the tau2 `compare_args` (None: compare every argument)."""
-    plain: list[list[str] | None] = [None] * len(scenario.criteria.gold_actions)
-    task = scenario.metadata.get("tau2_task")
-    crit = task.get("evaluation_criteria") if isinstance(task, dict) else None
-    actions = crit.get("actions") if isinstance(crit, dict) else None
-    if not isinstance(actions, list):
-        return plain
-    # The scenario's gold actions are the task's assistant actions, in order.
-    mine = [a for a in actions if isinstance(a, dict) and a.get("requestor", "assistant") != "user"]
-    if len(mine) != len(plain):
-        return plain
-    return [
-        [str(k) for k in a["compare_args"]] if isinstance(a.get("compare_args"), list) else None
-        for a in mine
-    ]
-
-
 ArgumentCheck = Callable[[dict[str, Any]], bool]
 """Whether a call's arguments satisfy one expected call of a benchmark's own rules."""
 
-_OWN_RULES: dict[str, str] = {"bfcl": "sessionproof.suites.bfcl:expected_calls"}
-"""Benchmarks whose scenarios carry their own expected-call rules: scenario metadata key ->
+_CALL_RULES: dict[str, str] = {"bfcl": "sessionproof.suites.bfcl:expected_calls"}
+"""Call-matching rule sets by the name a scenario gives in `Criteria.call_rules` ->
 "module:function" taking the scenario and returning, per expected call, the tool name and an
-`ArgumentCheck` (None when the scenario is not theirs). Imported only when the key is there."""
+`ArgumentCheck` (None when the scenario is not theirs). Imported only when a scenario names
+one, so generic scoring imports no benchmark."""
 
 
-def register_call_rules(metadata_key: str, factory_path: str) -> None:
-    """Declare a benchmark's expected-call rules (see `_OWN_RULES`), imported lazily."""
-    _OWN_RULES[metadata_key] = factory_path
+def register_call_rules(name: str, factory_path: str) -> None:
+    """Declare a call-matching rule set (see `_CALL_RULES`) under `name`, imported lazily."""
+    _CALL_RULES[name] = factory_path
+
+
+def call_rule_names() -> list[str]:
+    """The names `Criteria.call_rules` may give, sorted."""
+    return sorted(_CALL_RULES)
 
 
 def _own_rules(scenario: Scenario) -> list[tuple[str, ArgumentCheck]] | None:
-    for key, path in _OWN_RULES.items():
-        if key in scenario.metadata:
-            module_name, attr = path.split(":")
-            rules: list[tuple[str, ArgumentCheck]] | None = getattr(
-                importlib.import_module(module_name), attr
-            )(scenario)
-            if rules is not None:
-                return rules
-    return None
+    name = scenario.criteria.call_rules
+    if name is None:
+        return None
+    path = _CALL_RULES.get(name)
+    if path is None:
+        raise ConfigError(
+            f"scenario {scenario.id!r} names call rules {name!r}; known: "
+            + ", ".join(call_rule_names())
+        )
+    module_name, attr = path.split(":")
+    rules: list[tuple[str, ArgumentCheck]] | None = getattr(
+        importlib.import_module(module_name), attr
+    )(scenario)
+    return rules
 
 
 class _Expected:
@@ -185,12 +180,11 @@ class _Expected:
             self.tools = [name for name, _ in own]
             self._rules = [check for _, check in own]
             return
-        keys = _compare_keys(scenario)
-        for action, only in zip(scenario.criteria.gold_actions, keys, strict=True):
+        for action in scenario.criteria.gold_actions:
             spec = tools.get(action.tool)
             self.tools.append(action.tool)
-            self._gold.append(comparable_args(action.args, spec, only))
-            self._keys.append(only)
+            self._gold.append(comparable_args(action.args, spec, action.compare_args))
+            self._keys.append(action.compare_args)
 
     def fits(self, index: int, call: ToolCall) -> bool:
         """True when `call` equals expected call `index`."""

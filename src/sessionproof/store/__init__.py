@@ -8,9 +8,9 @@ killed run resumes from `Store.finished_keys` without losing or duplicating a se
 from .._secrets import register_secret
 from ._manifest import (
     RunCommand,
+    RunListing,
     RunManifest,
     RunStatus,
-    RunSummary,
     SessionRow,
     new_run_id,
     package_versions,
@@ -24,9 +24,9 @@ __all__ = [
     "REDACTED",
     "SCHEMA_VERSION",
     "RunCommand",
+    "RunListing",
     "RunManifest",
     "RunStatus",
-    "RunSummary",
     "SessionRow",
     "Store",
     "new_run_id",

@@ -133,7 +133,7 @@ class RunManifest(BaseModel):
         return len(self.scenario_ids) * self.trials * max(1, len(self.arms))
 
 
-class RunSummary(BaseModel):
+class RunListing(BaseModel):
     """One line of `list_runs`: a run's identity and how far it got."""
 
     model_config = ConfigDict(extra="forbid")

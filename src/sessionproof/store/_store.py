@@ -18,7 +18,7 @@ from .._version import __version__
 from ..errors import DuplicateSessionError, StoreError, StoreLockedError
 from ..records import Session
 from ._export import export_parquet
-from ._manifest import RunManifest, RunStatus, RunSummary, SessionRow
+from ._manifest import RunListing, RunManifest, RunStatus, SessionRow
 from ._rows import (
     EVENT_COLUMNS,
     ROW_COLUMNS,
@@ -268,7 +268,7 @@ class Store:
         except duckdb.Error as exc:
             raise StoreError(f"updating run {manifest.run_id!r} failed: {first_line(exc)}") from exc
 
-    def list_runs(self) -> list[RunSummary]:
+    def list_runs(self) -> list[RunListing]:
         """Every run, oldest first, with its progress and accuracy (infra errors excluded)."""
         rows = self._query(
             """
@@ -280,12 +280,12 @@ class Store:
             ORDER BY r.created_at, r.run_id
             """
         )
-        out: list[RunSummary] = []
+        out: list[RunListing] = []
         for manifest_json, status, done, successes, infra in rows:
             m = RunManifest.model_validate_json(manifest_json)
             counted = done - infra
             out.append(
-                RunSummary(
+                RunListing(
                     run_id=m.run_id,
                     created_at=m.created_at,
                     command=m.command,

@@ -1,7 +1,31 @@
-"""Suites: named sets of scenarios, built-in or from a user's file."""
+"""Suites: named sets of scenarios, built-in or from a user's file.
 
-from ._files import load_suite_file, parse_scenarios
-from ._registry import BUILTIN_SUITES, load_suite
-from ._suite import Suite
+The names below are imported on first use (PEP 562): a benchmark's domain lives in a
+sub-package here (`suites.tau2.retail`), and building it must not load the suite machinery,
+which pulls in scoring.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._files import load_suite_file, parse_scenarios
+    from ._registry import BUILTIN_SUITES, load_suite
+    from ._suite import Suite
+
+_MODULE_OF: dict[str, str] = {
+    "BUILTIN_SUITES": "._registry",
+    "Suite": "._suite",
+    "load_suite": "._registry",
+    "load_suite_file": "._files",
+    "parse_scenarios": "._files",
+}
+"""Each public name -> the submodule that defines it."""
 
 __all__ = ["BUILTIN_SUITES", "Suite", "load_suite", "load_suite_file", "parse_scenarios"]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF)

@@ -16,8 +16,9 @@ import orjson
 from pydantic import ValidationError
 
 from ..domains import domain_names, get_domain
-from ..errors import InputFileError, SessionproofError
+from ..errors import InputFileError, SessionproofError, describe_validation
 from ..records import Scenario
+from ..scoring import call_rule_names
 from ._suite import Suite
 from ._yaml import MAX_DEPTH, load_yaml
 
@@ -70,8 +71,8 @@ def _suggest(name: str, known: Sequence[str]) -> str:
 
 
 def check_scenario(scenario: Scenario, where: str) -> None:
-    """Refuse a scenario whose domain is unknown or whose criteria name tools its domain
-    lacks; `where` starts the message (file and scenario)."""
+    """Refuse a scenario whose domain is unknown, whose criteria name tools its domain lacks
+    or call rules no one registered; `where` starts the message (file and scenario)."""
     known = domain_names()
     if scenario.domain not in known:
         raise InputFileError(
@@ -82,6 +83,13 @@ def check_scenario(scenario: Scenario, where: str) -> None:
         tools = [t.name for t in get_domain(scenario.domain).tools()]
     except SessionproofError as exc:
         raise InputFileError(f"{where}: domain: {exc}") from None
+    rules = scenario.criteria.call_rules
+    if rules is not None and rules not in call_rule_names():
+        names = call_rule_names()
+        raise InputFileError(
+            f"{where}: criteria.call_rules: unknown call rules {rules!r}{_suggest(rules, names)}"
+            f"; known: {', '.join(names)}"
+        )
     named = [("gold_actions", i, a.tool) for i, a in enumerate(scenario.criteria.gold_actions)]
     named += [("forbidden", i, a.tool) for i, a in enumerate(scenario.criteria.forbidden)]
     for field, i, tool in named:
@@ -104,10 +112,9 @@ def parse_scenarios(data: object, source: str, lines: Sequence[int] = ()) -> lis
         try:
             scenario = Scenario.model_validate(item)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "(scenario)"
-            more = f" ({len(exc.errors())} problems)" if len(exc.errors()) > 1 else ""
-            raise InputFileError(f"{where}: {field}: {err['msg']}{more}") from None
+            raise InputFileError(
+                f"{where}: {describe_validation(exc, whole='(scenario)')}"
+            ) from None
         if scenario.id in seen:
             raise InputFileError(f"{where}: id: duplicate id {scenario.id!r}")
         seen.add(scenario.id)

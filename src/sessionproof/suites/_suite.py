@@ -29,14 +29,30 @@ def _portable(value: Any) -> Any:
     return value
 
 
-def _hash_blob(scenarios: list[Scenario]) -> bytes:
-    data = [s.model_dump(mode="json") for s in scenarios]
+def _hash_blob(data: list[dict[str, Any]]) -> bytes:
     try:
         # The plain form, unchanged, so stored runs of ordinary suites still resume.
         return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # orjson's limits: big integers, lone surrogates, non-text keys
         # Tagged, so no portable blob can equal a plain one.
         return b"portable:" + orjson.dumps(_portable(data), option=orjson.OPT_SORT_KEYS)
+
+
+def without_derived_fields(dump: dict[str, Any]) -> dict[str, Any]:
+    """A scenario's JSON dump without the typed fields a benchmark package derives from the
+    scenario's metadata (`criteria.evaluator`, `criteria.call_rules`, gold `compare_args`).
+
+    For a benchmark's suite they say nothing the hashed metadata does not, and leaving them
+    out keeps its hash what it was before they existed, so runs stored then still resume.
+    """
+    criteria = dump.get("criteria")
+    if isinstance(criteria, dict):
+        criteria.pop("evaluator", None)
+        criteria.pop("call_rules", None)
+        for action in criteria.get("gold_actions") or []:
+            if isinstance(action, dict):
+                action.pop("compare_args", None)
+    return dump
 
 
 class Suite:
@@ -51,7 +67,12 @@ class Suite:
 
     def content_hash(self) -> str:
         """Hash of every scenario's content: two runs with equal hashes ran the same tasks."""
-        return hashlib.blake2b(_hash_blob(self.scenarios), digest_size=16).hexdigest()
+        blob = _hash_blob([self.hashed_form(s) for s in self.scenarios])
+        return hashlib.blake2b(blob, digest_size=16).hexdigest()
+
+    def hashed_form(self, scenario: Scenario) -> dict[str, Any]:
+        """What of one scenario the content hash covers: all of it, as JSON."""
+        return scenario.model_dump(mode="json")
 
     def limited(self, limit: int | None) -> Suite:
         """The same suite keeping only its first `limit` scenarios."""

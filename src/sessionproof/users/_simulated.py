@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..agents import Agent, AgentRequest
+from ..agents import STOP_TOKEN, Agent, AgentRequest
 from ..records import Message
 from ._protocol import UserReply
 
-STOP_TOKENS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
+STOP_TOKENS = (STOP_TOKEN, "###TRANSFER###", "###OUT-OF-SCOPE###")
 
 _SYSTEM = """You are playing a customer talking to a customer-service agent. Stay in character.
 
@@ -42,7 +42,7 @@ class SimulatedUser:
         self.system = _SYSTEM.format(
             instructions=instructions.strip(),
             persona=f"\nHow you behave:\n{persona.strip()}\n" if persona else "",
-            stop=STOP_TOKENS[0],
+            stop=STOP_TOKEN,
         )
 
     async def reply(self, conversation: list[Message], turn: int) -> UserReply:

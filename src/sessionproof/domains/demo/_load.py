@@ -15,7 +15,7 @@ import orjson
 import yaml
 from pydantic import ValidationError
 
-from ...errors import InputFileError, UnknownToolError
+from ...errors import InputFileError, UnknownToolError, describe_validation
 from ...records import Scenario
 from ._data_model import DemoDB
 from ._tools import DemoTools
@@ -33,16 +33,6 @@ def _read(name: str) -> bytes:
         raise InputFileError(f"demo domain: cannot read package file {name}: {exc}") from None
 
 
-def _describe(exc: ValidationError) -> str:
-    errors = exc.errors()
-    parts = [
-        f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
-        for err in errors[:_MAX_PROBLEMS]
-    ]
-    more = len(errors) - _MAX_PROBLEMS
-    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
-
-
 def parse_db(data: bytes | str, source: str = "db.json") -> DemoDB:
     """Validate demo DB JSON; raises `InputFileError` naming `source` and what is wrong."""
     try:
@@ -54,7 +44,9 @@ def parse_db(data: bytes | str, source: str = "db.json") -> DemoDB:
     try:
         return DemoDB.model_validate(raw)
     except ValidationError as exc:
-        raise InputFileError(f"{source}: not a valid demo DB: {_describe(exc)}") from None
+        raise InputFileError(
+            f"{source}: not a valid demo DB: {describe_validation(exc, limit=_MAX_PROBLEMS)}"
+        ) from None
 
 
 @functools.cache
@@ -126,7 +118,9 @@ def parse_scenarios(text: bytes | str, source: str = "scenarios.yaml") -> list[S
         try:
             scenario = Scenario.model_validate(item)
         except ValidationError as exc:
-            raise InputFileError(f"{where}: {_describe(exc)}") from None
+            raise InputFileError(
+                f"{where}: {describe_validation(exc, limit=_MAX_PROBLEMS)}"
+            ) from None
         if scenario.id in seen:
             raise InputFileError(f"{where}: duplicate scenario id {scenario.id!r}")
         seen.add(scenario.id)

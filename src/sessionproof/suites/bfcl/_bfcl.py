@@ -10,7 +10,7 @@ from typing import Any
 from ...domains import Domain, DomainSpec
 from ...errors import UnknownSuiteError
 from ...records import Outcome, Scenario, Session
-from .._suite import Suite
+from .._suite import Suite, without_derived_fields
 from ._data import SUITE_CATEGORIES
 from ._domain import bfcl_domain
 from ._suite import evaluate_bfcl, load_bfcl_suite
@@ -29,6 +29,11 @@ class BfclSuite(Suite):
         if spec is None:
             spec = self._domains[scenario.id] = bfcl_domain(scenario)
         return spec
+
+    def hashed_form(self, scenario: Scenario) -> dict[str, Any]:
+        """The scenario less what this package derives from its question (hashed as
+        metadata)."""
+        return without_derived_fields(super().hashed_form(scenario))
 
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
         """Every tool call of the session, matched against the possible answer."""

@@ -1,7 +1,8 @@
 """A BFCL question's expected calls, for the session call metrics (`scoring.match_gold`).
 
-Registered in `sessionproof.scoring` under the scenario metadata key "bfcl", and imported only
-when a scenario carries that key, so generic scoring never imports this suite.
+Registered in `sessionproof.scoring` as the call rules "bfcl", which BFCL scenarios name in
+`Criteria.call_rules`; imported only for such scenarios, so generic scoring never imports this
+suite.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from ...records import Scenario
 from ...scoring import ArgumentCheck
 from ._data import BfclQuestion, UnjudgeableQuestion, compile_question
 from ._rules import CallRule
+
+CALL_RULES = "bfcl"
+"""The name BFCL scenarios give in `Criteria.call_rules` (registered in `sessionproof.scoring`)."""
 
 
 def _check(rule: CallRule, name: str) -> ArgumentCheck:

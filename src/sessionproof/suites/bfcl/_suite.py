@@ -7,6 +7,7 @@ from typing import Any
 from ...records import Action, Criteria, CriterionResult, Outcome, Scenario, ToolCall, UserSpec
 from ._data import BfclQuestion, compile_question, packaged_questions
 from ._domain import bfcl_metadata
+from ._expected import CALL_RULES
 from ._match import BfclVerdict
 from ._schema import safe_tool_names
 
@@ -45,7 +46,8 @@ def question_scenario(question: BfclQuestion) -> Scenario:
 
     `metadata["bfcl"]` holds what judging needs: the functions, the possible answer and the
     map from the tool names the agent sees (dots replaced) to BFCL's names. The gold actions
-    are one reference call per expected call, for the oracle agent.
+    are one reference call per expected call, for the oracle agent; the criteria name BFCL's
+    call rules, so the session call metrics match calls as BFCL does.
     """
     text = "\n\n".join(
         str(m.get("content") or "") for m in question.messages if m.get("role") == "user"
@@ -63,7 +65,9 @@ def question_scenario(question: BfclQuestion) -> Scenario:
         description=f"BFCL v4 {question.category} question {question.id}",
         tags=["bfcl", question.category],
         user=UserSpec(turns=[text or "(empty question)"]),
-        criteria=Criteria(gold_actions=gold, compare_state=False),
+        criteria=Criteria(
+            gold_actions=gold, compare_state=False, evaluator="bfcl", call_rules=CALL_RULES
+        ),
         metadata={
             "bfcl": {
                 "id": question.id,

@@ -6,24 +6,108 @@
 - Transcript formats `tau2` and `tau-bench` (`import_tau2`, `import_taubench`), registered in
   `sessionproof.importers` by name.
 - Verdicts (`evaluate_tau2`, `judge_tau2`...) and offline scoring (`score_transcripts`).
+
+Every name below is imported on first use (PEP 562), so building a domain (`get_domain("retail")`
+imports `retail` and `_tau` only) loads neither scoring, the importers nor the store.
 """
 
-from ._evaluate import (
-    Judgement,
-    evaluate_tau2,
-    evaluate_taubench,
-    judge_tau2,
-    judge_taubench,
-    normalise,
-)
-from ._judge import AgentJudge, NLJudge, make_judge, parse_judgement, transcript_text
-from ._replay import DEFAULT_GOLD_CACHE, GoldCache, GoldState, replay, replayed_calls
-from ._score import Agreement, Disagreement, ScoreReport, SessionScore, score_transcripts
-from ._suite import DOMAINS, Tau2Suite, load_tau2_suite, tau2_suite
-from ._tau2 import import_tau2
-from ._tau2task import Tau2Task, render_instructions, scenario_from_task
-from ._taubench import guess_domain, import_taubench, taubench_domain
-from ._taubench_task import TauBenchTask, scenario_from_any_task, scenario_from_taubench
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._evaluate import (
+        Judgement,
+        evaluate_tau2,
+        evaluate_taubench,
+        judge_tau2,
+        judge_taubench,
+    )
+    from ._judge import (
+        AgentJudge,
+        NLJudge,
+        make_judge,
+        parse_judgement,
+        transcript_text,
+    )
+    from ._replay import (
+        DEFAULT_GOLD_CACHE,
+        GoldCache,
+        GoldState,
+        replay,
+        replayed_calls,
+    )
+    from ._score import (
+        Agreement,
+        Disagreement,
+        ScoreReport,
+        SessionScore,
+        score_transcripts,
+    )
+    from ._suite import (
+        DOMAINS,
+        Tau2Suite,
+        load_tau2_suite,
+        tau2_suite,
+    )
+    from ._tau2 import (
+        import_tau2,
+    )
+    from ._tau2task import (
+        Tau2Task,
+        render_instructions,
+        scenario_from_task,
+    )
+    from ._taubench import (
+        guess_domain,
+        import_taubench,
+        taubench_domain,
+    )
+    from ._taubench_task import (
+        TauBenchTask,
+        scenario_from_any_task,
+        scenario_from_taubench,
+    )
+
+_MODULE_OF: dict[str, str] = {
+    "Judgement": "._evaluate",
+    "evaluate_tau2": "._evaluate",
+    "evaluate_taubench": "._evaluate",
+    "judge_tau2": "._evaluate",
+    "judge_taubench": "._evaluate",
+    "AgentJudge": "._judge",
+    "NLJudge": "._judge",
+    "make_judge": "._judge",
+    "parse_judgement": "._judge",
+    "transcript_text": "._judge",
+    "DEFAULT_GOLD_CACHE": "._replay",
+    "GoldCache": "._replay",
+    "GoldState": "._replay",
+    "replay": "._replay",
+    "replayed_calls": "._replay",
+    "Agreement": "._score",
+    "Disagreement": "._score",
+    "ScoreReport": "._score",
+    "SessionScore": "._score",
+    "score_transcripts": "._score",
+    "DOMAINS": "._suite",
+    "Tau2Suite": "._suite",
+    "load_tau2_suite": "._suite",
+    "tau2_suite": "._suite",
+    "import_tau2": "._tau2",
+    "Tau2Task": "._tau2task",
+    "render_instructions": "._tau2task",
+    "scenario_from_task": "._tau2task",
+    "guess_domain": "._taubench",
+    "import_taubench": "._taubench",
+    "taubench_domain": "._taubench",
+    "TauBenchTask": "._taubench_task",
+    "scenario_from_any_task": "._taubench_task",
+    "scenario_from_taubench": "._taubench_task",
+}
+"""Each public name -> the submodule that defines it."""
 
 __all__ = [
     "DEFAULT_GOLD_CACHE",
@@ -49,7 +133,6 @@ __all__ = [
     "judge_taubench",
     "load_tau2_suite",
     "make_judge",
-    "normalise",
     "parse_judgement",
     "render_instructions",
     "replay",
@@ -62,3 +145,6 @@ __all__ = [
     "taubench_domain",
     "transcript_text",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF)

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...domains import Domain, DomainSpec, get_domain
 from ...records import CriterionResult, EventKind, Outcome, Scenario, Session, TerminationReason
+from ...scoring import normalise_text as normalise  # tau2's fact search is ours exactly
 from ._judge import NLJudge, transcript_text
 from ._replay import DEFAULT_GOLD_CACHE, GoldCache, replay, replayed_calls
 from ._tau2task import Tau2Task
@@ -53,11 +54,6 @@ class Judgement(BaseModel):
     """Reward of each judged basis component."""
     changed: list[str] = Field(default_factory=list)
     """Records where the session's final state differs from the gold state ("table/key")."""
-
-
-def normalise(text: str) -> str:
-    """Lower-case with commas removed: how replies are searched for required facts."""
-    return text.lower().replace(",", "")
 
 
 def _agent_texts(session: Session) -> list[str]:

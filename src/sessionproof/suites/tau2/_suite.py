@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ...domains import Domain
-from ...errors import InputFileError, UnknownSuiteError
+from ...errors import InputFileError, UnknownSuiteError, describe_validation
 from ...records import Outcome, Scenario, Session
-from .._suite import Suite
+from .._suite import Suite, without_derived_fields
 from ._evaluate import evaluate_tau2
 from ._judge import NLJudge
 from ._tau import read_package_json
@@ -38,10 +38,8 @@ def _tasks(domain: str) -> tuple[tuple[Scenario, ...], dict[str, list[str]]]:
         try:
             task = Tau2Task.model_validate(item)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
             raise InputFileError(
-                f"{domain} data/tasks.json: task #{i}: {where}: {err['msg']}"
+                f"{domain} data/tasks.json: task #{i}: {describe_validation(exc)}"
             ) from None
         scenarios.append(scenario_from_task(task, item, domain))
     if not isinstance(splits, dict):
@@ -79,6 +77,10 @@ class Tau2Suite(Suite):
         super().__init__(name, scenarios)
         self.judge = judge
         """Judge for NL assertions; None reports them as not evaluated."""
+
+    def hashed_form(self, scenario: Scenario) -> dict[str, Any]:
+        """The scenario less what this package derives from its task (hashed as metadata)."""
+        return without_derived_fields(super().hashed_form(scenario))
 
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
         """The tau2 verdict, read from the session's final state.

@@ -2,7 +2,9 @@
 
 The task record is read with its own schema (fields we do not use are ignored: tau2 task
 files carry tickets, annotations and issue notes) and turned into a `Scenario` whose
-`metadata["tau2_task"]` keeps the task exactly as given, so scoring applies its reward basis.
+`metadata["tau2_task"]` keeps the task exactly as given, so this package's evaluator applies
+its reward basis. What generic scoring needs is typed: `Criteria.evaluator` names the tau2
+evaluator and each gold action carries its `compare_args`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from ...records import Action, Criteria, Scenario, UserSpec
 RewardBasis = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
 """The components a tau2 task's reward can be the product of."""
 
+
+EVALUATOR = "tau2"
+"""`Criteria.evaluator` of a tau2 task's scenario: judged by the task's own reward basis."""
 
 _DEFAULT_BASIS: list[RewardBasis] = ["DB", "COMMUNICATE"]
 """tau2's reward basis when a task names none (the original tau-bench's two checks)."""
@@ -128,7 +133,7 @@ def scenario_from_task(task: Tau2Task, raw: dict[str, Any], domain: str) -> Scen
     crit = task.evaluation_criteria
     basis = list(crit.reward_basis) if crit else []
     gold = [
-        Action(tool=a.name, args=dict(a.arguments))
+        Action(tool=a.name, args=dict(a.arguments), compare_args=a.compare_args)
         for a in (crit.actions or [] if crit else [])
         if a.requestor == "assistant"
     ]
@@ -142,6 +147,11 @@ def scenario_from_task(task: Tau2Task, raw: dict[str, Any], domain: str) -> Scen
             instructions=render_instructions(task.user_scenario),
             persona=task.user_scenario.persona,
         ),
-        criteria=Criteria(gold_actions=gold, communicate=communicate, compare_state="DB" in basis),
+        criteria=Criteria(
+            gold_actions=gold,
+            communicate=communicate,
+            compare_state="DB" in basis,
+            evaluator=EVALUATOR,
+        ),
         metadata={"tau2_task": raw},
     )

@@ -17,6 +17,10 @@ RESPOND = "respond"
 """tau-bench's name for "say this to the user" in an action list (not a tool)."""
 
 
+EVALUATOR = "tau-bench"
+"""`Criteria.evaluator` of a tau-bench task's scenario: judged by tau-bench's reward."""
+
+
 class TauBenchAction(ForeignRecord):
     """One reference action of a tau-bench task."""
 
@@ -47,6 +51,7 @@ def scenario_from_taubench(
                 Action(tool=a.name, args=dict(a.kwargs)) for a in task.actions if a.name != RESPOND
             ],
             communicate=list(task.outputs),
+            evaluator=EVALUATOR,
         ),
         metadata={"taubench_task": raw},
     )

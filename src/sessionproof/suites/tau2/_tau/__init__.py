@@ -11,6 +11,7 @@ from ._domain import (
     fail,
     lenient,
     to_tau2_json,
+    transfer_to_human_agents,
 )
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "read_package_json",
     "record_digest",
     "to_tau2_json",
+    "transfer_to_human_agents",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ....errors import InputFileError
+from ....errors import InputFileError, describe_validation
 from .._tau import SharedBase, TauDomainSpec, read_package_json
 from ._models import TABLES, FlightDB
 from ._tools import AirlineTools
@@ -33,9 +33,7 @@ def build_flight_db(
             {"flights": flights, "users": with_ids, "reservations": reservations}
         )
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise InputFileError(f"airline data: {where}: {err['msg']}") from None
+        raise InputFileError(f"airline data: {describe_validation(exc)}") from None
 
 
 @functools.cache

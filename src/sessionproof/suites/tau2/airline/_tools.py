@@ -9,7 +9,7 @@ differently, through `MESSAGES` and the class flags of `AirlineBase`.
 from __future__ import annotations
 
 from ....domains import tool
-from .._tau import CalculatorTool
+from .._tau import CalculatorTool, transfer_to_human_agents
 from ._base import AIRPORTS, NEW_CERTIFICATE_IDS
 from ._base import TAU2_MESSAGES as TAU2_MESSAGES
 from ._booking import AirlineBookingTools
@@ -100,15 +100,9 @@ class AirlineTools(AirlineBookingTools, CalculatorTool[FlightDB]):
                 return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
         raise self._error("too_many_certificates")
 
-    @tool()
-    def transfer_to_human_agents(self, summary: str) -> str:
-        """Hand the conversation to a human agent. Only when the user asks for one, or when
-        the request cannot be solved with these tools under the policy.
-
-        Args:
-            summary: A short summary of the user's issue for the human agent.
-        """
-        return "Transfer successful"
+    # tau2's hand-off, one definition for both domains; bound here so it keeps its place
+    # in the tool list the agent sees.
+    transfer_to_human_agents = transfer_to_human_agents
 
     @tool()
     def get_flight_status(self, flight_number: str, date: str) -> str:

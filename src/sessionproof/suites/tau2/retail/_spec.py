@@ -7,7 +7,7 @@ from importlib import resources
 
 from pydantic import ValidationError
 
-from ....errors import InputFileError
+from ....errors import InputFileError, describe_validation
 from .._tau import SharedBase, TauDomainSpec, read_package_json
 from ._models import TABLES, RetailDB
 from ._tools import RetailCore, RetailTools
@@ -22,9 +22,7 @@ def load_retail_base() -> SharedBase[RetailDB]:
     try:
         db = RetailDB.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise InputFileError(f"retail data/db.json: {where}: {err['msg']}") from None
+        raise InputFileError(f"retail data/db.json: {describe_validation(exc)}") from None
     return SharedBase(db, TABLES)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from ....domains import tool
-from .._tau import CalculatorTool
+from .._tau import CalculatorTool, transfer_to_human_agents
 from ._base import TAU2_MESSAGES as TAU2_MESSAGES
 from ._models import Order, Product, RetailDB, User, UserAddress, Variant
 from ._orders import RetailOrderTools
@@ -115,15 +115,9 @@ class RetailCore(RetailOrderTools, CalculatorTool[RetailDB]):
         user.address = address
         return user
 
-    @tool()
-    def transfer_to_human_agents(self, summary: str) -> str:
-        """Hand the conversation to a human agent. Only when the user asks for one, or when
-        the request cannot be solved with these tools under the policy.
-
-        Args:
-            summary: A short summary of the user's issue for the human agent.
-        """
-        return "Transfer successful"
+    # tau2's hand-off, one definition for both domains; bound here so it keeps its place
+    # in the tool list the agent sees.
+    transfer_to_human_agents = transfer_to_human_agents
 
 
 class RetailTools(RetailCore):
