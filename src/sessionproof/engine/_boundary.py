@@ -10,14 +10,15 @@ from typing import Any, Protocol
 
 from ..domains import Domain, ToolSpec, render_output
 from ..errors import ToolError
-from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ..records import ErrorClass, EventKind, EventPayload, ToolCall, ToolResult
 from ..taxonomy import classify_text
 
 MAX_TOOL_OUTPUT_CHARS = 200_000
 """Tool output beyond this is cut and classified `truncated_output` (a 5 MB blob would drown
 the context and the store)."""
 
-Emit = Callable[[EventKind, dict[str, Any]], None]
+Emit = Callable[[EventKind, EventPayload], None]
+"""Appends one event: its kind and its typed payload (the kind's payload model)."""
 
 
 @dataclass

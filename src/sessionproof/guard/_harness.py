@@ -81,7 +81,7 @@ def guard_boundary(
 ) -> ToolBoundary:
     """Wrap a tool boundary with `guard`: every call is validated against the tool's spec as
     the agent sees it, retried by class, broken per tool, and every decision is emitted as a
-    `guard_decision` event (payload: `GuardDecision.payload()`).
+    `guard_decision` event (payload: the `GuardDecision` itself).
 
     `idempotency_keys` maps a write tool to the argument that carries its idempotency key.
     """
@@ -92,7 +92,7 @@ def guard_boundary(
         spec = next((s for s in visible if s.name == call.name), None)
 
         def emit(decision: GuardDecision) -> None:
-            ctx.emit(EventKind.guard_decision, decision.payload())
+            ctx.emit(EventKind.guard_decision, decision)
 
         if spec is None:
             hint = unknown_tool_hint(call.name, [s.name for s in visible])
