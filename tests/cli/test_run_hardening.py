@@ -71,7 +71,7 @@ def test_hostile_agent_costs_one_session_and_the_run_finishes(tmp_path: Path, na
         assert db.get_run(run_id).status == "finished"
         sessions = {s.scenario_id: s for s in db.load_sessions(run_id)}
     bad = sessions.pop(hostile.TARGET)
-    assert [e.payload["error_class"] for e in bad.of_kind(EventKind.agent_error)][:1] == [
+    assert [e.payload.error_class for e in bad.of_kind(EventKind.agent_error)][:1] == [
         "malformed_output"
     ]
     assert all(s.success for s in sessions.values()) and len(sessions) == 2
@@ -99,7 +99,7 @@ def test_agent_timeout_ends_the_hung_session_and_resume_keeps_it(tmp_path: Path)
     with Store.open(store, read_only=True) as db:
         assert db.get_run(run_id).options["agent_timeout"] == 0.2
         [bad] = db.load_sessions(run_id, session_id=f"{hostile.TARGET}.t0")
-    assert [e.payload["error_class"] for e in bad.of_kind(EventKind.agent_error)] == ["timeout"]
+    assert [e.payload.error_class for e in bad.of_kind(EventKind.agent_error)] == ["timeout"]
     assert out["sessions"] == 2
 
     # A killed run resumed later keeps its timeout; with the default the resume would hang.
@@ -145,9 +145,7 @@ def test_n_steps_counts_agent_decisions(tmp_path: Path) -> None:
     with Store.open(store, read_only=True) as db:
         [row] = db.session_rows(str(out["run_id"]))
         [session] = db.load_sessions(str(out["run_id"]))
-    replies = [
-        e for e in session.of_kind(EventKind.assistant_message) if not e.payload["tool_calls"]
-    ]
+    replies = [e for e in session.of_kind(EventKind.assistant_message) if not e.payload.tool_calls]
     assert len(session.tool_calls()) == 2 and len(replies) == 2
     assert row.n_steps == 4
 

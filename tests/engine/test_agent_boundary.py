@@ -73,8 +73,8 @@ async def test_a_reply_that_is_not_plain_json_costs_only_its_session(
     bad = sessions.pop(hostile.TARGET)
     errors = bad.of_kind(EventKind.agent_error)
     assert errors, "the broken reply left no agent_error event"
-    assert {e.payload["error_class"] for e in errors} == {"malformed_output"}
-    assert WHAT_IS_WRONG[name] in errors[0].payload["message"]
+    assert {e.payload.error_class for e in errors} == {"malformed_output"}
+    assert WHAT_IS_WRONG[name] in errors[0].payload.message
     assert bad.termination is TerminationReason.too_many_errors
     assert bad.outcome is not None and not bad.success
     for call in bad.tool_calls():  # a broken call is kept, with why it cannot be run
@@ -89,8 +89,8 @@ async def test_timeout_ends_only_the_session_that_hangs(tmp_path: Path) -> None:
     }
     bad = sessions.pop(hostile.TARGET)
     [error] = bad.of_kind(EventKind.agent_error)
-    assert error.payload["error_class"] == "timeout"
-    assert "0.2 s" in error.payload["message"]
+    assert error.payload.error_class == "timeout"
+    assert "0.2 s" in error.payload.message
     assert bad.termination is TerminationReason.too_many_errors
     assert len(sessions) == 2 and all(s.success for s in sessions.values())
 
@@ -99,7 +99,7 @@ async def test_an_agent_raising_cancelled_error_is_its_own_failure(tmp_path: Pat
     sessions = {s.scenario_id: s for s in await run_into_store(tmp_path, python_agent("cancels"))}
     bad = sessions.pop(hostile.TARGET)
     [error] = bad.of_kind(EventKind.agent_error)
-    assert "CancelledError" in error.payload["message"]
+    assert "CancelledError" in error.payload.message
     assert bad.termination is TerminationReason.too_many_errors
     assert len(sessions) == 2 and all(s.success for s in sessions.values())
 
@@ -124,7 +124,12 @@ async def test_cancelling_the_run_still_cancels_it() -> None:
 def _trace(session: Session) -> list[tuple[str, int, int, dict[str, Any]]]:
     # Timing differs between runs; everything else must be equal.
     return [
-        (e.kind.value, e.turn, e.step, {k: v for k, v in e.payload.items() if k != "latency_s"})
+        (
+            e.kind.value,
+            e.turn,
+            e.step,
+            {k: v for k, v in e.payload.model_dump(mode="json").items() if k != "latency_s"},
+        )
         for e in session.events
     ]
 

@@ -131,7 +131,7 @@ async def test_empty_and_huge_replies_are_events() -> None:
         )
 
     s = await run_one(ScriptedAgent(policy), scenario(turns=2))
-    errs = [e.payload["error_class"] for e in s.of_kind(EventKind.agent_error)]
+    errs = [e.payload.error_class for e in s.of_kind(EventKind.agent_error)]
     assert errs == ["empty_result", "truncated_output"]
     assert s.termination is TerminationReason.user_stop
 
@@ -170,7 +170,7 @@ async def test_infra_error_is_not_judged_and_crash_is_agent_failure() -> None:
     s = await run_one(ScriptedAgent(buggy), scenario())
     assert s.termination is TerminationReason.too_many_errors
     assert s.outcome is not None and not s.success
-    assert "KeyError" in s.of_kind(EventKind.agent_error)[0].payload["message"]
+    assert "KeyError" in s.of_kind(EventKind.agent_error)[0].payload.message
 
 
 async def test_execute_run_grid_and_skip() -> None:

@@ -56,10 +56,10 @@ def test_safe_faults_hurt_and_the_guard_repairs(by_arm: dict[str, list[Session]]
 def test_same_faults_meet_every_arm(by_arm: dict[str, list[Session]]) -> None:
     def first_attempts(sessions: list[Session]) -> set[tuple[str, int, str, str]]:
         return {
-            (s.scenario_id, s.trial, e.payload["call_id"], e.payload["error_class"])
+            (s.scenario_id, s.trial, e.payload.call_id, e.payload.error_class)
             for s in sessions
             for e in s.of_kind(EventKind.fault_injected)
-            if e.payload["attempt"] == 0
+            if e.payload.attempt == 0
         }
 
     plain = first_attempts(by_arm[SAFE])
@@ -79,11 +79,10 @@ def test_every_injected_fault_is_counted_once(by_arm: dict[str, list[Session]]) 
 def test_fatal_classes_escalate_instead_of_looping(by_arm: dict[str, list[Session]]) -> None:
     escalated = 0
     for session in by_arm[FATAL]:
-        per_call = Counter(e.payload["call_id"] for e in session.of_kind(EventKind.fault_injected))
+        per_call = Counter(e.payload.call_id for e in session.of_kind(EventKind.fault_injected))
         assert all(n == 1 for n in per_call.values())  # never re-sent
         decisions = {
-            e.payload["call_id"]: e.payload["decision"]
-            for e in session.of_kind(EventKind.guard_decision)
+            e.payload.call_id: e.payload.decision for e in session.of_kind(EventKind.guard_decision)
         }
         for call_id in per_call:
             assert decisions[call_id] == "escalate"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from sessionproof.records import (
     ErrorClass,
@@ -15,6 +16,7 @@ from sessionproof.records import (
     TerminationReason,
     ToolCall,
     ToolResult,
+    make_event,
 )
 from sessionproof.scoring import error_recovery
 
@@ -28,7 +30,9 @@ class Trace:
     def _add(self, kind: EventKind, payload: dict[str, Any]) -> Trace:
         n = len(self.events)
         self.events.append(
-            Event(
+            make_event(
+                kind,
+                payload,
                 run_id="r",
                 session_id="s",
                 seq=n,
@@ -36,8 +40,6 @@ class Trace:
                 step=n,
                 t_wall=0.0,
                 t_mono=0.0,
-                kind=kind,
-                payload=payload,
             )
         )
         return self
@@ -208,10 +210,14 @@ def test_no_sessions_no_rate() -> None:
     assert report.rate is None and report.by_class == {}
 
 
-def test_broken_event_payloads_do_not_crash() -> None:
+def test_broken_event_payloads_are_refused_before_scoring() -> None:
+    # Payloads are typed: a fault with an unknown class, or a guard decision naming no tool,
+    # cannot become an event at all, so scoring never meets one (a store holding one says
+    # so when read: tests/store/test_store_compat.py).
     t = Trace()
-    t._add(EventKind.fault_injected, {"error_class": "not_a_class"})
-    t._add(EventKind.guard_decision, {"decision": "retry"})
+    with pytest.raises(ValidationError, match="error_class"):
+        t._add(EventKind.fault_injected, {"error_class": "not_a_class"})
+    with pytest.raises(ValidationError, match="tool"):
+        t._add(EventKind.guard_decision, {"decision": "retry"})
     report = error_recovery([t.session()])
-    assert report.overall.failures == 2 and report.overall.recovered == 0
-    assert report.by_class["unknown"].failures == 2
+    assert report.overall.failures == 0 and report.overall.recovered == 0

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sessionproof.domains import Domain, ToolContext, Toolkit, tool
 from sessionproof.errors import ToolError
-from sessionproof.records import EventKind
+from sessionproof.records import Event, EventKind, EventPayload, make_event
 
 LoanKind = Literal["standard", "short_loan"]
 
@@ -97,17 +97,21 @@ def make_domain() -> Domain[LibraryDB]:
 
 
 class Events:
-    """Collects emitted events, like the engine's recorder."""
+    """Collects emitted events, like the engine's recorder (each must fit its kind)."""
 
     def __init__(self) -> None:
-        self.items: list[tuple[EventKind, dict[str, Any]]] = []
+        self.items: list[Event] = []
 
-    def __call__(self, kind: EventKind, payload: dict[str, Any]) -> None:
-        self.items.append((kind, payload))
+    def __call__(self, kind: EventKind, payload: EventPayload) -> None:
+        at = len(self.items)
+        event = make_event(
+            kind, payload, run_id="r", session_id="s", seq=at, turn=0, step=at, t_wall=0, t_mono=0
+        )
+        self.items.append(event)
 
     def of(self, kind: EventKind) -> list[dict[str, Any]]:
-        """Payloads of one kind, in order."""
-        return [p for k, p in self.items if k is kind]
+        """Payloads of one kind, in order, as the JSON objects the store holds."""
+        return [e.payload.model_dump(mode="json") for e in self.items if e.kind is kind]
 
 
 def context(

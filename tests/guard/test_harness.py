@@ -51,7 +51,7 @@ async def test_clean_call_passes_through_untouched() -> None:
     [payload] = events.of(EventKind.guard_decision)
     assert payload["decision"] == "pass" and payload["call_id"] == "c1"
     assert payload["tool"] == "get_book" and payload["attempt"] == 1
-    assert seen[0].payload() == payload  # the same decision reaches both listeners
+    assert seen[0].model_dump(mode="json") == payload  # the same decision reaches both listeners
 
 
 async def test_invalid_arguments_never_reach_the_domain() -> None:

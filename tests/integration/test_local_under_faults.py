@@ -47,7 +47,7 @@ async def test_local_model_run_under_faults_and_drift_completes() -> None:
         assert faults, f"no fault met under {arm}"
         # Every injected fault: once in the trace, once in the recovery count.
         assert report.injected.failures == len(faults)
-        ids = [(e.session_id, e.payload["call_id"], e.payload.get("attempt", 0)) for e in faults]
+        ids = [(e.session_id, e.payload.call_id, e.payload.attempt) for e in faults]
         assert len(set(ids)) == len(ids)
     drifted = [s for s in sink.sessions if s.arm == ARMS[0]]
     assert all(s.of_kind(EventKind.drift_applied) for s in drifted)

@@ -102,7 +102,7 @@ def test_chat_log_rerun_against_a_python_agent(tmp_path: Path) -> None:
         rows = {r.session_id: r for r in db.session_rows(report.run_id)}
     assert len(sessions) == 8
     replayed = sessions[good.session_ids[1]]
-    users = [e.payload["content"] for e in replayed.of_kind(EventKind.user_message)]
+    users = [e.payload.content for e in replayed.of_kind(EventKind.user_message)]
     assert users == [ASK, THANKS]  # the log's own user turns, in order
     assert replayed.termination.value == "user_stop"
     # An unjudged rerun is stored without a verdict, not as a failure.

@@ -85,7 +85,7 @@ def test_oracle_reruns_every_task_it_can_meet(path: Path, tmp_path: Path) -> Non
         # The user side is the task's own instructions, stated once.
         (first, *_) = stored.of_kind(EventKind.user_message)
         reason = tasks[t.task]["user_scenario"]["instructions"]["reason_for_call"]
-        assert reason.strip()[:40] in first.payload["content"]
+        assert reason.strip()[:40] in first.payload.content
 
 
 def test_an_agent_that_never_calls_tools_fails_what_needs_work(tmp_path: Path) -> None:
@@ -151,7 +151,7 @@ def test_a_user_model_plays_the_task_user(tmp_path: Path) -> None:
         sessions = db.load_sessions(report.run_id)
     assert len(sessions) == 3
     for session in sessions:
-        texts = [e.payload["content"] for e in session.of_kind(EventKind.user_message)]
+        texts = [e.payload.content for e in session.of_kind(EventKind.user_message)]
         assert texts[0].startswith("[simulated] ")
         if session.termination.value == "user_stop":  # not cut short by a transfer
             assert texts[1:] == ["Thanks, bye."]

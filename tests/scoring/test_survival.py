@@ -14,7 +14,7 @@ from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.domains import get_domain
 from sessionproof.domains.demo import load_scenarios
 from sessionproof.importers import ImportedSession, import_file
-from sessionproof.records import Outcome, Scenario, Session, TerminationReason
+from sessionproof.records import Outcome, Scenario, Session, TerminationReason, ToolCallEvent
 from sessionproof.scoring import (
     DivergenceClass,
     FirstDivergence,
@@ -70,7 +70,11 @@ async def test_wrong_argument_on_a_write() -> None:
         "cancel_order",
     )
     assert item.survived == 1
-    cancel = next(e for e in session.events if e.payload.get("name") == "cancel_order")
+    cancel = next(
+        e
+        for e in session.events
+        if isinstance(e, ToolCallEvent) and e.payload.name == "cancel_order"
+    )
     assert (d.step, d.turn) == (cancel.step, cancel.turn)
 
 

@@ -11,7 +11,6 @@ from typing import Any
 from sessionproof.records import (
     CriterionResult,
     ErrorClass,
-    Event,
     EventKind,
     Message,
     ModelCall,
@@ -21,6 +20,7 @@ from sessionproof.records import (
     ToolCall,
     ToolResult,
     Usage,
+    make_event,
 )
 from sessionproof.store import RunManifest
 
@@ -134,7 +134,13 @@ def session(
                 last_turn,
                 last_step,
                 EventKind.drift_applied,
-                {"kind": "rename_field", "tool": "get_order", "detail": "status→state"},
+                {
+                    "kind": "rename_field",
+                    "tool": "get_order",
+                    "detail": "status→state",
+                    "turn": last_turn,
+                    "applied": True,
+                },
             )
         )
         raw.append(
@@ -159,7 +165,9 @@ def session(
         raw.append((last_turn, last_step, EventKind.verdict, outcome.model_dump(mode="json")))
     t0 = 1_764_000_000.0 + trial
     events = [
-        Event(
+        make_event(
+            kind,
+            payload,
             run_id=run_id,
             session_id=sid,
             seq=seq,
@@ -167,8 +175,6 @@ def session(
             step=step,
             t_wall=t0 + seq * 0.125,
             t_mono=1000.0 + seq * 0.125,
-            kind=kind,
-            payload=payload,
         )
         for seq, (turn, step, kind, payload) in enumerate(raw)
     ]

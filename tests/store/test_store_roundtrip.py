@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sessionproof.errors import StoreError
-from sessionproof.records import EventKind, Session, TerminationReason
+from sessionproof.records import AssistantMessageEvent, EventKind, Session, TerminationReason
 from sessionproof.store import RunManifest, Store, new_run_id, package_versions
 
 from .factory import manifest, session
@@ -25,7 +25,10 @@ def test_session_with_every_event_kind_round_trips(store: Store, store_path: Pat
     with Store.open(store_path, read_only=True) as reopened:
         [loaded] = reopened.load_sessions("r1")
     assert loaded == original
-    assert [type(e.payload) for e in loaded.events] == [dict] * len(original.events)
+    # Each event comes back as its kind's model, with its kind's typed payload.
+    assert [type(e) for e in loaded.events] == [type(e) for e in original.events]
+    assert [type(e.payload) for e in loaded.events] == [type(e.payload) for e in original.events]
+    assert dict not in {type(e.payload) for e in loaded.events}
     assert loaded.tool_results() == original.tool_results()
     assert loaded.outcome is not None and loaded.outcome == original.outcome
 
@@ -71,7 +74,7 @@ def test_session_rows_derive_counts_from_events(store: Store) -> None:
         assert row.n_tool_calls == len(s.tool_calls())
         assert row.n_tool_errors == sum(not r.ok for r in s.tool_results())
         assert row.n_turns == max(e.turn for e in s.events) + 1
-        replies = [e for e in s.of_kind(EventKind.assistant_message) if not e.payload["tool_calls"]]
+        replies = [e for e in s.events_of(AssistantMessageEvent) if not e.payload.tool_calls]
         assert row.n_steps == len(s.tool_calls()) + len(replies)
         assert row.success == s.success
         assert row.tokens == s.usage.input_tokens + s.usage.output_tokens

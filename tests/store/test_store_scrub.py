@@ -7,7 +7,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from sessionproof.records import CriterionResult, EventKind, Outcome
+from sessionproof.records import (
+    CriterionResult,
+    Outcome,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessageEvent,
+)
 from sessionproof.store import REDACTED, RunManifest, Store, scrub_argv, scrub_text, scrub_value
 
 from .factory import manifest, session
@@ -110,12 +116,13 @@ def test_nothing_secret_is_written_to_the_store(store: Store, store_path: Path) 
     leaky = session("r1", "a")
     events = [e.model_copy(deep=True) for e in leaky.events]
     for event in events:
-        if event.kind is EventKind.tool_result:
-            event.payload["output"] = f"upstream said: Authorization: Bearer {JWT}"
-        if event.kind is EventKind.user_message:
-            event.payload["content"] = f"my key is {OPENAI}, and AWS {AWS}"
-        if event.kind is EventKind.model_call:
-            event.payload["extra"] = {"api_key": PLAIN, "nested": [ANTHROPIC]}
+        if isinstance(event, ToolResultEvent):
+            event.payload.output = f"upstream said: Authorization: Bearer {JWT}"
+        if isinstance(event, UserMessageEvent):
+            event.payload.content = f"my key is {OPENAI}, and AWS {AWS}"
+        if isinstance(event, ToolCallEvent):
+            # Payloads are typed: free-form JSON lives in tool-call arguments.
+            event.payload.arguments = {"api_key": PLAIN, "nested": [ANTHROPIC]}
     outcome = Outcome(
         success=False,
         reward=0.0,
@@ -158,7 +165,8 @@ def test_configured_keys_are_redacted_by_value_in_every_column(
     leaky = session("r1", "a")
     events = [e.model_copy(deep=True) for e in leaky.events]
     for event in events:
-        event.payload[f"k-{key}"] = {key.upper(): [f"glued{key}word"]}
+        if isinstance(event, ToolCallEvent):
+            event.payload.arguments = {f"k-{key}": {key.upper(): [f"glued{key}word"]}}
     leaky = leaky.model_copy(
         update={
             "events": events,

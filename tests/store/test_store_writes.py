@@ -9,7 +9,13 @@ import duckdb
 import pytest
 
 from sessionproof.errors import DuplicateSessionError, StoreError
-from sessionproof.records import Event, EventKind, TerminationReason
+from sessionproof.records import (
+    EventKind,
+    TerminationReason,
+    ToolCall,
+    UserMessageEvent,
+    make_event,
+)
 from sessionproof.store import Store, _store
 
 from .factory import manifest, session
@@ -93,7 +99,9 @@ def test_inconsistent_sessions_are_refused_before_writing(store: Store, store_pa
     repeated = good.events[3].model_copy()
     with pytest.raises(StoreError, match=r"seq repeated: \[3\]"):
         store.write_session(good.model_copy(update={"events": [*good.events, repeated]}))
-    unserialisable = Event(
+    unserialisable = make_event(
+        EventKind.tool_call,
+        ToolCall(id="c-bad", name="get_order", arguments={"detail": object()}),
         run_id="r1",
         session_id=good.session_id,
         seq=500,
@@ -101,8 +109,6 @@ def test_inconsistent_sessions_are_refused_before_writing(store: Store, store_pa
         step=0,
         t_wall=0.0,
         t_mono=0.0,
-        kind=EventKind.drift_applied,
-        payload={"detail": object()},
     )
     with pytest.raises(StoreError, match="seq 500 is not JSON-serialisable"):
         store.write_session(good.model_copy(update={"events": [*good.events, unserialisable]}))
@@ -116,13 +122,16 @@ def test_broken_unicode_from_a_model_is_kept_not_fatal(store: Store) -> None:
     store.create_run(manifest("r1", ["a"]))
     original = session("r1", "a")
     events = [e.model_copy(deep=True) for e in original.events]
-    events[0].payload["content"] = "half an emoji: \ud83d!"
+    first = events[0]
+    assert isinstance(first, UserMessageEvent)
+    first.payload.content = "half an emoji: \ud83d!"
     broken = original.model_copy(
         update={"events": events, "termination_detail": "model said \udc00 then stopped"}
     )
     store.write_session(broken)
     [loaded] = store.load_sessions("r1")
-    assert loaded.events[0].payload["content"] == "half an emoji: ?!"
+    assert isinstance(loaded.events[0], UserMessageEvent)
+    assert loaded.events[0].payload.content == "half an emoji: ?!"
     assert loaded.termination_detail == "model said ? then stopped"
     assert loaded.events[1:] == original.events[1:]
 

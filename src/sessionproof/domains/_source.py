@@ -26,12 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from ..records import EventKind, ToolCall, ToolResult, ToolSpec
+from ..records import EventKind, EventPayload, ToolCall, ToolResult, ToolSpec
 
-Emit = Callable[[EventKind, dict[str, Any]], None]
-"""Appends one event (fault_injected, drift_applied, guard_decision...) to the trace."""
+Emit = Callable[[EventKind, EventPayload], None]
+"""Appends one event: its kind and its typed payload (fault_injected, drift_applied,
+guard_decision...) to the trace."""
 
 
 @dataclass

@@ -14,6 +14,7 @@ from ..agents import STOP_TOKEN, Agent, AgentRequest, AgentResponse
 from ..domains import Domain, ToolContext, ToolSource, result_from_exception
 from ..errors import InfraError, exception_text
 from ..records import (
+    AgentError,
     ErrorClass,
     EventKind,
     Message,
@@ -21,6 +22,7 @@ from ..records import (
     Outcome,
     Scenario,
     Session,
+    Termination,
     TerminationReason,
     ToolCall,
     ToolResult,
@@ -85,7 +87,7 @@ class _SessionRun:
     def _model_calls(self, calls: list[ModelCall]) -> None:
         for call in calls:
             self.usage = self.usage + call.usage
-            self.rec.emit(EventKind.model_call, call.model_dump(mode="json"))
+            self.rec.emit(EventKind.model_call, call)
 
     async def _user_turn(self) -> _End | None:
         reply = await self.user.reply(self.conversation, self.rec.turn)
@@ -93,7 +95,7 @@ class _SessionRun:
         if reply.text:
             msg = Message.user(reply.text)
             self.conversation.append(msg)
-            self.rec.emit(EventKind.user_message, msg.model_dump(mode="json"))
+            self.rec.emit(EventKind.user_message, msg)
         if reply.stop:
             return _End(TerminationReason.user_stop)
         return None
@@ -136,7 +138,7 @@ class _SessionRun:
 
     def _agent_failed(self, error_class: ErrorClass, detail: str) -> _End:
         """End the session on the agent's own failure, recorded as a classified event."""
-        self.rec.emit(EventKind.agent_error, {"error_class": error_class, "message": detail})
+        self.rec.emit(EventKind.agent_error, AgentError(error_class=error_class, message=detail))
         return _End(TerminationReason.too_many_errors, detail)
 
     def _crashed(self, exc: BaseException) -> _End:
@@ -183,10 +185,10 @@ class _SessionRun:
         """Record the reply, run its tool calls in order; an _End when the session is over."""
         self._model_calls(response.model_calls)
         for issue in response.issues:
-            self.rec.emit(EventKind.agent_error, issue.model_dump(mode="json"))
+            self.rec.emit(EventKind.agent_error, AgentError(**issue.model_dump()))
         msg = response.message
         self.conversation.append(msg)
-        self.rec.emit(EventKind.assistant_message, msg.model_dump(mode="json"))
+        self.rec.emit(EventKind.assistant_message, msg)
         if not msg.tool_calls:
             self.rec.step += 1
             if msg.content and STOP_TOKEN in msg.content:
@@ -196,9 +198,9 @@ class _SessionRun:
         for call in msg.tool_calls:
             if self.rec.step >= self.plan.max_steps:
                 return _End(TerminationReason.max_steps, "step limit reached mid-message")
-            self.rec.emit(EventKind.tool_call, call.model_dump(mode="json"))
+            self.rec.emit(EventKind.tool_call, call)
             result = await self._call(call)
-            self.rec.emit(EventKind.tool_result, result.model_dump(mode="json"))
+            self.rec.emit(EventKind.tool_result, result)
             self.conversation.append(Message.tool(result))
             self.rec.step += 1
             if not result.ok:
@@ -238,7 +240,7 @@ class _SessionRun:
                 self.rec.turn += 1
         finally:
             await self.tools.aclose()
-        self.rec.emit(EventKind.end, {"termination": end.reason, "detail": end.detail})
+        self.rec.emit(EventKind.end, Termination(termination=end.reason, detail=end.detail))
         session = Session(
             run_id=self.plan.run_id,
             session_id=self.plan.session_id,
@@ -265,6 +267,6 @@ async def run_session(plan: SessionPlan, suite: Judge, agent: Agent, user: User)
             suite.evaluate(plan.scenario, session, domain), session.termination
         )
         session.outcome = outcome
-        runner.rec.emit(EventKind.verdict, outcome.model_dump(mode="json"))
+        runner.rec.emit(EventKind.verdict, outcome)
         session.events = runner.rec.events
     return session

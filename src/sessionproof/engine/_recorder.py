@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
-from ..records import Event, EventKind
+from ..records import Event, EventKind, EventPayload, make_event
 
 
 class Recorder:
@@ -18,10 +17,16 @@ class Recorder:
         self.turn = 0
         self.step = 0
 
-    def emit(self, kind: EventKind, payload: dict[str, Any]) -> None:
-        """Record one event now."""
+    def emit(self, kind: EventKind, payload: EventPayload) -> None:
+        """Record one event now; `payload` must be `kind`'s payload type.
+
+        The payload is kept as given, not copied: emitters hand over records they do not
+        change afterwards (the loop's own messages; fresh results from the boundary).
+        """
         self.events.append(
-            Event(
+            make_event(
+                kind,
+                payload,
                 run_id=self.run_id,
                 session_id=self.session_id,
                 seq=len(self.events),
@@ -29,7 +34,5 @@ class Recorder:
                 step=self.step,
                 t_wall=time.time(),
                 t_mono=time.monotonic(),
-                kind=kind,
-                payload=payload,
             )
         )

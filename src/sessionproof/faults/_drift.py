@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..domains import Emit, ToolContext, ToolSource, ToolSpec, WrapperToolSource
 from ..errors import ConfigError
-from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ..records import DriftApplied, ErrorClass, EventKind, ToolCall, ToolResult
 from ._drift_kinds import BUILDERS, DriftKind, ToolDrift
 from ._hash import stable_pick
 
@@ -143,7 +143,7 @@ class DriftHooks:
             }
             if drift is not None and drift.drifted.name != drift.original.name:
                 payload["new_tool"] = drift.drifted.name
-            emit(EventKind.drift_applied, payload)
+            emit(EventKind.drift_applied, DriftApplied.model_validate(payload))
         if drift is None:
             return tools
         return [drift.drifted if t.name == drift.original.name else t for t in tools]

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..domains import ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
-from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ..records import ErrorClass, EventKind, FaultInjected, ToolCall, ToolResult
 from ..taxonomy import fault_message, semantics
 from ._hash import unit_draw
 
@@ -237,7 +237,7 @@ class FaultInjector:
             "occurrence": occurrence,
             "attempt": attempt,
         }
-        ctx.emit(EventKind.fault_injected, payload)
+        ctx.emit(EventKind.fault_injected, FaultInjected.model_validate(payload))
         return ToolResult(
             call_id=call.id,
             name=call.name,

@@ -71,7 +71,7 @@ class GuardedSource(WrapperToolSource):
     """A tool source under the guard: every call is validated against the tool's spec as
     the agent last listed it (the guard wraps drift, so it sees drifted schemas), retried by
     class, broken per tool, and every decision is emitted as a `guard_decision` event
-    (payload: `GuardDecision.payload()`). The listing passes through unchanged.
+    (payload: the `GuardDecision` itself). The listing passes through unchanged.
 
     `idempotency_keys` maps a write tool to the argument that carries its idempotency key.
     """
@@ -96,7 +96,7 @@ class GuardedSource(WrapperToolSource):
         guard = self.guard
 
         def emit(decision: GuardDecision) -> None:
-            ctx.emit(EventKind.guard_decision, decision.payload())
+            ctx.emit(EventKind.guard_decision, decision)
 
         if spec is None:
             hint = unknown_tool_hint(call.name, [s.name for s in visible])

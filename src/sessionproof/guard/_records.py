@@ -2,56 +2,16 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# A guard decision is also a trace event's payload, so its record lives in `records`;
+# re-exported here, where the guard's users have always found it.
+from ..records import Decision as Decision
 from ..records import ErrorClass
+from ..records import GuardDecision as GuardDecision
 from ._hints import RepairHint
-
-
-class Decision(StrEnum):
-    """What the guard did with one call (or one attempt of it)."""
-
-    pass_ = "pass"
-    """Handed the tool's answer (a success, or an error the agent must read) through."""
-    retry = "retry"
-    """Re-sends the call after `wait_s` (a transient failure, safe to replay)."""
-    repair = "repair"
-    """Did not send the call: the arguments break the schema; answered with repair hints."""
-    escalate = "escalate"
-    """A failure retrying cannot fix (expired credentials, a refusal): told the agent to
-    inform the user or hand over, and called the escalation hook."""
-    breaker_open = "breaker_open"
-    """Did not send the call: the tool's circuit breaker is open."""
-    no_retry_write = "no_retry_write"
-    """Did not re-send a write whose outcome is unknown; told the agent to check first."""
-    output_invalid = "output_invalid"
-    """The tool answered, but not in the shape its output schema promises."""
-
-
-class GuardDecision(BaseModel):
-    """One decision, as reported to `on_decision` and as a `guard_decision` event."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    tool: str
-    decision: Decision
-    call_id: str | None = None
-    error_class: ErrorClass | None = None
-    """The class of the failure the decision is about (None for a clean pass)."""
-    attempt: int = 1
-    """1-based attempt the decision follows (0: decided before any attempt)."""
-    wait_s: float = 0.0
-    """Backoff before the next attempt (retry decisions only)."""
-    detail: str = ""
-    injected: bool = False
-    """The failure decided on was injected by a fault plan (harness only)."""
-
-    def payload(self) -> dict[str, Any]:
-        """The `guard_decision` event payload."""
-        return self.model_dump(mode="json")
 
 
 class Escalation(BaseModel):

@@ -15,12 +15,15 @@ from ..records import (
     ErrorClass,
     Event,
     EventKind,
+    EventPayload,
     Message,
     Scenario,
     Session,
+    Termination,
     TerminationReason,
     ToolCall,
     ToolResult,
+    make_event,
     parse_arguments,
 )
 from ..taxonomy import classify_text
@@ -169,14 +172,16 @@ class SessionBuilder:
         self._pending: dict[str, ToolCall] = {}
         self._call_steps: dict[str, int] = {}
 
-    def _emit(self, kind: EventKind, payload: dict[str, Any], at: float | None) -> None:
+    def _emit(self, kind: EventKind, payload: EventPayload, at: float | None) -> None:
         if at is not None:
             self._last = at
             if self.start is None:
                 self.start = at
         t_wall = self._last
         self.events.append(
-            Event(
+            make_event(
+                kind,
+                payload,
                 run_id=self.run_id,
                 session_id=self.session_id,
                 seq=len(self.events),
@@ -184,8 +189,6 @@ class SessionBuilder:
                 step=self.step,
                 t_wall=t_wall,
                 t_mono=t_wall - (self.start or t_wall),
-                kind=kind,
-                payload=payload,
             )
         )
 
@@ -194,18 +197,18 @@ class SessionBuilder:
         if self._users:
             self.turn += 1
         self._users += 1
-        self._emit(EventKind.user_message, Message.user(text).model_dump(mode="json"), at)
+        self._emit(EventKind.user_message, Message.user(text), at)
 
     def assistant(self, text: str | None, calls: list[ToolCall], at: float | None = None) -> None:
         """An assistant message and the tool calls it carries (results come separately)."""
         msg = Message.assistant(text, calls)
-        self._emit(EventKind.assistant_message, msg.model_dump(mode="json"), at)
+        self._emit(EventKind.assistant_message, msg, at)
         if not calls:
             self.step += 1
         for call in calls:
             self._pending[call.id] = call
             self._call_steps[call.id] = self.step
-            self._emit(EventKind.tool_call, call.model_dump(mode="json"), at)
+            self._emit(EventKind.tool_call, call, at)
             # Each call is its own step; its result is filed under the same step.
             self.step += 1
 
@@ -232,13 +235,13 @@ class SessionBuilder:
         )
         # File the result under the step of its call, not the current one.
         saved, self.step = self.step, self._call_steps.get(call_id, self.step)
-        self._emit(EventKind.tool_result, result.model_dump(mode="json"), at)
+        self._emit(EventKind.tool_result, result, at)
         self.step = saved
         return call
 
     def end(self, termination: TerminationReason, detail: str = "") -> None:
         """The end event."""
-        self._emit(EventKind.end, {"termination": termination, "detail": detail}, None)
+        self._emit(EventKind.end, Termination(termination=termination, detail=detail), None)
 
     def session(
         self,

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import ForeignJSONError
-from ..records import Scenario, TerminationReason
+from ..records import Scenario, TerminationReason, ToolCallEvent
 from ._anthropic import read_anthropic_messages
 from ._common import (
     ImportedSession,
@@ -155,7 +155,7 @@ def _line(
     )
     if not ok:
         return None
-    calls = [str(e.payload.get("name")) for e in builder.events if e.kind == "tool_call"]
+    calls = [e.payload.name for e in builder.events if isinstance(e, ToolCallEvent)]
     try:
         termination = _termination(record.get("termination"), calls)
     except ValueError:

@@ -1,42 +1,52 @@
-"""Trace events: the one backbone every later feature reads."""
+"""Trace events: the one backbone every later feature reads.
+
+One model per event kind, discriminated by `kind`; each carries a typed payload. `Event` is
+their union. The JSON form of every payload is the object the store has always held for its
+kind, so the store format did not change when the payloads became typed.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from ._messages import Message, ModelCall, ToolCall, ToolResult
+from ._outcome import Outcome
+from ._payloads import AgentError, DriftApplied, FaultInjected, GuardDecision, Termination
 
 
 class EventKind(StrEnum):
-    """What an `Event` records. Payload shapes are documented per kind."""
+    """What an event records; each kind has its own event model and payload type."""
 
     user_message = "user_message"
-    """payload: `Message` (role user)."""
+    """`UserMessageEvent`, payload `Message` (role user)."""
     assistant_message = "assistant_message"
-    """payload: `Message` (role assistant: text and the tool calls it carries)."""
+    """`AssistantMessageEvent`, payload `Message` (text and the tool calls it carries)."""
     tool_call = "tool_call"
-    """payload: `ToolCall`."""
+    """`ToolCallEvent`, payload `ToolCall`."""
     tool_result = "tool_result"
-    """payload: `ToolResult`."""
+    """`ToolResultEvent`, payload `ToolResult`."""
     model_call = "model_call"
-    """payload: `ModelCall` (provider, model, tokens, latency; never a secret)."""
+    """`ModelCallEvent`, payload `ModelCall` (provider, model, tokens; never a secret)."""
     agent_error = "agent_error"
-    """payload: {error_class, message}: the model's reply itself was unusable."""
+    """`AgentErrorEvent`, payload `AgentError`."""
     fault_injected = "fault_injected"
-    """payload: {call_id, tool, error_class, committed}."""
+    """`FaultInjectedEvent`, payload `FaultInjected`."""
     drift_applied = "drift_applied"
-    """payload: {kind, tool, detail}."""
+    """`DriftAppliedEvent`, payload `DriftApplied`."""
     guard_decision = "guard_decision"
-    """payload: {call_id, tool, decision, error_class, attempt, wait_s, detail}."""
+    """`GuardDecisionEvent`, payload `GuardDecision`."""
     end = "end"
-    """payload: {termination, detail}."""
+    """`EndEvent`, payload `Termination`."""
     verdict = "verdict"
-    """payload: `Outcome`."""
+    """`VerdictEvent`, payload `Outcome`."""
 
 
-class Event(BaseModel):
-    """One thing that happened in a session, in order."""
+class EventBase(BaseModel):
+    """The fields every event has: where it belongs and when it happened."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -52,5 +62,150 @@ class Event(BaseModel):
     """Unix time, seconds."""
     t_mono: float
     """Monotonic clock, seconds; differences are meaningful within one process."""
-    kind: EventKind
-    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class UserMessageEvent(EventBase):
+    """The user said something."""
+
+    kind: Literal[EventKind.user_message] = EventKind.user_message
+    payload: Message
+
+
+class AssistantMessageEvent(EventBase):
+    """The agent replied: text, tool calls, or both."""
+
+    kind: Literal[EventKind.assistant_message] = EventKind.assistant_message
+    payload: Message
+
+
+class ToolCallEvent(EventBase):
+    """The agent asked for one tool call (recorded before it runs)."""
+
+    kind: Literal[EventKind.tool_call] = EventKind.tool_call
+    payload: ToolCall
+
+
+class ToolResultEvent(EventBase):
+    """What came back from one tool call, as the agent saw it."""
+
+    kind: Literal[EventKind.tool_result] = EventKind.tool_result
+    payload: ToolResult
+
+
+class ModelCallEvent(EventBase):
+    """One request to a model provider."""
+
+    kind: Literal[EventKind.model_call] = EventKind.model_call
+    payload: ModelCall
+
+
+class AgentErrorEvent(EventBase):
+    """The agent's reply itself was unusable, or it never came."""
+
+    kind: Literal[EventKind.agent_error] = EventKind.agent_error
+    payload: AgentError
+
+
+class FaultInjectedEvent(EventBase):
+    """A fault plan answered one attempt of a call with an error."""
+
+    kind: Literal[EventKind.fault_injected] = EventKind.fault_injected
+    payload: FaultInjected
+
+
+class DriftAppliedEvent(EventBase):
+    """The tool schemas the agent sees drifted."""
+
+    kind: Literal[EventKind.drift_applied] = EventKind.drift_applied
+    payload: DriftApplied
+
+
+class GuardDecisionEvent(EventBase):
+    """The guard decided about one call or one attempt of it."""
+
+    kind: Literal[EventKind.guard_decision] = EventKind.guard_decision
+    payload: GuardDecision
+
+
+class EndEvent(EventBase):
+    """The session ended."""
+
+    kind: Literal[EventKind.end] = EventKind.end
+    payload: Termination
+
+
+class VerdictEvent(EventBase):
+    """The session was judged."""
+
+    kind: Literal[EventKind.verdict] = EventKind.verdict
+    payload: Outcome
+
+
+Event: TypeAlias = Annotated[
+    UserMessageEvent
+    | AssistantMessageEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | ModelCallEvent
+    | AgentErrorEvent
+    | FaultInjectedEvent
+    | DriftAppliedEvent
+    | GuardDecisionEvent
+    | EndEvent
+    | VerdictEvent,
+    Field(discriminator="kind"),
+]
+"""One thing that happened in a session, in order: one of the per-kind event models."""
+
+EventPayload: TypeAlias = (
+    Message
+    | ToolCall
+    | ToolResult
+    | ModelCall
+    | AgentError
+    | FaultInjected
+    | DriftApplied
+    | GuardDecision
+    | Termination
+    | Outcome
+)
+"""Any event's payload; which one a kind takes is fixed by its event model."""
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+"""Validates a dict (or JSON) into the right event model, chosen by its `kind`."""
+
+
+def parse_event(data: Mapping[str, Any]) -> Event:
+    """The typed event for `data` (common fields, `kind` and a payload dict or model).
+
+    Raises pydantic's ValidationError when the kind is unknown or the payload does not fit it.
+    """
+    return EVENT_ADAPTER.validate_python(data)
+
+
+def make_event(
+    kind: EventKind,
+    payload: EventPayload | Mapping[str, Any],
+    *,
+    run_id: str,
+    session_id: str,
+    seq: int,
+    turn: int,
+    step: int,
+    t_wall: float,
+    t_mono: float,
+) -> Event:
+    """One event of `kind`; the payload must be (or validate as) that kind's payload type."""
+    return EVENT_ADAPTER.validate_python(
+        {
+            "run_id": run_id,
+            "session_id": session_id,
+            "seq": seq,
+            "turn": turn,
+            "step": step,
+            "t_wall": t_wall,
+            "t_mono": t_mono,
+            "kind": kind,
+            "payload": payload,
+        }
+    )

@@ -1,40 +1,26 @@
-"""Sessions and outcomes."""
+"""Sessions: one trial's whole trace and its verdict."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import TerminationReason
-from ._events import Event, EventKind
+from ._events import (
+    AssistantMessageEvent,
+    Event,
+    EventBase,
+    EventKind,
+    ModelCallEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessageEvent,
+)
 from ._messages import Message, ModelCall, ToolCall, ToolResult, Usage
+from ._outcome import Outcome
 
-
-class CriterionResult(BaseModel):
-    """One criterion's verdict and the evidence for it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    """e.g. `db`, `communicate`, `forbidden`, `action`, `nl_assertion`."""
-    passed: bool | None
-    """None when the criterion could not be evaluated (never silently counted as passed)."""
-    evidence: str = ""
-
-
-class Outcome(BaseModel):
-    """The verdict of one session."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    success: bool
-    reward: float
-    criteria: list[CriterionResult] = Field(default_factory=list)
-
-    def criterion(self, name: str) -> CriterionResult | None:
-        """The result of criterion `name`, if it was judged."""
-        return next((c for c in self.criteria if c.name == name), None)
+E = TypeVar("E", bound=EventBase)
 
 
 class Session(BaseModel):
@@ -73,30 +59,32 @@ class Session(BaseModel):
         """Events of one kind, in order."""
         return [e for e in self.events if e.kind is kind]
 
+    def events_of(self, cls: type[E]) -> list[E]:
+        """Events of one event model (e.g. `ToolCallEvent`), in order, typed as such."""
+        return [e for e in self.events if isinstance(e, cls)]
+
     def messages(self) -> list[Message]:
         """The conversation (user, assistant and tool messages) in order."""
         out: list[Message] = []
         for e in self.events:
-            if e.kind in (EventKind.user_message, EventKind.assistant_message):
-                out.append(Message.model_validate(e.payload))
-            elif e.kind is EventKind.tool_result:
-                out.append(Message.tool(ToolResult.model_validate(e.payload)))
+            if isinstance(e, UserMessageEvent | AssistantMessageEvent):
+                out.append(e.payload)
+            elif isinstance(e, ToolResultEvent):
+                out.append(Message.tool(e.payload))
         return out
 
     def tool_calls(self) -> list[ToolCall]:
         """Every tool call the agent emitted, in order."""
-        return [ToolCall.model_validate(e.payload) for e in self.of_kind(EventKind.tool_call)]
+        return [e.payload for e in self.events_of(ToolCallEvent)]
 
     def tool_results(self) -> list[ToolResult]:
         """Every tool result, in order."""
-        return [ToolResult.model_validate(e.payload) for e in self.of_kind(EventKind.tool_result)]
+        return [e.payload for e in self.events_of(ToolResultEvent)]
 
     def model_calls(self) -> list[ModelCall]:
         """Every model request, in order."""
-        return [ModelCall.model_validate(e.payload) for e in self.of_kind(EventKind.model_call)]
+        return [e.payload for e in self.events_of(ModelCallEvent)]
 
     def agent_texts(self) -> list[str]:
         """The text of every assistant message."""
-        return [
-            str(e.payload.get("content") or "") for e in self.of_kind(EventKind.assistant_message)
-        ]
+        return [e.payload.content or "" for e in self.events_of(AssistantMessageEvent)]

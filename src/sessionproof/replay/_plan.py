@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..domains import get_domain
 from ..errors import UnknownDomainError
 from ..importers import ImportedSession, ImportResult, RecordError
-from ..records import Action, Criteria, EventKind, Outcome, Scenario, UserSpec
+from ..records import Action, Criteria, Outcome, Scenario, UserMessageEvent, UserSpec
 from ..scoring import evaluate_session, with_termination
 from ..suites.tau2 import (
     NLJudge,
@@ -108,9 +108,7 @@ def _judge_original(
 
 
 def _user_turns(item: ImportedSession) -> list[str]:
-    texts = [
-        str(e.payload.get("content") or "") for e in item.session.of_kind(EventKind.user_message)
-    ]
+    texts = [e.payload.content or "" for e in item.session.events_of(UserMessageEvent)]
     return [t for t in texts if t.strip()]
 
 

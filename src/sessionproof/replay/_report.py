@@ -42,10 +42,8 @@ class SessionShape(BaseModel):
     @classmethod
     def of(cls, session: Session) -> SessionShape:
         """The shape of `session`, read from its events."""
-        names = [str(e.payload.get("name")) for e in session.of_kind(EventKind.tool_call)]
-        errors = sum(
-            1 for e in session.of_kind(EventKind.tool_result) if e.payload.get("error_class")
-        )
+        names = [call.name for call in session.tool_calls()]
+        errors = sum(1 for result in session.tool_results() if result.error_class)
         return cls(
             termination=session.termination.value,
             user_turns=len(session.of_kind(EventKind.user_message)),

@@ -9,7 +9,20 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..records import EventKind, Session
+from ..records import (
+    AgentErrorEvent,
+    AssistantMessageEvent,
+    DriftAppliedEvent,
+    EndEvent,
+    Event,
+    EventKind,
+    FaultInjectedEvent,
+    GuardDecisionEvent,
+    Session,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessageEvent,
+)
 from ..scoring import METRIC_DEFINITIONS, RunSummary
 from ._format import pct, pct_range
 
@@ -46,6 +59,37 @@ def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit] + f"… [{len(text)} chars]"
 
 
+def _render_event(console: Console, e: Event) -> None:
+    """One event's line(s) of a transcript (verdicts are printed after the loop)."""
+    if isinstance(e, UserMessageEvent):
+        console.print(f"[cyan]user[/]: {escape(_short(e.payload.content or ''))}")
+    elif isinstance(e, AssistantMessageEvent):
+        if e.payload.content:
+            console.print(f"[green]agent[/]: {escape(_short(e.payload.content))}")
+    elif isinstance(e, ToolCallEvent):
+        call = e.payload
+        args = call.arguments
+        shown = json.dumps(args) if args is not None else repr(call.raw_arguments)
+        console.print(f"  [yellow]→ {escape(call.name)}[/]({escape(_short(shown, 200))})")
+    elif isinstance(e, ToolResultEvent):
+        result = e.payload
+        cls = result.error_class
+        injected = " (injected)" if result.injected else ""
+        tag = "[red]✗ " + escape(str(cls)) + injected + "[/]"
+        mark = tag if cls else "[dim]←[/]"
+        console.print(f"    {mark} {escape(_short(result.output, 300))}")
+    elif isinstance(e, AgentErrorEvent):
+        msg = escape(e.payload.message)
+        console.print(f"  [red]agent error {escape(str(e.payload.error_class))}[/]: {msg}")
+    elif isinstance(e, FaultInjectedEvent | DriftAppliedEvent | GuardDecisionEvent):
+        shown = json.dumps(e.payload.model_dump(mode="json"), default=str)
+        console.print(f"  [magenta]{e.kind.value}[/] {escape(shown)}")
+    elif isinstance(e, EndEvent):
+        end = e.payload
+        detail = f" ({escape(end.detail)})" if end.detail else ""
+        console.print(f"[bold]end[/]: {escape(str(end.termination))}{detail}")
+
+
 def render_transcript(console: Console, session: Session) -> None:
     """One session, turn by turn: messages, tool calls, results, errors, the end and verdict."""
     outcome = session.outcome
@@ -59,35 +103,7 @@ def render_transcript(console: Console, session: Session) -> None:
         if e.turn != turn and e.kind is not EventKind.verdict:
             turn = e.turn
             console.rule(f"turn {turn}", style="dim")
-        p = e.payload
-        if e.kind is EventKind.user_message:
-            console.print(f"[cyan]user[/]: {escape(_short(str(p.get('content') or '')))}")
-        elif e.kind is EventKind.assistant_message:
-            if p.get("content"):
-                console.print(f"[green]agent[/]: {escape(_short(str(p['content'])))}")
-        elif e.kind is EventKind.tool_call:
-            args = p.get("arguments")
-            shown = json.dumps(args) if args is not None else repr(p.get("raw_arguments"))
-            console.print(f"  [yellow]→ {escape(str(p['name']))}[/]({escape(_short(shown, 200))})")
-        elif e.kind is EventKind.tool_result:
-            cls = p.get("error_class")
-            tag = (
-                "[red]✗ " + escape(str(cls)) + (" (injected)" if p.get("injected") else "") + "[/]"
-            )
-            mark = tag if cls else "[dim]←[/]"
-            console.print(f"    {mark} {escape(_short(str(p.get('output', '')), 300))}")
-        elif e.kind is EventKind.agent_error:
-            msg = escape(str(p.get("message")))
-            console.print(f"  [red]agent error {escape(str(p.get('error_class')))}[/]: {msg}")
-        elif e.kind in (
-            EventKind.fault_injected,
-            EventKind.drift_applied,
-            EventKind.guard_decision,
-        ):
-            console.print(f"  [magenta]{e.kind.value}[/] {escape(json.dumps(p, default=str))}")
-        elif e.kind is EventKind.end:
-            detail = f" ({escape(str(p.get('detail')))})" if p.get("detail") else ""
-            console.print(f"[bold]end[/]: {escape(str(p.get('termination')))}{detail}")
+        _render_event(console, e)
     console.print(f"[bold]verdict[/]: {verdict}")
     if outcome:
         for c in outcome.criteria:

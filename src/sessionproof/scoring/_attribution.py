@@ -38,7 +38,14 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..records import ErrorClass, EventKind, Scenario, Session, TerminationReason
+from ..records import (
+    AssistantMessageEvent,
+    ErrorClass,
+    Scenario,
+    Session,
+    TerminationReason,
+    UserMessageEvent,
+)
 from ..taxonomy import ErrorAction, semantics
 from ._survival import DivergenceClass, SessionSurvival
 from ._trace import traced_calls
@@ -171,17 +178,17 @@ def invented_facts(session: Session, scenario: Scenario) -> list[tuple[int, str]
     known = _normal(" ".join(filter(None, [spec.instructions, spec.persona, *(spec.turns or [])])))
     found: list[tuple[int, str]] = []
     for event in session.events:
-        content = str(event.payload.get("content") or "")
-        if event.kind is EventKind.assistant_message:
-            known += " " + _normal(content)
-        elif event.kind is EventKind.user_message:
+        if isinstance(event, AssistantMessageEvent):
+            known += " " + _normal(event.payload.content or "")
+        elif isinstance(event, UserMessageEvent):
+            content = event.payload.content or ""
             found.extend((event.step, f) for f in sorted(facts_in(content)) if f not in known)
     return found
 
 
-def _last_text(session: Session, kind: EventKind) -> str:
-    for event in reversed(session.of_kind(kind)):
-        text = str(event.payload.get("content") or "").strip()
+def _last_text(session: Session, kind: type[UserMessageEvent | AssistantMessageEvent]) -> str:
+    for event in reversed(session.events_of(kind)):
+        text = (event.payload.content or "").strip()
         if text:
             return text
     return ""
@@ -215,9 +222,9 @@ def _user(
         and divergence.decision == "stop"
         and session.termination is TerminationReason.user_stop
     ):
-        asked = confirmation_request(_last_text(session, EventKind.assistant_message))
+        asked = confirmation_request(_last_text(session, AssistantMessageEvent))
         if asked is not None:
-            answer = _last_text(session, EventKind.user_message)
+            answer = _last_text(session, UserMessageEvent)
             return (
                 "user_stopped_before_write",
                 f"the simulated user ended the session with a gold write pending "

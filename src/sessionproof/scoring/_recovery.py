@@ -34,7 +34,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..records import ErrorClass, EventKind, Session, ToolCall, ToolResult
+from ..records import (
+    AssistantMessageEvent,
+    Decision,
+    ErrorClass,
+    FaultInjectedEvent,
+    GuardDecisionEvent,
+    Session,
+    ToolCall,
+    ToolCallEvent,
+    ToolResult,
+    ToolResultEvent,
+)
 from ..taxonomy import semantics
 
 _NOT_RETRYABLE_DECISIONS = frozenset({"no_retry_write", "escalate", "breaker_open"})
@@ -97,13 +108,6 @@ class _Failure:
     injected: bool
 
 
-def _error_class(value: Any) -> ErrorClass:
-    try:
-        return ErrorClass(value)
-    except ValueError:
-        return ErrorClass.unknown
-
-
 class _SessionView:
     """The parts of one session's events the rule needs, indexed once."""
 
@@ -115,29 +119,28 @@ class _SessionView:
         self.decisions: dict[str, set[str]] = {}
         self.failures: list[_Failure] = []
         for i, event in enumerate(session.events):
-            payload = event.payload
-            if event.kind is EventKind.tool_call:
-                call = ToolCall.model_validate(payload)
+            if isinstance(event, ToolCallEvent):
+                call = event.payload
                 self.calls[call.id] = call
                 if call.name.startswith("transfer"):
                     self.spoke.append(i)
-            elif event.kind is EventKind.tool_result:
-                result = ToolResult.model_validate(payload)
+            elif isinstance(event, ToolResultEvent):
+                result = event.payload
                 self.results.append((i, result))
                 self.final[result.call_id] = (i, result)
                 if result.error_class is not None and not result.injected:
                     self.failures.append(_Failure(i, result.call_id, result.error_class, False))
-            elif event.kind is EventKind.assistant_message and str(payload.get("content") or ""):
+            elif isinstance(event, AssistantMessageEvent) and event.payload.content:
                 self.spoke.append(i)
-            elif event.kind is EventKind.fault_injected:
-                cls = _error_class(payload.get("error_class"))
-                self.failures.append(_Failure(i, str(payload.get("call_id")), cls, True))
-            elif event.kind is EventKind.guard_decision:
-                call_id = str(payload.get("call_id"))
-                decision = str(payload.get("decision"))
-                self.decisions.setdefault(call_id, set()).add(decision)
-                if decision == "retry" and not payload.get("injected"):
-                    cls = _error_class(payload.get("error_class"))
+            elif isinstance(event, FaultInjectedEvent):
+                fault = event.payload
+                self.failures.append(_Failure(i, fault.call_id, fault.error_class, True))
+            elif isinstance(event, GuardDecisionEvent):
+                decided = event.payload
+                call_id = str(decided.call_id)
+                self.decisions.setdefault(call_id, set()).add(decided.decision.value)
+                if decided.decision is Decision.retry and not decided.injected:
+                    cls = decided.error_class or ErrorClass.unknown
                     self.failures.append(_Failure(i, call_id, cls, False))
 
     def recovered(self, failure: _Failure) -> bool:

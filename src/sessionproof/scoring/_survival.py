@@ -54,7 +54,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from ..domains import DomainSpec
-from ..records import EventKind, Scenario, Session, TerminationReason
+from ..records import AssistantMessageEvent, EventKind, Scenario, Session, TerminationReason
 from ._calls import comparable_args, same_value
 from ._trace import GoldStates, TracedCall, apply_quietly, traced_calls
 from ._verdict import _matches as forbidden_match
@@ -184,9 +184,7 @@ class _Walk:
         end = self.session.termination
         if not transferred and end in (TerminationReason.agent_stop, TerminationReason.user_stop):
             replies = [
-                e
-                for e in self.session.of_kind(EventKind.assistant_message)
-                if not e.payload.get("tool_calls")
+                e for e in self.session.events_of(AssistantMessageEvent) if not e.payload.tool_calls
             ]
             if replies:
                 out.append(_Decision(len(out), replies[-1].step, replies[-1].turn, None))

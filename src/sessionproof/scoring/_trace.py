@@ -9,7 +9,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domains import Domain, DomainSpec
-from ..records import ErrorClass, EventKind, Scenario, Session, ToolCall, ToolResult
+from ..records import (
+    DriftAppliedEvent,
+    ErrorClass,
+    FaultInjectedEvent,
+    GuardDecisionEvent,
+    Scenario,
+    Session,
+    ToolCall,
+    ToolCallEvent,
+    ToolResult,
+    ToolResultEvent,
+)
 
 
 @dataclass(frozen=True)
@@ -61,21 +72,19 @@ def traced_calls(session: Session) -> list[TracedCall]:
     injected: Counter[str] = Counter()
     refused: set[str] = set()
     for event in session.events:
-        payload = event.payload
-        if event.kind is EventKind.tool_result:
-            answer = ToolResult.model_validate(payload)
-            results[answer.call_id] = answer
-        elif event.kind is EventKind.fault_injected:
-            call_id = str(payload.get("call_id"))
+        if isinstance(event, ToolResultEvent):
+            results[event.payload.call_id] = event.payload
+        elif isinstance(event, FaultInjectedEvent):
+            call_id = event.payload.call_id
             injected[call_id] += 1
-            committed[call_id] += bool(payload.get("committed"))
-        elif event.kind is EventKind.guard_decision and payload.get("decision") in _NOT_SENT:
-            refused.add(str(payload.get("call_id")))
+            committed[call_id] += event.payload.committed
+        elif isinstance(event, GuardDecisionEvent) and event.payload.decision in _NOT_SENT:
+            refused.add(str(event.payload.call_id))
     out: list[TracedCall] = []
     for event in session.events:
-        if event.kind is not EventKind.tool_call:
+        if not isinstance(event, ToolCallEvent):
             continue
-        call = ToolCall.model_validate(event.payload)
+        call = event.payload
         result = results.get(call.id)
         ran = committed[call.id] + _reached_domain(result, call.id in refused)
         out.append(
@@ -94,13 +103,12 @@ def traced_calls(session: Session) -> list[TracedCall]:
 
 def drifted_tools(session: Session) -> tuple[int, frozenset[str]] | None:
     """(first 0-based turn of the drift, tool names involved) when a drift was applied."""
-    for event in session.of_kind(EventKind.drift_applied):
-        payload = event.payload
-        if not payload.get("applied"):
+    for event in session.events_of(DriftAppliedEvent):
+        drift = event.payload
+        if not drift.applied:
             continue
-        names = {str(payload[k]) for k in ("tool", "new_tool") if payload.get(k)}
-        turn = payload.get("turn")
-        return (int(turn) if isinstance(turn, int) else event.turn), frozenset(names)
+        names = {name for name in (drift.tool, drift.new_tool) if name}
+        return drift.turn, frozenset(names)
     return None
 
 

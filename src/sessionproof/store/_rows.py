@@ -6,10 +6,21 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from ..errors import StoreError
-from ..records import Event, EventKind, Outcome, Session, TerminationReason, Usage
+from ..records import (
+    AssistantMessageEvent,
+    Event,
+    Outcome,
+    Session,
+    TerminationReason,
+    ToolCallEvent,
+    ToolResultEvent,
+    Usage,
+    parse_event,
+)
 from ._manifest import SessionRow
 from ._scrub import Scrubber
 
@@ -120,6 +131,31 @@ def scrubbed_json(scrubber: Scrubber, value: Any, what: str) -> str:
     return to_json(scrubber.value(value), what)
 
 
+def _payload_json(scrubber: Scrubber, event: Event, what: str) -> str:
+    """The event's payload as the JSON object the store holds for its kind, scrubbed."""
+    try:
+        value = event.payload.model_dump(mode="json")
+    except PydanticSerializationError as exc:  # e.g. an object() inside tool arguments
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise StoreError(f"{what} is not JSON-serialisable: {first}") from exc
+    return scrubbed_json(scrubber, value, what)
+
+
+def _event(row: tuple[Any, ...], where: str) -> Event:
+    """A typed event from its `events` row (EVENT_COLUMNS order)."""
+    data = dict(zip(EVENT_COLUMNS, row, strict=True))
+    data["payload"] = orjson.loads(data["payload"])
+    try:
+        return parse_event(data)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        at = ".".join(str(p) for p in problem["loc"])
+        raise StoreError(
+            f"{where}: event seq {data['seq']} ({data['kind']}) does not read: "
+            f"{at}: {problem['msg']}"
+        ) from exc
+
+
 @dataclass(frozen=True)
 class SessionWrite:
     """A session flattened, scrubbed and checked, ready for one transaction."""
@@ -154,11 +190,11 @@ def prepare(session: Session) -> SessionWrite:
                 f"{where}: event seq {event.seq} belongs to session {event.session_id!r} "
                 f"of run {event.run_id!r}"
             )
-        if event.kind is EventKind.tool_call:
+        if isinstance(event, ToolCallEvent):
             n_tool_calls += 1
-        elif event.kind is EventKind.assistant_message and not event.payload.get("tool_calls"):
+        elif isinstance(event, AssistantMessageEvent) and not event.payload.tool_calls:
             n_replies += 1
-        elif event.kind is EventKind.tool_result and event.payload.get("error_class"):
+        elif isinstance(event, ToolResultEvent) and event.payload.error_class:
             n_tool_errors += 1
         seqs.append(event.seq)
         turns.append(event.turn)
@@ -166,7 +202,7 @@ def prepare(session: Session) -> SessionWrite:
         walls.append(event.t_wall)
         monos.append(event.t_mono)
         kinds.append(event.kind.value)
-        payloads.append(scrubbed_json(scrubber, event.payload, f"{where}: event seq {event.seq}"))
+        payloads.append(_payload_json(scrubber, event, f"{where}: event seq {event.seq}"))
     if len(set(seqs)) != n:
         repeated = sorted({s for s in seqs if seqs.count(s) > 1})
         raise StoreError(f"{where}: event seq repeated: {repeated}")
@@ -208,6 +244,7 @@ def session_from_rows(row: tuple[Any, ...], events: list[tuple[Any, ...]]) -> Se
     `events` rows (EVENT_COLUMNS order, already sorted by seq)."""
     values = dict(zip(SESSION_COLUMNS, row, strict=True))
     outcome_json = values["outcome"]
+    where = f"session {values['session_id']!r} of run {values['run_id']!r}"
     return Session(
         run_id=values["run_id"],
         session_id=values["session_id"],
@@ -215,20 +252,7 @@ def session_from_rows(row: tuple[Any, ...], events: list[tuple[Any, ...]]) -> Se
         trial=values["trial"],
         arm=values["arm"],
         model=values["model"],
-        events=[
-            Event(
-                run_id=e[0],
-                session_id=e[1],
-                seq=e[2],
-                turn=e[3],
-                step=e[4],
-                t_wall=e[5],
-                t_mono=e[6],
-                kind=EventKind(e[7]),
-                payload=orjson.loads(e[8]),
-            )
-            for e in events
-        ],
+        events=[_event(e, where) for e in events],
         termination=TerminationReason(values["termination"]),
         termination_detail=values["termination_detail"],
         outcome=None if outcome_json is None else Outcome.model_validate_json(outcome_json),

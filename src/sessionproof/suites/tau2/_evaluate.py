@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...domains import Domain, DomainSpec, get_domain
-from ...records import CriterionResult, EventKind, Outcome, Scenario, Session, TerminationReason
+from ...records import CriterionResult, Outcome, Scenario, Session, TerminationReason
 from ...scoring import normalise_text as normalise  # tau2's fact search is ours exactly
 from ._judge import NLJudge, transcript_text
 from ._replay import DEFAULT_GOLD_CACHE, GoldCache, replay, replayed_calls
@@ -57,11 +57,7 @@ class Judgement(BaseModel):
 
 
 def _agent_texts(session: Session) -> list[str]:
-    return [
-        normalise(str(e.payload.get("content")))
-        for e in session.events
-        if e.kind is EventKind.assistant_message and e.payload.get("content")
-    ]
+    return [normalise(text) for text in session.agent_texts() if text]
 
 
 def _termination(session: Session) -> str:

@@ -11,7 +11,14 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ...agents import Agent, AgentRequest
 from ...errors import ConfigError
-from ...records import EventKind, Message, Session
+from ...records import (
+    AssistantMessageEvent,
+    Message,
+    Session,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessageEvent,
+)
 
 T = TypeVar("T")
 
@@ -43,17 +50,16 @@ def transcript_text(session: Session) -> str:
     """The conversation as plain text lines, tool traffic included, for a judge to read."""
     lines: list[str] = []
     for event in session.events:
-        p = event.payload
-        if event.kind is EventKind.user_message:
-            lines.append(f"customer: {p.get('content') or ''}")
-        elif event.kind is EventKind.assistant_message and p.get("content"):
-            lines.append(f"agent: {p['content']}")
-        elif event.kind is EventKind.tool_call:
-            args = json.dumps(p.get("arguments"), ensure_ascii=False)
-            lines.append(f"agent calls {p.get('name')}({args})")
-        elif event.kind is EventKind.tool_result:
-            out = str(p.get("output", ""))[:_TOOL_OUTPUT_CHARS]
-            lines.append(f"tool {p.get('name')} replies: {out}")
+        if isinstance(event, UserMessageEvent):
+            lines.append(f"customer: {event.payload.content or ''}")
+        elif isinstance(event, AssistantMessageEvent) and event.payload.content:
+            lines.append(f"agent: {event.payload.content}")
+        elif isinstance(event, ToolCallEvent):
+            args = json.dumps(event.payload.arguments, ensure_ascii=False)
+            lines.append(f"agent calls {event.payload.name}({args})")
+        elif isinstance(event, ToolResultEvent):
+            out = event.payload.output[:_TOOL_OUTPUT_CHARS]
+            lines.append(f"tool {event.payload.name} replies: {out}")
     return "\n".join(lines)
 
 

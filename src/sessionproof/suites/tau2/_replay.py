@@ -19,7 +19,7 @@ import orjson
 
 from ...domains import Domain, DomainSpec
 from ...errors import ToolError
-from ...records import EventKind, Session, ToolCall
+from ...records import Session, ToolCall
 from ._tau import TauDomain
 
 
@@ -40,14 +40,8 @@ def _writes_only(domain: Domain[Any], name: str) -> bool:
 
 def replayed_calls(session: Session) -> list[ToolCall]:
     """The session's tool calls that reached the domain (they have a recorded reply)."""
-    answered = {e.payload.get("call_id") for e in session.events if e.kind is EventKind.tool_result}
-    calls = []
-    for event in session.events:
-        if event.kind is EventKind.tool_call and event.payload.get("id") in answered:
-            call = ToolCall.model_validate(event.payload)
-            if call.arguments is not None:
-                calls.append(call)
-    return calls
+    answered = {result.call_id for result in session.tool_results()}
+    return [c for c in session.tool_calls() if c.id in answered and c.arguments is not None]
 
 
 def replay(

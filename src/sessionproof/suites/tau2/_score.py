@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...domains import get_domain
 from ...errors import SessionproofError, StoreError
 from ...importers import ImportedSession, RecordError, import_file
-from ...records import Event, EventKind, Outcome, Session
+from ...records import EventKind, Outcome, Session, make_event
 from ...scoring import evaluate_session
 from ._evaluate import Judgement, judge_tau2, judge_taubench
 from ._judge import NLJudge, make_judge
@@ -263,7 +263,9 @@ def _attach(session: Session, outcome: Outcome) -> None:
     session.outcome = outcome
     last = session.events[-1] if session.events else None
     session.events.append(
-        Event(
+        make_event(
+            EventKind.verdict,
+            outcome,
             run_id=session.run_id,
             session_id=session.session_id,
             seq=len(session.events),
@@ -271,8 +273,6 @@ def _attach(session: Session, outcome: Outcome) -> None:
             step=last.step if last else 0,
             t_wall=last.t_wall if last else session.ended_at,
             t_mono=last.t_mono if last else 0.0,
-            kind=EventKind.verdict,
-            payload=outcome.model_dump(mode="json"),
         )
     )
 

@@ -26,7 +26,7 @@ from ...importers import (
     too_deep,
     trial_problem,
 )
-from ...records import EventKind, TerminationReason
+from ...records import TerminationReason, ToolCallEvent
 from ._taubench_task import TauBenchTask, scenario_from_taubench
 
 FORMAT = "tau-bench"
@@ -202,7 +202,7 @@ def _record(
         builder, traj, index=index, record_id=rid, tools=tools, errors=result.errors, prefix="traj"
     ):
         return None
-    calls = [e.payload.get("name") for e in builder.events if e.kind is EventKind.tool_call]
+    calls = [e.payload.name for e in builder.events if isinstance(e, ToolCallEvent)]
     if reward_info is None:
         termination = TerminationReason.max_steps
     elif "transfer_to_human_agents" in calls:

@@ -1,0 +1,110 @@
+"""Event payloads that are not conversation records: what the harness itself did.
+
+Each model's JSON form is exactly the object the store has always held for its kind, so
+stores written before these models existed read back unchanged.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._errors import ErrorClass, TerminationReason
+
+
+class AgentError(BaseModel):
+    """Payload of `agent_error`: the model's reply itself was unusable (or never came)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error_class: ErrorClass
+    message: str
+    """What was wrong, for a human reader."""
+
+
+class FaultInjected(BaseModel):
+    """Payload of `fault_injected`: a fault plan answered one attempt of a call with an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call_id: str
+    """Id of the `ToolCall` the fault answered."""
+    tool: str
+    error_class: ErrorClass
+    committed: bool
+    """True when the call still ran on the domain before the error was returned (a write
+    that happened although the agent was told it failed)."""
+    retry_after_s: float | None = None
+    """The Retry-After the fault's message announced, when its class carries one."""
+    occurrence: int = 0
+    """0-based count of earlier calls of this tool in the session (the seeded draw's key)."""
+    attempt: int = 0
+    """0-based attempt of this call id (a guard retry re-sends the same id)."""
+
+
+class DriftApplied(BaseModel):
+    """Payload of `drift_applied`: the tool list the agent sees changed from this turn on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    """The drift kind (`rename_param`, `rename_tool`, ...), as the arm names it."""
+    tool: str | None
+    """The tool that changed; None when the kind applied to no tool."""
+    detail: str
+    turn: int
+    """0-based user turn the drift starts at."""
+    applied: bool
+    """False when no tool qualified, so nothing changed."""
+    new_tool: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The tool's new name, only when the drift renamed it (absent from the JSON otherwise,
+    as it always was)."""
+
+
+class Decision(StrEnum):
+    """What the guard did with one call (or one attempt of it)."""
+
+    pass_ = "pass"
+    """Handed the tool's answer (a success, or an error the agent must read) through."""
+    retry = "retry"
+    """Re-sends the call after `wait_s` (a transient failure, safe to replay)."""
+    repair = "repair"
+    """Did not send the call: the arguments break the schema; answered with repair hints."""
+    escalate = "escalate"
+    """A failure retrying cannot fix (expired credentials, a refusal): told the agent to
+    inform the user or hand over, and called the escalation hook."""
+    breaker_open = "breaker_open"
+    """Did not send the call: the tool's circuit breaker is open."""
+    no_retry_write = "no_retry_write"
+    """Did not re-send a write whose outcome is unknown; told the agent to check first."""
+    output_invalid = "output_invalid"
+    """The tool answered, but not in the shape its output schema promises."""
+
+
+class GuardDecision(BaseModel):
+    """One guard decision, as reported to `on_decision` and as a `guard_decision` payload."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tool: str
+    decision: Decision
+    call_id: str | None = None
+    error_class: ErrorClass | None = None
+    """The class of the failure the decision is about (None for a clean pass)."""
+    attempt: int = 1
+    """1-based attempt the decision follows (0: decided before any attempt)."""
+    wait_s: float = 0.0
+    """Backoff before the next attempt (retry decisions only)."""
+    detail: str = ""
+    injected: bool = False
+    """The failure decided on was injected by a fault plan (harness only)."""
+
+
+class Termination(BaseModel):
+    """Payload of `end`: why the session ended."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    termination: TerminationReason
+    detail: str = ""

@@ -1,0 +1,103 @@
+"""A store written before events were typed still opens, and reads back the same.
+
+The fixture under tests/fixtures/stores/ was made by the code of the last release before the
+typed event union (its README says how); the expected outputs beside it are what that code
+printed. Nothing here is recomputed by the code under test.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from sessionproof.cli import app
+from sessionproof.errors import StoreError
+from sessionproof.records import EventBase, EventKind, Session
+from sessionproof.store import Store
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "stores" / "v0.1.0-bb398c5"
+EXPECTED = FIXTURE / "expected"
+TAU2_AT = Path("/tmp/sessionproof-compat-v1/tau2_retail_4.json")
+"""Where the score run's manifest says its transcripts are (`show --metrics` re-reads them)."""
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def old_store(tmp_path: Path) -> Path:
+    """A fresh copy of the old store file (reading must not depend on earlier tests)."""
+    path = tmp_path / "store.duckdb"
+    with gzip.open(FIXTURE / "store.duckdb.gz") as src, path.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+    source = FIXTURE / "tau2_retail_4.json"
+    if not TAU2_AT.exists() or TAU2_AT.read_bytes() != source.read_bytes():
+        TAU2_AT.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, TAU2_AT)
+    return path
+
+
+def _expected(name: str) -> Any:
+    return json.loads((EXPECTED / name).read_text())
+
+
+def _run_ids() -> list[str]:
+    return sorted(r["run_id"] for r in _expected("runs.json"))
+
+
+def _cli(*args: str) -> Any:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_every_old_event_validates_into_the_typed_union(old_store: Path) -> None:
+    with gzip.open(EXPECTED / "sessions.jsonl.gz", "rt") as f:
+        expected = [json.loads(line) for line in f]
+    with Store.open(old_store, read_only=True) as store:
+        loaded = [s for run_id in _run_ids() for s in store.load_sessions(run_id)]
+    assert len(loaded) == len(expected) == 13
+    kinds = {e.kind for s in loaded for e in s.events}
+    # Every kind a run writes, but those the oracle never causes (no model, no bad reply).
+    assert kinds == set(EventKind) - {EventKind.agent_error, EventKind.model_call}
+    for session in loaded:
+        for event in session.events:
+            assert isinstance(event, EventBase) and isinstance(event.kind, EventKind)
+            assert not isinstance(event.payload, dict), (session.session_id, event.seq)
+    # Read back, every session dumps to exactly what the old code dumped: same fields, same
+    # payload objects (no key gained, lost or renamed).
+    assert [s.model_dump(mode="json") for s in loaded] == expected
+    # And the typed payloads validate again from that JSON.
+    assert [Session.model_validate(e) for e in expected] == loaded
+
+
+@pytest.mark.parametrize("run_id", _run_ids())
+def test_old_runs_show_and_metrics_equal_what_the_old_code_printed(
+    old_store: Path, run_id: str
+) -> None:
+    store = str(old_store)
+    assert _cli("show", run_id, "--store", store, "--json") == _expected(f"show_{run_id}.json")
+    metrics = _cli("show", run_id, "--metrics", "--store", store, "--json")
+    assert metrics == _expected(f"metrics_{run_id}.json")
+
+
+def test_old_run_list_reads_the_same(old_store: Path) -> None:
+    assert _cli("runs", "--store", str(old_store), "--json") == _expected("runs.json")
+
+
+def test_a_stored_payload_that_does_not_fit_its_kind_is_a_store_error(old_store: Path) -> None:
+    with duckdb.connect(str(old_store)) as conn:
+        conn.execute(
+            'UPDATE events SET payload = \'{"call_id": "c1", "error_class": "nope"}\' '
+            "WHERE kind = 'fault_injected'"
+        )
+    with Store.open(old_store, read_only=True) as store:
+        run_id = next(r for r in _run_ids() if store.get_run(r).command == "run")
+        with pytest.raises(StoreError, match=r"event seq \d+ \(fault_injected\) does not read"):
+            store.load_sessions(run_id)
