@@ -8,8 +8,8 @@ exceptions (CancelledError included), wrong return types, models built without v
 or editing the conversation it was handed. Some steps behave like the oracle so a session
 gets far enough to meet later code paths.
 
-Not covered: a very slow agent. `run` and `rerun` have no per-step agent timeout to trigger,
-so a slow agent would only be the fuzzer's own hang; see the README of tests/fuzz.
+Not covered: a very slow agent. `run` and `rerun` have no per-step agent timeout (no
+`--agent-timeout` flag) to trigger, so a slow agent would only time out the fuzzer itself.
 """
 
 from __future__ import annotations

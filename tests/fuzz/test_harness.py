@@ -14,7 +14,7 @@ from ._cases import KINDS, Case, build_case
 from ._jsonout import DupKeys, Raw, dumps
 from ._mutate import mutate, unmark
 from ._pool import run_cases
-from ._run import run_case
+from ._run import _silent_drop, run_case
 from ._seeds import tau2_seeds
 from ._text import mutate_text
 
@@ -122,3 +122,13 @@ def test_the_pool_reports_hangs_and_dead_workers() -> None:
     assert (died.outcome, died.signature) == ("traceback", "worker died (exit code 3)")
     after = list(run_cases("bfcl-answers", 0, [0, 1], timeout=30.0))
     assert [r.index for r in after] == [0, 1]
+
+
+def test_an_unknown_anthropic_block_accepted_silently_is_noted() -> None:
+    line = {"messages": [{"role": "user", "content": [{"type": "image_v9", "data": "x"}]}]}
+    case = Case(kind="anthropic", index=0, argv=[], files={"log.jsonl": json.dumps(line).encode()})
+    assert _silent_drop(case, stderr="") is not None
+    assert _silent_drop(case, stderr="warning: messages.0.content.0: unknown block") is None
+    known = {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}
+    case.files["log.jsonl"] = json.dumps(known).encode()
+    assert _silent_drop(case, stderr="") is None
