@@ -99,6 +99,17 @@ def failure(case: Case, exc: BaseException, seconds: float) -> CaseResult:
 
 
 def _invoke(case: Case) -> CaseResult:
+    result = _classify(case)
+    if case.hostile_seed is not None:
+        # The step that broke is the agent's last one: show the last few it took.
+        did = hostile.behaviours()
+        result.description += f" | agent did: {', '.join(did[-3:]) or 'nothing'}"
+        if len(did) > 3:
+            result.description += f" (after {len(did) - 3} earlier steps)"
+    return result
+
+
+def _classify(case: Case) -> CaseResult:
     started = time.perf_counter()
     if case.hostile_seed is not None:
         hostile.configure(case.hostile_seed)
@@ -185,7 +196,10 @@ def _silent_drop(case: Case, stderr: str) -> str | None:
         for message in messages if isinstance(messages, list) else []:
             content = message.get("content") if isinstance(message, dict) else None
             for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") not in _ANTHROPIC_BLOCKS:
+                kind = block.get("type") if isinstance(block, dict) else None
+                if isinstance(block, dict) and not (
+                    isinstance(kind, str) and kind in _ANTHROPIC_BLOCKS
+                ):
                     return "unknown Anthropic block type accepted without a warning"
     return None
 

@@ -27,13 +27,30 @@ from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, Output
 from sessionproof.records import ErrorClass, Message, ToolCall
 
 _oracle = OracleAgent()
-_state: dict[str, Any] = {"seed": 0, "calls": 0}
+_state: dict[str, Any] = {"seed": 0, "calls": 0, "log": []}
 
 
 def configure(seed: int) -> None:
     """Pick the junk the next session(s) get (deterministic for a seed)."""
     _state["seed"] = seed
     _state["calls"] = 0
+    _state["log"] = []
+
+
+def behaviours() -> list[str]:
+    """What the agent did at each step since `configure`, in order (for crash reports)."""
+    log: list[str] = _state["log"]
+    return log
+
+
+def _log(what: str) -> None:
+    _state["log"].append(what)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, AgentResponse | Message):
+        return f"{type(value).__name__}({str(value)[:60]})"
+    return f"{type(value).__name__} {str(value)[:30]!r}"
 
 
 class _BadStr(Exception):
@@ -125,18 +142,23 @@ def _behave(request: AgentRequest, rng: random.Random) -> Any:
         label, make = rng.choice(_JUNK_ARGS)
         args = {"order_id": make(), "email": "x@example.com"}
         call = _call(rng.choice(tools), args, call_id=f"junk {label}")
+        _log(f"{label} argument")
         return AgentResponse(message=Message.assistant(None, [call]))
     if pick == 1:
         name = rng.choice(["no_such_tool", "", "x" * 10_000, "\u202eloot", "../etc", "get order"])
         call = ToolCall(id="u1", name=name, arguments={"a": 1})
+        _log(f"unknown tool {name[:20]!r}")
         return AgentResponse(message=Message.assistant(None, [call]))
     if pick == 2:
         size = rng.choice([1_000_000, 5_000_000])
+        _log(f"{size // 1_000_000} MB reply")
         return AgentResponse(message=Message.assistant(rng.choice(["x", "é", "\x00"]) * size))
     if pick == 3:
-        raise rng.choice(_EXCEPTIONS)()
+        error = rng.choice(_EXCEPTIONS)()
+        _log(f"raise {type(error).__name__}")
+        raise error
     if pick == 4:
-        return rng.choice(
+        wrong = rng.choice(
             [
                 None,
                 42,
@@ -155,22 +177,29 @@ def _behave(request: AgentRequest, rng: random.Random) -> Any:
                 Message.model_construct(role="robot", content="?", tool_calls=[]),
             ]
         )
+        _log(f"return {_show(wrong)}")
+        return wrong
     if pick == 5:
         # Edit the conversation the engine handed over (the list and the messages in it).
         if request.messages:
             request.messages[0].content = None
             request.messages[-1].tool_calls = [_call("x", None)]
         request.messages.clear()
+        _log("edit the conversation")
         return AgentResponse(message=Message.assistant("I edited history."))
     if pick == 6:
         calls = [_call(rng.choice(tools), {}, call_id="same") for _ in range(rng.choice([2, 60]))]
+        _log(f"{len(calls)} calls with one id")
         return AgentResponse(message=Message.assistant(None, calls))
     if pick == 7:
         odd: Any = rng.choice([None, "not a dict", [1, 2], 5, {"": {"": {}}}])
+        _log(f"arguments {odd!r}")
         return AgentResponse(message=Message.assistant(None, [_call(rng.choice(tools), odd)]))
     if pick == 8:
         call = ToolCall.model_construct(id=None, name=None, arguments={}, raw_arguments=5)
+        _log("unvalidated ToolCall(id=None, name=None)")
         return AgentResponse(message=Message.assistant(None, [call]))
+    _log("oracle")
     return _oracle.respond(request)
 
 

@@ -129,6 +129,9 @@ def test_an_unknown_anthropic_block_accepted_silently_is_noted() -> None:
     case = Case(kind="anthropic", index=0, argv=[], files={"log.jsonl": json.dumps(line).encode()})
     assert _silent_drop(case, stderr="") is not None
     assert _silent_drop(case, stderr="warning: messages.0.content.0: unknown block") is None
+    odd = {"messages": [{"role": "user", "content": [{"type": {"not": "a string"}}]}]}
+    case.files["log.jsonl"] = json.dumps(odd).encode()
+    assert _silent_drop(case, stderr="") is not None
     known = {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}
     case.files["log.jsonl"] = json.dumps(known).encode()
     assert _silent_drop(case, stderr="") is None
