@@ -13,6 +13,8 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import resource
+import shutil
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -35,7 +37,7 @@ def _selftest(kind: str) -> None:
     os._exit(3)
 
 
-def _worker(conn: multiprocessing.connection.Connection, memory: int) -> None:
+def _worker(conn: multiprocessing.connection.Connection, memory: int, base: str) -> None:
     from ._run import run_case
 
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -47,7 +49,7 @@ def _worker(conn: multiprocessing.connection.Connection, memory: int) -> None:
         if kind in SELFTEST_KINDS:
             _selftest(kind)
         try:
-            result = run_case(build_case(kind, seed, index)).to_dict()
+            result = run_case(build_case(kind, seed, index), base).to_dict()
         except BaseException as exc:  # the harness itself failed: report it, keep going
             result = {"harness_error": f"{type(exc).__name__}: {exc}"}
         conn.send(result)
@@ -76,8 +78,11 @@ class _Slot:
 
     def _start(self) -> None:
         ctx = _context()
+        # A killed worker leaves its case directory behind: each worker gets a folder of its
+        # own, removed when the worker is.
+        self.base = tempfile.mkdtemp(prefix="sessionproof-fuzz-worker-")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, self.memory), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, self.memory, self.base), daemon=True)
         self.proc.start()
         child.close()
 
@@ -95,6 +100,7 @@ class _Slot:
         self.proc.kill()
         self.proc.join(5)
         self.conn.close()
+        shutil.rmtree(self.base, ignore_errors=True)
         self._start()
 
     def close(self) -> None:
@@ -106,6 +112,7 @@ class _Slot:
         if self.proc.is_alive():
             self.proc.kill()
             self.proc.join(5)
+        shutil.rmtree(self.base, ignore_errors=True)
 
 
 def _lost(job: tuple[str, int, int], outcome: str, signature: str, seconds: float) -> CaseResult:

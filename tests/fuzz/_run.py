@@ -204,10 +204,11 @@ def _silent_drop(case: Case, stderr: str) -> str | None:
     return None
 
 
-def run_case(case: Case) -> CaseResult:
-    """Write the case's files in a fresh temporary directory, run it there, classify it."""
+def run_case(case: Case, base: str | None = None) -> CaseResult:
+    """Write the case's files in a fresh temporary directory (under `base` when given), run
+    it there, classify it."""
     home = os.getcwd()
-    with tempfile.TemporaryDirectory(prefix="sessionproof-fuzz-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="sessionproof-fuzz-", dir=base) as tmp:
         os.chdir(tmp)
         try:
             for name, data in case.files.items():
