@@ -202,3 +202,12 @@ def test_trial_table_from_sessions_orders_trials_and_marks_infra() -> None:
     sessions = [_session("x", 2, True), _session("x", 0, False), _session("x", 1, None)]
     sessions.append(_session("y", 0, True))
     assert trial_table(sessions) == {"x": [False, None, True], "y": [True]}
+
+
+def test_scenarios_needed_takes_a_discordant_share_equal_to_the_difference_from_counts() -> None:
+    # 1 of 3 vs 3 of 3 with every pair discordant where they differ: psi == |b - a|, though
+    # the two floats differ in their last bit (a run's arms table crashed on this).
+    n = scenarios_needed(1 / 3, 3 / 3, discordant=(0 + 2) / 3)
+    assert n >= 1
+    with pytest.raises(StatisticsInputError):
+        scenarios_needed(1 / 3, 3 / 3, discordant=0.5)

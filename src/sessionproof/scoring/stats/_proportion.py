@@ -67,6 +67,10 @@ def scenarios_needed(
     z_beta = float(_NORMAL.inv_cdf(power))
     delta = rate_b - rate_a
     if discordant is not None:
+        # Shares computed from counts (2/3 - 1/3 against 1/3) differ from each other in the
+        # last bit; a ψ within rounding of |δ| is |δ|, not an impossible input.
+        if math.isclose(discordant, abs(delta), rel_tol=1e-9, abs_tol=1e-12):
+            discordant = abs(delta)
         if not abs(delta) <= discordant <= 1.0:
             raise StatisticsInputError(
                 f"discordant share must be in [|b - a|, 1] = [{abs(delta)}, 1], got {discordant}"
