@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..errors import ConfigError
 from ..importers import FORMATS
-from ..replay import RerunReport, TranscriptRerun, rerun
+from ..rerun import RerunReport, TranscriptRerun, rerun
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
