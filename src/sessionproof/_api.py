@@ -1,17 +1,27 @@
-"""The short Python API: run a suite with an agent, get typed sessions and a summary."""
+"""The short Python API: run a suite with an agent, get typed sessions and a summary.
+
+A thin shell over `sessionproof.runs`, the service `sessionproof run` calls too: the same
+arguments store the same sessions either way.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from .agents import Agent, plays_users
-from .engine import RunPlan, SessionList, execute_run
+from .agents import Agent
+from .engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
+from .errors import ConfigError
 from .records import Session
-from .scoring import RunSummary, summarize
-from .suites import Suite, load_suite
+from .runs import RunConfig, RunReport, ToolMode, aresume, arun
+from .scoring import ArmsReport, RunSummary
+from .store import Store
+from .suites import Suite
+
+_DEFAULT_AGENT = "oracle"
 
 
 class RunResult(BaseModel):
@@ -22,79 +32,117 @@ class RunResult(BaseModel):
     run_id: str
     sessions: list[Session]
     summary: RunSummary
+    comparison: ArmsReport | None = None
+    """With several arms: each arm's summary, recovery, drift tolerance, paired differences."""
+
+
+async def _resumed(
+    run_id: str,
+    store: str | Path,
+    suite: str | Suite,
+    agent: str | Agent,
+    user_model: str | Agent | None,
+    concurrency: int | None,
+    progress: Progress | None,
+) -> RunReport:
+    report = await aresume(
+        run_id,
+        store=store,
+        # What only the caller can give again: objects, or a spec whose credentials the
+        # store redacted. The default agent means none was given.
+        model=None if agent == _DEFAULT_AGENT else agent,
+        user_model=user_model,
+        suite=suite if isinstance(suite, Suite) else None,
+        concurrency=concurrency,
+        progress=progress,
+    )
+    with Store.open(store, read_only=True) as db:
+        everything = db.load_sessions(report.run_id)
+    return report.model_copy(update={"sessions": everything})
 
 
 async def arun_suite(
     suite: str | Suite = "demo",
-    agent: str | Agent = "oracle",
+    agent: str | Agent = _DEFAULT_AGENT,
     *,
     trials: int = 1,
     limit: int | None = None,
     seed: int = 0,
-    concurrency: int = 4,
-    max_steps: int = 40,
-    user_model: Agent | None = None,
+    concurrency: int | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    user_model: str | Agent | None = None,
     store: str | Path | None = None,
+    arms: Sequence[str] = (),
+    faults: str | None = None,
+    drift: str | None = None,
+    guard: bool | None = None,
+    tool_mode: ToolMode = "auto",
+    agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S,
+    resume: str | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
     """Async form of `run_suite`."""
-    from .agents import make_agent
-    from .store import RunManifest, Store, new_run_id
-
-    loaded = (load_suite(suite) if isinstance(suite, str) else suite).limited(limit)
-    the_agent: Agent = make_agent(agent, seed=seed) if isinstance(agent, str) else agent
-    run_id = new_run_id()
-    plan = RunPlan(
-        run_id=run_id, trials=trials, seed=seed, concurrency=concurrency, max_steps=max_steps
+    if resume is not None:
+        if store is None:
+            raise ConfigError("resume needs the store the run was written to (store=...)")
+        report = await _resumed(resume, store, suite, agent, user_model, concurrency, progress)
+    else:
+        config = RunConfig(
+            suite=suite,
+            model=agent,
+            trials=trials,
+            limit=limit,
+            concurrency=concurrency,
+            seed=seed,
+            max_steps=max_steps,
+            user_model=user_model,
+            tool_mode=tool_mode,
+            arms=list(arms),
+            faults=faults,
+            drift=drift,
+            guard=guard,
+            agent_timeout=agent_timeout,
+            store=store,
+        )
+        report = await arun(config, progress)
+    return RunResult(
+        run_id=report.run_id,
+        sessions=report.sessions,
+        summary=report.summary,
+        comparison=report.comparison,
     )
-    sink = SessionList()
-    if user_model is None and plays_users(the_agent):
-        user_model = the_agent  # as in `sessionproof run`: the agent's model plays the user
-    try:
-        await execute_run(loaded, the_agent, plan, sink, user_model=user_model)
-    finally:
-        if isinstance(agent, str):
-            await the_agent.aclose()
-    if store is not None:
-        with Store.open(store) as db:
-            db.create_run(
-                RunManifest(
-                    run_id=run_id,
-                    command="run",
-                    suite=loaded.name,
-                    suite_hash=loaded.content_hash(),
-                    model=the_agent.name,
-                    seed=seed,
-                    trials=trials,
-                    arms=["baseline"],
-                    max_steps=max_steps,
-                    limit=limit,
-                    scenario_ids=[s.id for s in loaded.scenarios],
-                )
-            )
-            for session in sink.sessions:
-                db.write_session(session)
-            db.set_status(run_id, "finished")
-    return RunResult(run_id=run_id, sessions=sink.sessions, summary=summarize(sink.sessions))
 
 
 def run_suite(
     suite: str | Suite = "demo",
-    agent: str | Agent = "oracle",
+    agent: str | Agent = _DEFAULT_AGENT,
     *,
     trials: int = 1,
     limit: int | None = None,
     seed: int = 0,
-    concurrency: int = 4,
-    max_steps: int = 40,
-    user_model: Agent | None = None,
+    concurrency: int | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    user_model: str | Agent | None = None,
     store: str | Path | None = None,
+    arms: Sequence[str] = (),
+    faults: str | None = None,
+    drift: str | None = None,
+    guard: bool | None = None,
+    tool_mode: ToolMode = "auto",
+    agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S,
+    resume: str | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
     """Run `suite` (a name, a scenario file, or a `Suite`) with `agent` (a model spec string
     or any `Agent`) and return every session with its verdict, plus the summary.
 
-    Simulated users are played by `user_model`, by default the agent itself when it is a
-    model (reference agents state the scenario's instructions instead), as in `run`. With
-    `store`, the run is also written to that DuckDB file like `sessionproof run` does.
+    It runs what `sessionproof run` runs (`sessionproof.runs.run`): `arms` (or `faults`,
+    `drift`, `guard` for one arm) set the conditions; `concurrency` None is 1 for a local
+    model, else 4. Simulated users are played by `user_model`, by default the agent itself
+    when it is a model (reference agents state the scenario's instructions instead). With
+    `store`, every session is written to that DuckDB file the moment it ends, so a killed run
+    continues with `resume=RUN_ID` (and the same `store`): its manifest's settings are used,
+    and `sessions` then holds every session of the run. Raises `ConfigError` for bad values.
     """
     return asyncio.run(
         arun_suite(
@@ -107,5 +155,13 @@ def run_suite(
             max_steps=max_steps,
             user_model=user_model,
             store=store,
+            arms=arms,
+            faults=faults,
+            drift=drift,
+            guard=guard,
+            tool_mode=tool_mode,
+            agent_timeout=agent_timeout,
+            resume=resume,
+            progress=progress,
         )
     )

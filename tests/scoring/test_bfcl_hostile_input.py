@@ -14,8 +14,8 @@ import pytest
 
 import sessionproof.suites.bfcl as bfcl
 import sessionproof.suites.bfcl._score as score_module
-from sessionproof.cli._score_bfcl import bfcl_summary
 from sessionproof.errors import ConfigError, InputFileError
+from sessionproof.runs import bfcl_summary
 from sessionproof.suites.bfcl import INPUT_ERROR, score_bfcl_file
 
 DATA = Path(bfcl.__file__).parent / "data"

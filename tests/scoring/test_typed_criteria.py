@@ -15,7 +15,7 @@ from sessionproof.domains import get_domain
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.importers import import_file
 from sessionproof.records import Action, Criteria, Scenario, ToolCall, UserSpec
-from sessionproof.replay import plan_reruns
+from sessionproof.rerun import plan_reruns
 from sessionproof.scoring import call_rule_names, match_gold, register_call_rules
 from sessionproof.suites import Suite, load_suite
 from sessionproof.suites.tau2 import (

@@ -3,37 +3,25 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from pathlib import Path
 
 import typer
 from rich.markup import escape
 
 from ..report import pct, pct_range, render_table
-from ..scoring import ARM_DEFINITIONS, compare_arms
-from ..store import SessionRow, Store
+from ..runs import RunReport
+from ..scoring import ARM_DEFINITIONS
 from ._app import out_console
 
 
-def report_arms(
-    db: Store, run_id: str, arms: list[str], rows: Sequence[SessionRow], store: Path, as_json: bool
-) -> None:
-    """Compare the arms of `run_id` and print the result."""
-    rows_by_arm = {a: [r for r in rows if r.arm == a] for a in arms}
-    sessions_by_arm = {a: db.load_sessions(run_id, arm=a) for a in arms}
-    report = compare_arms(rows_by_arm, sessions_by_arm)
+def report_arms(run: RunReport, as_json: bool) -> None:
+    """Print the arm comparison of a finished run (tables, or the `--json` object)."""
     if as_json:
-        payload = {
-            "run_id": run_id,
-            "arms": {
-                name: {**arm.summary.model_dump(mode="json"), **arm.model_dump(exclude={"summary"})}
-                for name, arm in report.arms.items()
-            },
-            "paired": [p.model_dump(mode="json") for p in report.paired],
-            "store": str(store),
-        }
-        typer.echo(json.dumps(payload, indent=2))
+        typer.echo(json.dumps(run.to_json(), indent=2))
         return
+    report = run.comparison
+    if report is None:
+        raise ValueError(f"run {run.run_id} has one arm: nothing to compare")
+    run_id = run.run_id
 
     table = []
     for name, arm in report.arms.items():

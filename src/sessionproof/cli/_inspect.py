@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.markup import escape
 
-from ..domains import DomainSpec, get_domain
-from ..errors import SessionproofError, StoreError
-from ..importers import import_file
-from ..records import Scenario, Session
+from ..errors import StoreError
 from ..report import (
     pct,
     render_definitions,
@@ -24,9 +19,9 @@ from ..report import (
     render_table,
     render_transcript,
 )
-from ..scoring import ALL_METRIC_DEFINITIONS, run_metrics, summarize
-from ..store import DEFAULT_STORE_PATH, RunManifest, Store
-from ..suites import load_suite
+from ..runs import metrics
+from ..scoring import summarize
+from ..store import DEFAULT_STORE_PATH, Store
 from ._app import app, err_console, out_console
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
@@ -82,7 +77,7 @@ def show(
     session: Annotated[str | None, typer.Option(help="Show one session's transcript.")] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
     as_json: JsonOpt = False,
-    metrics: Annotated[
+    with_metrics: Annotated[
         bool,
         typer.Option(
             "--metrics",
@@ -94,10 +89,10 @@ def show(
 ) -> None:
     """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
     with _open(store) as db:
-        manifest = db.get_run(run_id)
-        if metrics and not session:
-            _show_metrics(manifest, db.load_sessions(manifest.run_id), as_json)
+        if with_metrics and not session:
+            _show_metrics(db, run_id, as_json)
             return
+        manifest = db.get_run(run_id)
         if session:
             found = db.load_sessions(manifest.run_id, session_id=session)
             if not found:
@@ -140,89 +135,23 @@ def show(
     render_definitions(out_console)
 
 
-_DomainFor = Callable[[Scenario], DomainSpec]
-
-
-def _by_domain_name(scenario: Scenario) -> DomainSpec:
-    return get_domain(scenario.domain)
-
-
-def _scenarios_for(
-    manifest: RunManifest, sessions: Sequence[Session]
-) -> tuple[dict[str, Scenario], _DomainFor, str]:
-    """The scenarios a stored run's sessions ran (or were graded) against, how to get their
-    domains, and where they came from (or why there are none)."""
-    embedded: dict[str, Scenario] = {}
-    for s in sessions:
-        raw = s.metadata.get("scenario")
-        if isinstance(raw, dict):
-            try:
-                embedded[s.scenario_id] = Scenario.model_validate(raw)
-            except ValidationError:
-                continue
-    if embedded:
-        return embedded, _by_domain_name, "embedded in the stored sessions"
-    if manifest.command in ("score", "import", "rerun"):
-        # Runs made from a transcript file name that file as their suite; the scenarios (the
-        # tasks the transcripts were graded against) live in it.
-        path = Path(manifest.suite)
-        if not path.is_file():
-            return {}, _by_domain_name, f"the transcript file {path} is no longer there"
-        fmt = str(manifest.options.get("format") or "auto")
-        domain = manifest.options.get("domain")
-        try:
-            result = import_file(
-                path,
-                fmt,
-                run_id=manifest.run_id,
-                domain=domain if isinstance(domain, str) else None,
-            )
-        except SessionproofError as exc:
-            return {}, _by_domain_name, f"re-reading {path} failed: {exc}"
-        found = {i.scenario.id: i.scenario for i in result.sessions if i.scenario is not None}
-        return found, _by_domain_name, f"re-read from {path}"
-    try:
-        suite = load_suite(manifest.suite).limited(manifest.limit)
-    except SessionproofError as exc:
-        return {}, _by_domain_name, f"suite {manifest.suite!r} cannot be loaded: {exc}"
-    note = f"suite {manifest.suite}"
-    if manifest.suite_hash and suite.content_hash() != manifest.suite_hash:
-        note += " (changed since the run: metrics use its current scenarios)"
-    return {s.id: s for s in suite.scenarios}, suite.domain_for, note
-
-
-def _show_metrics(manifest: RunManifest, sessions: list[Session], as_json: bool) -> None:
-    scenarios, domain_for, source = _scenarios_for(manifest, sessions)
-    arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
-    arms += sorted({s.arm for s in sessions} - set(arms))
-    reports = {
-        arm: run_metrics([s for s in sessions if s.arm == arm], scenarios, domain_for)
-        for arm in arms
-    }
+def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
+    found = metrics(run_id, store=db)
     if as_json:
-        payload = {
-            "run_id": manifest.run_id,
-            "command": manifest.command,
-            "suite": manifest.suite,
-            "model": manifest.model,
-            "scenarios": {"source": source, "available": len(scenarios)},
-            "arms": {
-                arm: report.model_dump(mode="json", exclude={"definitions"})
-                for arm, report in reports.items()
-            },
-            "definitions": ALL_METRIC_DEFINITIONS,
-        }
-        typer.echo(json.dumps(payload, indent=2))
+        typer.echo(json.dumps(found.to_json(), indent=2))
         return
     out_console.print(
-        f"[bold]{manifest.run_id}[/] {escape(manifest.command)} suite={escape(manifest.suite)} "
-        f"model={escape(manifest.model)} sessions={len(sessions)}",
+        f"[bold]{found.run_id}[/] {escape(found.command)} suite={escape(found.suite)} "
+        f"model={escape(found.model)} sessions={found.sessions}",
         highlight=False,
     )
-    out_console.print(f"scenarios: {escape(source)} ({len(scenarios)} found)", highlight=False)
-    for arm, report in reports.items():
+    scenarios = found.scenarios
+    out_console.print(
+        f"scenarios: {escape(scenarios.source)} ({scenarios.available} found)", highlight=False
+    )
+    for arm, report in found.arms.items():
         render_metrics(out_console, report, f"arm {arm}", definitions=False)
-    render_metric_definitions(out_console, ALL_METRIC_DEFINITIONS)
+    render_metric_definitions(out_console, found.definitions)
 
 
 @app.command("export")

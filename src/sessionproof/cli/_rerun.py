@@ -11,10 +11,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..errors import ConfigError
+from .. import runs
 from ..importers import FORMATS
-from ..replay import RerunReport, TranscriptRerun, rerun
 from ..report import pct
+from ..rerun import RerunReport, TranscriptRerun
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
@@ -118,12 +118,9 @@ def rerun_command(
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    if fmt != "auto" and fmt not in FORMATS:
-        raise ConfigError(f"--format must be auto or one of {', '.join(FORMATS)}, not {fmt!r}")
-    workers = concurrency or (1 if model.startswith("local") else 4)
     try:
         with RunProgress(err_console, "reruns") as progress:
-            report = rerun(
+            report = runs.rerun(
                 path,
                 model,
                 fmt=fmt,
@@ -131,9 +128,9 @@ def rerun_command(
                 trials=trials,
                 user_model=user_model,
                 limit=limit,
-                concurrency=workers,
+                concurrency=concurrency,
                 seed=seed,
-                store_path=store,
+                store=store,
                 judge=judge,
                 max_steps=max_steps,
                 progress=progress,

@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from ..errors import ConfigError
+from ..runs import SCORE_FORMATS
 from ..store import DEFAULT_STORE_PATH
 from ._app import app
 
-FORMATS = ("auto", "tau2", "tau-bench", "openai", "anthropic", "bfcl")
+FORMATS = SCORE_FORMATS
 
 
 @app.command("score")
@@ -39,11 +39,7 @@ def score(
     named on stderr and listed in --json (`skipped`, `warnings`), and the rest are judged;
     2 when a file or an option cannot be used at all. `-o` must not name an input file.
     """
-    if fmt not in FORMATS:
-        raise ConfigError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if fmt == "bfcl":
-        if questions is None or answers is None:
-            raise ConfigError("--format bfcl needs --questions and --answers")
         from ._score_bfcl import score_bfcl_command
 
         code = score_bfcl_command(path, questions, answers, output, as_json)

@@ -4,40 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import orjson
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .. import runs
 from ..scoring.stats import wilson_interval
-from ..suites.bfcl import BfclScore, score_bfcl_file
-
-
-def bfcl_summary(score: BfclScore, output: Path | None = None) -> dict[str, Any]:
-    """The `--json` summary: per category accuracy, n, Wilson 95% CI, error types, and the
-    ids where the optimal pairing accepts what BFCL's greedy matcher rejects."""
-    categories: dict[str, Any] = {}
-    for name, cat in score.categories.items():
-        low, high = wilson_interval(cat.valid, cat.n)
-        categories[name] = {
-            "accuracy": cat.accuracy,
-            "n": cat.n,
-            "valid": cat.valid,
-            "ci95": [low, high],
-            "error_types": cat.error_types,
-            "greedy_accuracy": cat.greedy_valid / cat.n if cat.n else None,
-            "optimal_not_greedy": cat.optimal_not_greedy,
-        }
-    return {
-        "lines": score.lines,
-        "categories": categories,
-        "input_errors": score.input_errors,
-        "input_error_lines": score.input_error_lines,
-        "broken_questions": score.broken_questions,
-        "output": str(output) if output is not None else None,
-    }
+from ..suites.bfcl import BfclScore
 
 
 def _table(score: BfclScore) -> Table:
@@ -64,20 +39,21 @@ def _table(score: BfclScore) -> Table:
 
 
 def score_bfcl_command(
-    path: Path, questions: Path, answers: Path, output: Path | None, as_json: bool
+    path: Path, questions: Path | None, answers: Path | None, output: Path | None, as_json: bool
 ) -> int:
     """Score `path` against BFCL questions/answers; print a table or (`as_json`) a summary.
 
     Returns the exit code: 0 when every line was judged, 1 when some lines were input errors
     (they are reported, and every other line is still judged). Raises `InputFileError` when
     a file cannot be read or written or holds no model output, `ConfigError` when `output`
-    is one of the input files.
+    is one of the input files or `questions` / `answers` is missing.
     """
-    score = score_bfcl_file(path, questions, answers, output)
+    report = runs.score(path, fmt="bfcl", questions=questions, answers=answers, output=output)
+    if not isinstance(report, runs.BfclReport):
+        raise TypeError("transcripts are scored by score_tau_command")
+    score = report.score
     if as_json:
-        sys.stdout.buffer.write(
-            orjson.dumps(bfcl_summary(score, output), option=orjson.OPT_INDENT_2) + b"\n"
-        )
+        sys.stdout.buffer.write(orjson.dumps(report.summary(), option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()
     else:
         console = Console()

@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..suites.tau2 import ScoreReport, score_transcripts
+from ..runs import BfclReport, score
+from ..suites.tau2 import ScoreReport
 
 
 def _fraction(match: int, total: int) -> str:
@@ -48,7 +49,9 @@ def score_tau_command(
     lost call: a misspelt block type, a result answering no call. Raises `InputFileError` /
     `ConfigError` when the file or the options cannot be used at all.
     """
-    report = score_transcripts(path, fmt, domain, store, judge, argv=sys.argv)
+    report = score(path, fmt=fmt, domain=domain, store=store, judge=judge, argv=sys.argv)
+    if isinstance(report, BfclReport):
+        raise TypeError("BFCL outputs are scored by score_bfcl_command")
     err = Console(stderr=True)
     for problem in report.errors:
         label = "skipped" if problem.fatal else "warning"

@@ -15,6 +15,7 @@ from ._manifest import (
     new_run_id,
     package_versions,
 )
+from ._recording import recorded_run
 from ._schema import SCHEMA_VERSION
 from ._scrub import REDACTED, scrub_argv, scrub_text, scrub_value
 from ._store import DEFAULT_STORE_PATH, Store
@@ -31,6 +32,7 @@ __all__ = [
     "Store",
     "new_run_id",
     "package_versions",
+    "recorded_run",
     "register_secret",
     "scrub_argv",
     "scrub_text",

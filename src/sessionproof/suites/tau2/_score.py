@@ -3,7 +3,6 @@ how our verdicts agree with the file's own."""
 
 from __future__ import annotations
 
-import contextlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,7 @@ from ._judge import NLJudge, make_judge
 from ._replay import GoldCache, replay, replayed_calls
 
 if TYPE_CHECKING:
-    from ...store import RunStatus, Store
+    from ...store import Store
 
 
 class Agreement(BaseModel):
@@ -287,7 +286,7 @@ def _store(
     argv: list[str] | None,
 ) -> list[RecordError]:
     # Imported here: judging alone (and the suites that use it) needs no database.
-    from ...store import RunManifest, Store
+    from ...store import RunManifest, Store, recorded_run
 
     models = sorted({s.session.model for s in sessions if s.session.model})
     manifest = RunManifest(
@@ -300,18 +299,9 @@ def _store(
         argv=argv or [],
     )
     problems: list[RecordError] = []
-    with Store.open(store_path) as store:
-        store.create_run(manifest)
-        try:
-            _write(store, sessions, problems)
-        except BaseException as exc:
-            # Never leave a run that is not being written looking `running` (resumable).
-            status: RunStatus = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-            # When the store itself is what broke, the original error says more than this one.
-            with contextlib.suppress(StoreError):
-                store.set_status(run_id, status)
-            raise
-        store.set_status(run_id, "finished")
+    # A failed write leaves the run `failed`, never `running` (resumable).
+    with Store.open(store_path) as store, recorded_run(store, manifest, on_error="failed"):
+        _write(store, sessions, problems)
     return problems
 
 

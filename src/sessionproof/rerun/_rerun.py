@@ -11,7 +11,7 @@ from ..engine import DEFAULT_MAX_STEPS, Progress, RunPlan, execute_run
 from ..errors import ConfigError
 from ..importers import import_file
 from ..records import EventKind, Session
-from ..store import RunManifest, Store, new_run_id
+from ..store import RunManifest, Store, new_run_id, recorded_run
 from ..suites.tau2 import AgentJudge, NLJudge, make_judge
 from ._collect import accuracies, collect, paired
 from ._plan import RerunItem, import_problems, plan_reruns
@@ -199,15 +199,10 @@ async def _execute(
     if store_path is None:
         await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
         return
-    with Store.open(store_path) as store:
-        store.create_run(manifest)
+    # Any error marks the run `interrupted`: a rerun is not resumable, so it must not look live.
+    with Store.open(store_path) as store, recorded_run(store, manifest, on_error="interrupted"):
         sink.store = store
-        try:
-            await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
-        except BaseException:
-            store.set_status(manifest.run_id, "interrupted")
-            raise
-        store.set_status(manifest.run_id, "finished")
+        await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
 
 
 def rerun(

@@ -11,11 +11,11 @@ import pytest
 
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.records import Scenario, Session, TerminationReason, UserSpec
-from sessionproof.replay import RerunSuite, rerun
+from sessionproof.rerun import RerunSuite, rerun
 
 from ._files import AIRLINE_GPT, load, openai_call, write_jsonl
 
-CANCELLER = "python:tests.replay.agents:canceller"
+CANCELLER = "python:tests.rerun.agents:canceller"
 
 
 def test_broken_tau2_records_are_skipped_and_the_rest_rerun(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ def _taubench_file(src: Path, out: Path, n: int) -> list[dict[str, Any]]:
 
 
 def test_taubench_file_reruns_under_taubench_reward(tmp_path: Path) -> None:
-    from sessionproof.replay import rerun
+    from sessionproof.rerun import rerun
 
     records = _taubench_file(RETAIL_GPT, tmp_path / "tb.json", 8)
     report = rerun(tmp_path / "tb.json", "oracle", store_path=tmp_path / "s")
@@ -108,7 +108,7 @@ def test_cli_table_and_skipped_records(tmp_path: Path) -> None:
     path = tmp_path / "two-good.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     result = _invoke(
-        str(path), "--model", "python:tests.replay.agents:silent", "--store",
+        str(path), "--model", "python:tests.rerun.agents:silent", "--store",
         str(tmp_path / "s"),
     )  # fmt: skip
     assert result.exit_code == 1  # a record was skipped; the others were still rerun

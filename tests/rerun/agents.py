@@ -1,4 +1,4 @@
-"""Agents handed to `rerun` as `python:tests.replay.agents:NAME` specs."""
+"""Agents handed to `rerun` as `python:tests.rerun.agents:NAME` specs."""
 
 from __future__ import annotations
 

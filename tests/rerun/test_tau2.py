@@ -12,7 +12,7 @@ import pytest
 from sessionproof.agents import AgentRequest, AgentResponse
 from sessionproof.agents._python_agent import PythonAgent
 from sessionproof.records import EventKind, Message
-from sessionproof.replay import rerun
+from sessionproof.rerun import rerun
 from sessionproof.store import Store
 
 from ._files import (
@@ -24,7 +24,7 @@ from ._files import (
     load,
 )
 
-SILENT = "python:tests.replay.agents:silent"
+SILENT = "python:tests.rerun.agents:silent"
 ORACLE_CAN_MEET = {"DB", "COMMUNICATE", "ACTION"}
 """Reward components the oracle meets by construction: it makes every gold call and states
 every required fact (NL assertions need a judge; env assertions may need user actions)."""

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sessionproof.replay import rerun
+from sessionproof.rerun import rerun
 
 from ._files import AIRLINE_GPT, load
 

@@ -10,13 +10,13 @@ import pytest
 
 from sessionproof.domains.demo import load_scenarios
 from sessionproof.records import EventKind
-from sessionproof.replay import rerun
+from sessionproof.rerun import rerun
 from sessionproof.store import Store
 
 from ._files import openai_call, write_jsonl
 
-CANCELLER = "python:tests.replay.agents:canceller"
-SILENT = "python:tests.replay.agents:silent"
+CANCELLER = "python:tests.rerun.agents:canceller"
+SILENT = "python:tests.rerun.agents:silent"
 
 ASK = "Hi, elena.petrova@example.com here. Please cancel order 1055, I ordered it by mistake."
 THANKS = "Perfect, thank you."

@@ -1,0 +1,60 @@
+"""The library's use cases: run, resume, metrics of a stored run, score, rerun.
+
+The CLI and the Python API (`sessionproof.run_suite`) both call these, so a run behaves the
+same whichever way it is started:
+
+- `run(RunConfig(...))` runs a suite and stores each session as it ends; `resume(run_id)`
+  finishes a killed run with the settings of its manifest. Both return a `RunReport`.
+- `metrics(run_id)` computes every metric of a stored run per arm (`RunMetrics`).
+- `score(path)` judges recorded transcripts (or BFCL outputs) offline; `rerun(path, model)`
+  replays their user side against a candidate model.
+"""
+
+from ._config import (
+    LOCAL_CONCURRENCY,
+    REMOTE_CONCURRENCY,
+    TOOL_MODES,
+    RunConfig,
+    ToolMode,
+    arm_names,
+    default_concurrency,
+    model_name,
+    suite_reference,
+)
+from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
+from ._results import RunReport, RunStart
+from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
+from ._run import StartHook, arun, hooks_factory, run
+from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, rerun, score
+
+__all__ = [
+    "LOCAL_CONCURRENCY",
+    "REMOTE_CONCURRENCY",
+    "RESUME_KEEPS",
+    "SCORE_FORMATS",
+    "TOOL_MODES",
+    "BfclReport",
+    "RunConfig",
+    "RunMetrics",
+    "RunReport",
+    "RunStart",
+    "ScenarioSource",
+    "StartHook",
+    "ToolMode",
+    "aresume",
+    "arm_names",
+    "arun",
+    "bfcl_summary",
+    "default_concurrency",
+    "hooks_factory",
+    "metrics",
+    "model_name",
+    "refuse_given",
+    "rerun",
+    "resume",
+    "resumed_config",
+    "run",
+    "scenarios_for",
+    "score",
+    "suite_reference",
+]

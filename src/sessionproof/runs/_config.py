@@ -1,0 +1,160 @@
+"""`RunConfig`: what a run is, typed and validated once, for the CLI and the Python API alike."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..agents import Agent
+from ..conditions import parse_arm
+from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
+from ..errors import ConfigError
+from ..suites import Suite
+
+ToolMode = Literal["native", "prompted", "auto"]
+"""How tools reach the model: its native tool API, a prompt, or native when supported."""
+
+TOOL_MODES: tuple[ToolMode, ...] = ("native", "prompted", "auto")
+
+LOCAL_CONCURRENCY = 1
+"""Sessions at once for a local model: one embedded llama.cpp server serves one at a time."""
+REMOTE_CONCURRENCY = 4
+"""Sessions at once for any other agent."""
+
+_SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def model_name(model: str | Agent) -> str:
+    """The name a model goes by: its spec string, or an `Agent` object's `name`."""
+    return model if isinstance(model, str) else model.name
+
+
+def default_concurrency(model: str | Agent) -> int:
+    """Sessions at once when none is asked for: 1 for a local model, else 4 (the one rule,
+    used by `run`, `resume` and `rerun`, from the CLI and the API)."""
+    return LOCAL_CONCURRENCY if model_name(model).startswith("local") else REMOTE_CONCURRENCY
+
+
+def suite_reference(suite: str | Suite) -> str:
+    """What a manifest records for a suite: a suite file as an absolute path (so the run
+    resumes from any directory), a built-in suite by its name, a `Suite` object by its name."""
+    if isinstance(suite, Suite):
+        return suite.name
+    path = Path(suite)
+    if path.suffix.lower() in _SUITE_FILE_SUFFIXES and path.is_file():
+        return str(path.resolve())
+    return suite
+
+
+def arm_names(
+    arms: list[str], faults: str | None, drift: str | None, guard: bool | None
+) -> list[str]:
+    """The arms a run makes, by their normalised names: `arms` as given, or the one arm that
+    `faults`/`drift`/`guard` spell, or `baseline`. Raises `ConfigError` on a bad or repeated
+    arm, or when both ways are used."""
+    if arms and (faults or drift or guard is not None):
+        raise ConfigError("use either --arm or --faults/--drift/--guard, not both")
+    if arms:
+        names = [parse_arm(a).name for a in arms]  # normalised, and junk fails fast
+        if len(set(names)) != len(names):
+            raise ConfigError("the same --arm was given twice")
+        return names
+    parts = [f"faults={faults}"] if faults else []
+    if drift:
+        parts.append(f"drift={drift}")
+    if guard:
+        parts.append("guard")
+    return [parse_arm(" ".join(parts) or "baseline").name]
+
+
+def _one_line(exc: ValidationError) -> str:
+    errors = exc.errors()
+    first = errors[0]
+    field = ".".join(str(p) for p in first["loc"]) or "(config)"
+    more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+    return f"invalid run configuration: {field}: {first['msg']}{more}"
+
+
+class RunConfig(BaseModel):
+    """One run: which suite, which agent, how many trials, under which arms, stored where.
+
+    Built by `sessionproof run` from its flags and by `run_suite` from its arguments, so both
+    run the same thing. Invalid values raise `ConfigError` with one clear line (never a
+    pydantic traceback).
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
+
+    suite: str | Suite = "demo"
+    """A built-in suite name, a scenario .yaml/.json file, or a `Suite` object."""
+    model: str | Agent = "local"
+    """A model spec (`local`, `oracle`, `openai:MODEL`, ...) or any `Agent` object."""
+    trials: int = Field(default=1, ge=1)
+    """Trials per scenario (pass^k needs k)."""
+    limit: int | None = Field(default=None, ge=1)
+    """Only the first N scenarios."""
+    concurrency: int | None = Field(default=None, ge=1)
+    """Sessions at once; None: `default_concurrency(model)`."""
+    seed: int = 0
+    """Seed for faults, drift and sampling."""
+    max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1)
+    """Agent decisions per session (a scenario's own `max_steps` wins)."""
+    user_model: str | Agent | None = None
+    """Who plays simulated users: a spec, an `Agent`, or None for the agent itself when it is
+    a model (reference agents state the scenario's instructions instead)."""
+    tool_mode: ToolMode = "auto"
+    """For model specs: native tool calls, prompted ones, or native when supported."""
+    arms: list[str] = Field(default_factory=list)
+    """Conditions to run, e.g. `["baseline", "faults=3% guard"]`; or use faults/drift/guard."""
+    faults: str | None = None
+    """Fault plan of the single arm, e.g. `3%` or `timeout:2%`."""
+    drift: str | None = None
+    """Schema drift `KIND[@TURN]` of the single arm."""
+    guard: bool | None = None
+    """Wrap the single arm's tools in the guard."""
+    agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S
+    """Seconds one agent decision may take; past it the session ends as a `timeout` agent
+    error."""
+    store: Path | None = None
+    """DuckDB store file; None keeps the sessions in memory only (nothing to resume)."""
+
+    def __init__(self, **data: Any) -> None:
+        """Validate; a bad value raises `ConfigError` naming the field."""
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(_one_line(exc)) from None
+
+    @field_validator("tool_mode", mode="before")
+    @classmethod
+    def _known_tool_mode(cls, value: object) -> object:
+        if value not in TOOL_MODES:
+            raise ConfigError(f"--tool-mode must be native, prompted or auto, not {value!r}")
+        return value
+
+    @field_validator("agent_timeout")
+    @classmethod
+    def _positive_timeout(cls, value: float) -> float:
+        if not (math.isfinite(value) and value > 0):
+            raise ConfigError(
+                f"--agent-timeout must be a positive, finite number of seconds, not {value:g}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _arms_parse(self) -> RunConfig:
+        arm_names(self.arms, self.faults, self.drift, self.guard)  # fails fast on junk
+        return self
+
+    @property
+    def arm_names(self) -> list[str]:
+        """The arms this run makes, normalised (`["baseline"]` when none is named)."""
+        return arm_names(self.arms, self.faults, self.drift, self.guard)
+
+    @property
+    def workers(self) -> int:
+        """Sessions at once: `concurrency`, or the default for this model."""
+        return self.concurrency or default_concurrency(self.model)

@@ -1,0 +1,153 @@
+"""`metrics`: every metric of a stored run, per arm, against the scenarios it ran."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..domains import DomainSpec, get_domain
+from ..errors import SessionproofError, StoreError
+from ..importers import import_file
+from ..records import Scenario, Session
+from ..scoring import ALL_METRIC_DEFINITIONS, MetricsReport, run_metrics
+from ..store import DEFAULT_STORE_PATH, RunManifest, Store
+from ..suites import load_suite
+
+DomainFor = Callable[[Scenario], DomainSpec]
+"""How to get a scenario's domain."""
+
+
+class ScenarioSource(BaseModel):
+    """Where the scenarios a run's metrics were computed against came from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    """Embedded in the sessions, re-read from the transcript file, or the suite (or why none
+    could be had)."""
+    available: int
+    """How many scenarios were found."""
+
+
+class RunMetrics(BaseModel):
+    """What `sessionproof show RUN --metrics` prints: each arm's metrics, with definitions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    command: str
+    suite: str
+    model: str
+    sessions: int
+    scenarios: ScenarioSource
+    arms: dict[str, MetricsReport]
+    """Arm name → its metrics, in the manifest's arm order (unlisted arms after)."""
+    definitions: dict[str, str] = Field(default_factory=lambda: dict(ALL_METRIC_DEFINITIONS))
+
+    def to_json(self) -> dict[str, Any]:
+        """The `--json` object (definitions once, not per arm)."""
+        return {
+            "run_id": self.run_id,
+            "command": self.command,
+            "suite": self.suite,
+            "model": self.model,
+            "scenarios": self.scenarios.model_dump(mode="json"),
+            "arms": {
+                arm: report.model_dump(mode="json", exclude={"definitions"})
+                for arm, report in self.arms.items()
+            },
+            "definitions": self.definitions,
+        }
+
+
+def _by_domain_name(scenario: Scenario) -> DomainSpec:
+    return get_domain(scenario.domain)
+
+
+def scenarios_for(
+    manifest: RunManifest, sessions: Sequence[Session]
+) -> tuple[dict[str, Scenario], DomainFor, str]:
+    """The scenarios a stored run's sessions ran (or were graded) against, how to get their
+    domains, and where they came from (or why there are none)."""
+    embedded: dict[str, Scenario] = {}
+    for s in sessions:
+        raw = s.metadata.get("scenario")
+        if isinstance(raw, dict):
+            try:
+                embedded[s.scenario_id] = Scenario.model_validate(raw)
+            except ValidationError:
+                continue
+    if embedded:
+        return embedded, _by_domain_name, "embedded in the stored sessions"
+    if manifest.command in ("score", "rerun"):
+        # Runs made from a transcript file name that file as their suite; the scenarios (the
+        # tasks the transcripts were graded against) live in it.
+        path = Path(manifest.suite)
+        if not path.is_file():
+            return {}, _by_domain_name, f"the transcript file {path} is no longer there"
+        fmt = str(manifest.options.get("format") or "auto")
+        domain = manifest.options.get("domain")
+        try:
+            result = import_file(
+                path,
+                fmt,
+                run_id=manifest.run_id,
+                domain=domain if isinstance(domain, str) else None,
+            )
+        except SessionproofError as exc:
+            return {}, _by_domain_name, f"re-reading {path} failed: {exc}"
+        found = {i.scenario.id: i.scenario for i in result.sessions if i.scenario is not None}
+        return found, _by_domain_name, f"re-read from {path}"
+    try:
+        suite = load_suite(manifest.suite).limited(manifest.limit)
+    except SessionproofError as exc:
+        return {}, _by_domain_name, f"suite {manifest.suite!r} cannot be loaded: {exc}"
+    note = f"suite {manifest.suite}"
+    if manifest.suite_hash and suite.content_hash() != manifest.suite_hash:
+        note += " (changed since the run: metrics use its current scenarios)"
+    return {s.id: s for s in suite.scenarios}, suite.domain_for, note
+
+
+@contextlib.contextmanager
+def _reading(store: str | Path | Store) -> Iterator[Store]:
+    if isinstance(store, Store):
+        yield store
+        return
+    path = Path(store)
+    if not path.exists():
+        raise StoreError(f"no store at {path}; run `sessionproof run` first or pass --store")
+    with Store.open_for_reading(path) as db:
+        yield db
+
+
+def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunMetrics:
+    """Every metric of the stored run `run_id` (or a unique prefix), arm by arm: session
+    accuracy with Wilson and bootstrap intervals, pass^k and pass@k, flakiness, single-call
+    accuracy and validity, error recovery by class, survival by depth, failure sources.
+
+    `store` is a store file (read even while a run holds it) or an open `Store`. What cannot
+    be computed (no scenarios to compare calls with) is named in each report's `skipped`.
+    """
+    with _reading(store) as db:
+        manifest = db.get_run(run_id)
+        sessions = db.load_sessions(manifest.run_id)
+    scenarios, domain_for, source = scenarios_for(manifest, sessions)
+    arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
+    arms += sorted({s.arm for s in sessions} - set(arms))
+    reports = {
+        arm: run_metrics([s for s in sessions if s.arm == arm], scenarios, domain_for)
+        for arm in arms
+    }
+    return RunMetrics(
+        run_id=manifest.run_id,
+        command=manifest.command,
+        suite=manifest.suite,
+        model=manifest.model,
+        sessions=len(sessions),
+        scenarios=ScenarioSource(source=source, available=len(scenarios)),
+        arms=reports,
+    )

@@ -1,0 +1,73 @@
+"""What the run use cases hand back: typed results the CLI renders as a table or as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..records import Session
+from ..scoring import ArmsReport, RunSummary
+from ..store import RunStatus
+
+
+class RunStart(BaseModel):
+    """A run about to execute (what `sessionproof run` announces on stderr)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    suite: str
+    """The suite as it was named (a name, a path as given, or a `Suite` object's name)."""
+    scenarios: int
+    trials: int
+    arms: list[str]
+    model: str
+    """The agent's model spec with any credential redacted, or an `Agent` object's name."""
+    resumed_sessions: int = 0
+    """Sessions a resumed run had already finished (they are not run again)."""
+
+
+class RunReport(BaseModel):
+    """A finished run: its summary over every stored session, the arm comparison when it made
+    several arms, and the sessions this call ran."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    status: RunStatus = "finished"
+    store: str | None
+    """The store file, as given; None when the run was kept in memory only."""
+    arms: list[str]
+    resumed_sessions: int = 0
+    """Sessions a resumed run had already finished before this call."""
+    summary: RunSummary
+    """Over every session of the run (the resumed ones too)."""
+    comparison: ArmsReport | None = None
+    """Per-arm summaries, recovery, drift tolerance and paired differences (several arms)."""
+    sessions: list[Session] = Field(default_factory=list, repr=False)
+    """The sessions this call ran, in the order they finished (a resume's earlier sessions
+    are in the store, not here)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The `sessionproof run --json` object: the summary (or, with several arms, each arm
+        and the paired differences), the run id and the store."""
+        if self.comparison is not None:
+            return {
+                "run_id": self.run_id,
+                "arms": {
+                    name: {
+                        **arm.summary.model_dump(mode="json"),
+                        **arm.model_dump(exclude={"summary"}),
+                    }
+                    for name, arm in self.comparison.arms.items()
+                },
+                "paired": [p.model_dump(mode="json") for p in self.comparison.paired],
+                "store": self.store,
+            }
+        return {
+            "run_id": self.run_id,
+            **self.summary.model_dump(mode="json"),
+            "resumed_sessions": self.resumed_sessions,
+            "store": self.store,
+        }

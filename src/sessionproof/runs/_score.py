@@ -1,0 +1,145 @@
+"""`score` and `rerun`: judge recorded transcripts offline, or rerun them against a candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..agents import Agent
+from ..engine import DEFAULT_MAX_STEPS, Progress
+from ..errors import ConfigError
+from ..importers import FORMATS
+from ..rerun import RerunReport
+from ..rerun import rerun as rerun_transcripts
+from ..scoring.stats import wilson_interval
+from ..store import DEFAULT_STORE_PATH
+from ..suites.bfcl import BfclScore, score_bfcl_file
+from ..suites.tau2 import NLJudge, ScoreReport, score_transcripts
+from ._config import default_concurrency
+
+SCORE_FORMATS = ("auto", "tau2", "tau-bench", "openai", "anthropic", "bfcl")
+"""What `score` reads: transcripts in these formats (or detected), or BFCL model outputs."""
+
+
+class BfclReport(BaseModel):
+    """BFCL-compatible verdicts of one file of decoded model outputs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: BfclScore
+    output: str | None = None
+    """Where one verdict per line was written, if anywhere."""
+
+    def summary(self) -> dict[str, Any]:
+        """The `--json` object: per category accuracy, n, Wilson 95% CI, error types, and the
+        ids where the optimal pairing accepts what BFCL's greedy matcher rejects."""
+        return bfcl_summary(self.score, None if self.output is None else Path(self.output))
+
+
+def bfcl_summary(score: BfclScore, output: Path | None = None) -> dict[str, Any]:
+    """The `--json` summary of a BFCL score (see `BfclReport.summary`)."""
+    categories: dict[str, Any] = {}
+    for name, cat in score.categories.items():
+        low, high = wilson_interval(cat.valid, cat.n)
+        categories[name] = {
+            "accuracy": cat.accuracy,
+            "n": cat.n,
+            "valid": cat.valid,
+            "ci95": [low, high],
+            "error_types": cat.error_types,
+            "greedy_accuracy": cat.greedy_valid / cat.n if cat.n else None,
+            "optimal_not_greedy": cat.optimal_not_greedy,
+        }
+    return {
+        "lines": score.lines,
+        "categories": categories,
+        "input_errors": score.input_errors,
+        "input_error_lines": score.input_error_lines,
+        "broken_questions": score.broken_questions,
+        "output": str(output) if output is not None else None,
+    }
+
+
+def score(
+    path: str | Path,
+    *,
+    fmt: str = "auto",
+    domain: str | None = None,
+    store: str | Path | None = DEFAULT_STORE_PATH,
+    judge: str | NLJudge | None = None,
+    questions: str | Path | None = None,
+    answers: str | Path | None = None,
+    output: str | Path | None = None,
+    argv: Sequence[str] | None = None,
+) -> ScoreReport | BfclReport:
+    """Judge the recorded sessions of `path` offline.
+
+    Transcripts (tau2, tau-bench, OpenAI or Anthropic logs; `fmt` auto detects) have each
+    session's tool calls replayed into its domain and judged like a live run; they are stored
+    as a `score` run in `store` (None: not stored) and the report says how our verdicts agree
+    with the file's own. BFCL outputs (`fmt="bfcl"`, with `questions` and `answers`) are
+    matched with BFCL's AST semantics, one verdict per line written to `output` if given.
+    Raises `ConfigError` for bad options, `InputFileError` for a file that cannot be used.
+    """
+    if fmt not in SCORE_FORMATS:
+        raise ConfigError(f"--format must be one of {', '.join(SCORE_FORMATS)}, not {fmt!r}")
+    if fmt == "bfcl":
+        if questions is None or answers is None:
+            raise ConfigError("--format bfcl needs --questions and --answers")
+        out = None if output is None else Path(output)
+        result = score_bfcl_file(Path(path), Path(questions), Path(answers), out)
+        return BfclReport(score=result, output=None if out is None else str(out))
+    return score_transcripts(
+        Path(path),
+        fmt,
+        domain,
+        None if store is None else Path(store),
+        judge,
+        argv=None if argv is None else list(argv),
+    )
+
+
+def rerun(
+    path: str | Path,
+    model: str | Agent,
+    *,
+    fmt: str = "auto",
+    domain: str | None = None,
+    trials: int = 1,
+    user_model: str | Agent | None = None,
+    limit: int | None = None,
+    concurrency: int | None = None,
+    seed: int = 0,
+    store: str | Path | None = DEFAULT_STORE_PATH,
+    judge: str | NLJudge | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    progress: Progress | None = None,
+    argv: Sequence[str] | None = None,
+) -> RerunReport:
+    """Rerun every transcript of `path` against `model` in its domain, judge each rerun as
+    the original was judged, store the reruns as a `rerun` run in `store` (None: not
+    stored), and compare pair by pair (see `sessionproof.rerun.rerun`).
+
+    `concurrency` None is the default for the model (1 for a local model, else 4).
+    """
+    if fmt != "auto" and fmt not in FORMATS:
+        raise ConfigError(f"--format must be auto or one of {', '.join(FORMATS)}, not {fmt!r}")
+    return rerun_transcripts(
+        path,
+        model,
+        fmt=fmt,
+        domain=domain,
+        trials=trials,
+        user_model=user_model,
+        limit=limit,
+        concurrency=concurrency or default_concurrency(model),
+        seed=seed,
+        store_path=store,
+        judge=judge,
+        max_steps=max_steps,
+        progress=progress,
+        argv=None if argv is None else list(argv),
+    )

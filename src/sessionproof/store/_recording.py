@@ -1,0 +1,51 @@
+"""One way to record a run: create its manifest, write its sessions, leave an honest status.
+
+`run`, `rerun` and `score` all store a run the same way; this is that way, so a run that
+broke off never stays `running` unless it is meant to be resumed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+
+from ..errors import StoreError
+from ._manifest import RunManifest, RunStatus
+from ._store import Store
+
+
+@contextlib.contextmanager
+def recorded_run(
+    store: Store,
+    manifest: RunManifest,
+    *,
+    create: bool = True,
+    on_error: RunStatus | None = "failed",
+) -> Iterator[Store]:
+    """Record `manifest` in `store` (unless `create` is False: a resumed run is there
+    already), yield the store to write the run's sessions into, then mark the run.
+
+    The run ends `finished` when the block completes; `interrupted` when it is interrupted
+    (Ctrl-C, cancellation); on any other error `on_error`, or left `running` when
+    `on_error` is None (a `sessionproof run` that crashed stays resumable). A failure to
+    record that status never hides the error that ended the block.
+    """
+    if create:
+        store.create_run(manifest)
+    try:
+        yield store
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        _mark(store, manifest.run_id, "interrupted")
+        raise
+    except BaseException:
+        if on_error is not None:
+            _mark(store, manifest.run_id, on_error)
+        raise
+    store.set_status(manifest.run_id, "finished")
+
+
+def _mark(store: Store, run_id: str, status: RunStatus) -> None:
+    # When the store itself is what broke, the original error says more than this one.
+    with contextlib.suppress(StoreError):
+        store.set_status(run_id, status)
