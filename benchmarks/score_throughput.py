@@ -56,7 +56,7 @@ def _best(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def _raw_db(domain: str) -> dict[str, Any]:
-    pkg = f"sessionproof.domains.{domain}"
+    pkg = f"sessionproof.suites.tau2.{domain}"
     if domain == "retail":
         data: dict[str, Any] = read_package_json(pkg, "db.json")
         return data
@@ -69,7 +69,7 @@ def _raw_db(domain: str) -> dict[str, Any]:
 
 
 def _validated(domain: str) -> Any:
-    pkg = f"sessionproof.domains.{domain}"
+    pkg = f"sessionproof.suites.tau2.{domain}"
     if domain == "retail":
         return RetailDB.model_validate(read_package_json(pkg, "db.json"))
     return build_flight_db(
