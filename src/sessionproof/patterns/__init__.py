@@ -1,0 +1,1 @@
+"""Pattern intelligence: which tool-call sequences precede session failure, and what to build."""
