@@ -99,7 +99,7 @@ class Codec:
 
     def chunk_codes(self, tokens: IntArray, pad: int) -> IntArray:
         """Every code of every row of `tokens`, each once per row; -1 fills the rest."""
-        n, width = tokens.shape
+        width = tokens.shape[1]
         b = self.base
         columns: list[IntArray] = []
         for shape in self.shapes:

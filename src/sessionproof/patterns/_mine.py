@@ -129,7 +129,7 @@ def mine_matrix(
     patterns = _Lazy(codec, cand)
     kept = _non_redundant(matrix, codec, [int(i) for i in sig], patterns, opts.alpha)
     failures = int(matrix.failed.sum())
-    findings: list[Finding] = []
+    findings: list[dict[str, object]] = []
     present: list[BoolArray] = []
     for i, pres in kept[: opts.top]:
         findings.append(

@@ -70,7 +70,7 @@ def cmh_greater(
     d = f0 - b_f
 
     def total(weights: FloatArray) -> FloatArray:
-        return np.bincount(pattern, weights=weights, minlength=k)
+        return np.asarray(np.bincount(pattern, weights=weights, minlength=k), dtype=np.float64)
 
     sa, se, sv = total(a_f), total(expected), total(var)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -101,7 +101,7 @@ def _mantel_haenszel(
         p_, q_ = (a + d) / n, (b + c) / n
 
         def tot(w: FloatArray) -> FloatArray:
-            return np.bincount(pattern, weights=w, minlength=k)
+            return np.asarray(np.bincount(pattern, weights=w, minlength=k), dtype=np.float64)
 
         sr, ss = tot(r), tot(s)
         var = (

@@ -78,9 +78,9 @@ def planted_sessions(
     segment = length // (len(PLANTS) + 1)
     # Decoys first: the plants and the confounder overwrite them where they land.
     for ids in plant_ids:
-        for t in ids:
+        for tid in ids:
             hit = rows[rng.random(n) < decoy_rate]
-            matrix[hit, rng.integers(0, length, size=hit.size)] = t
+            matrix[hit, rng.integers(0, length, size=hit.size)] = tid
     planted_any = np.zeros(n, dtype=np.bool_)
     for k, ((_, offsets), ids) in enumerate(zip(PLANTS, plant_ids, strict=True)):
         hit = rows[rng.random(n) < plant_rate]
@@ -88,9 +88,9 @@ def planted_sessions(
         start = k * segment + rng.integers(0, segment - span, size=hit.size)
         matrix[hit, start] = ids[0]
         at = start
-        for off, t in zip(offsets, ids[1:], strict=True):
+        for off, tid in zip(offsets, ids[1:], strict=True):
             at = at + off
-            matrix[hit, at] = t
+            matrix[hit, at] = tid
         planted_any[hit] = True
     strata = rng.integers(0, scenarios, size=n).astype(np.int64)
     hard = strata < max(1, scenarios // 5)
