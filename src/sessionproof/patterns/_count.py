@@ -21,7 +21,7 @@ from ._matrix import BoolArray, IntArray, TokenMatrix
 
 MAX_LEN = 3
 """Codes hold at most three tokens (B³ must stay within int64 with room for the shape)."""
-_CHUNK_CELLS = 4_000_000
+_CHUNK_CELLS = 600_000
 """Token cells per chunk: bounds the memory of the code arrays (about 30 B per code)."""
 _DENSE_LIMIT = 1 << 25
 """Above this many codes (or candidate × stratum cells) counting switches to sparse keys."""
@@ -194,6 +194,11 @@ def stratum_cells(
     fail_acc = np.zeros(cells if dense else 0, dtype=np.int64)
     pass_acc = np.zeros_like(fail_acc)
     keys_parts: list[tuple[IntArray, IntArray, bool]] = []
+    # A dense code → candidate table makes the lookup O(1); searchsorted when it is too big.
+    table: IntArray | None = None
+    if codec.size <= _DENSE_LIMIT:
+        table = np.full(codec.size + 1, -1, dtype=np.int64)
+        table[candidates] = np.arange(k)
     for start, tokens in chunks(matrix):
         n = tokens.shape[0]
         stratum = informative[matrix.strata[start : start + n]]
@@ -201,8 +206,12 @@ def stratum_cells(
         if not keep_rows.any():
             continue
         codes = codec.chunk_codes(tokens[keep_rows], matrix.pad)
-        idx = np.searchsorted(candidates, codes).clip(0, k - 1)
-        hit = (codes >= 0) & (candidates[idx] == codes)
+        if table is not None:
+            idx = table[codes]  # -1 (no pattern) indexes the table's last cell, also -1
+            hit = idx >= 0
+        else:
+            idx = np.searchsorted(candidates, codes).clip(0, k - 1)
+            hit = (codes >= 0) & (candidates[idx] == codes)
         rows_stratum = np.broadcast_to(stratum[keep_rows][:, None], codes.shape)
         failed = np.broadcast_to(matrix.failed[start : start + n][keep_rows][:, None], codes.shape)
         keys = idx[hit] * s + rows_stratum[hit]

@@ -127,7 +127,7 @@ def mine_matrix(
     sig = np.flatnonzero(q < opts.alpha)
     sig = sig[_ordered(z[sig], lengths[sig])][: opts.redundancy_limit]
     patterns = _Lazy(codec, cand)
-    kept = _non_redundant(matrix, codec, [int(i) for i in sig], patterns, opts.alpha)
+    kept = _non_redundant(matrix, codec, [int(i) for i in sig], patterns, opts.alpha, k)
     failures = int(matrix.failed.sum())
     findings: list[dict[str, object]] = []
     present: list[BoolArray] = []
@@ -179,25 +179,33 @@ def _finding(
 
 
 def _non_redundant(
-    matrix: TokenMatrix, codec: Codec, order: list[int], patterns: dict[int, Pattern], alpha: float
+    matrix: TokenMatrix,
+    codec: Codec,
+    order: list[int],
+    patterns: dict[int, Pattern],
+    alpha: float,
+    family: int,
 ) -> list[tuple[int, BoolArray]]:
     pres = {i: presence(matrix, patterns[i], codec) for i in order}
     failed, strata = matrix.failed, matrix.strata
-    # The candidates were picked as the strongest of many, on the same data: a conditional
-    # test at plain alpha would keep their chance excess. Bonferroni over this stage.
-    level = alpha / max(1, len(order))
+    # The candidates were picked as the strongest of the whole family, on the same data (an
+    # echo is the luckiest of many extensions of a real pattern): a conditional test at plain
+    # alpha would keep that chance excess. Bonferroni over the family tested.
+    level = alpha / max(1, family)
 
     def adds(x: int, given: BoolArray) -> bool:
         return cmh_vector(pres[x][given], failed[given], strata[given]) < level
 
     def explained(x: int, k: int) -> bool:
-        # A pattern sharing a token with a stronger kept one is often only its echo (a
-        # sub-pattern, or the kept pattern plus a neighbour); it stays only if it still
-        # precedes failure where the kept pattern does not occur. A super-pattern of a kept
-        # one stays only if it adds to it where it does occur.
+        # A pattern that mostly co-occurs with a stronger kept one (in failed sessions) is
+        # often only its echo: a piece of it, or it plus a neighbour. It stays only if it
+        # still precedes failure where the kept pattern does not occur. A super-pattern of a
+        # kept one stays only if it adds to it where it does occur.
         if patterns[k].within(patterns[x]):
             return not adds(x, pres[k])
-        if set(patterns[x].tokens) & set(patterns[k].tokens):
+        mine_failed = pres[x] & failed
+        overlap = int((mine_failed & pres[k]).sum())
+        if overlap * 2 >= int(mine_failed.sum()):
             return not adds(x, ~pres[k])
         return False
 

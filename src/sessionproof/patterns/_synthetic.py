@@ -115,8 +115,23 @@ def planted_sessions(
     )
 
 
+def _tokens(pattern: str) -> list[str]:
+    return pattern.replace(" … ", " → ").split(" → ")
+
+
+def _part_of(found: str, plant: str) -> bool:
+    it = iter(_tokens(plant))
+    return all(any(t == p for p in it) for t in _tokens(found))
+
+
 def planted_scores(found: list[str], planted: list[str]) -> tuple[float, float]:
-    """(recall, precision) of `found` (patterns with q < alpha) against `planted`, exact."""
-    hits = sum(p in found for p in planted)
-    true = sum(f in planted for f in found)
+    """(recall, precision) of `found` (patterns with q < alpha) against `planted`.
+
+    A finding recovers a plant when it is the plant or a piece of it (its tokens a
+    subsequence of the plant's): the miner drops a super-pattern that adds nothing over its
+    sub-pattern, so `a … c` may stand for a planted `a → b → c` whose every session it holds.
+    Anything else found is a false discovery.
+    """
+    hits = sum(any(_part_of(f, p) for f in found) for p in planted)
+    true = sum(any(_part_of(f, p) for p in planted) for f in found)
     return hits / len(planted), (true / len(found) if found else 1.0)
