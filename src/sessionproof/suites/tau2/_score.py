@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...domains import get_domain
 from ...errors import SessionproofError, StoreError
 from ...importers import ImportedSession, RecordError, import_file
-from ...records import EventKind, Outcome, Session, make_event
+from ...records import EventKind, Outcome, Scenario, Session, make_event
 from ...scoring import evaluate_session
 from ._evaluate import Judgement, judge_tau2, judge_taubench
 from ._judge import NLJudge, make_judge
@@ -80,6 +80,11 @@ class ScoreReport(BaseModel):
     scores: list[SessionScore] = Field(default_factory=list)
     seconds: float = 0.0
     """Wall time of import, judging and storing."""
+    judged: list[Session] = Field(default_factory=list, exclude=True)
+    """The sessions read (with our verdicts attached), for callers that go on with them
+    (`patterns`); not part of the summary."""
+    scenarios: dict[str, Scenario] = Field(default_factory=dict, exclude=True)
+    """The scenarios the sessions were judged against, by id."""
 
     @property
     def warnings(self) -> list[RecordError]:
@@ -254,6 +259,8 @@ def score_transcripts(
         errors=errors,
         scores=scores,
         seconds=time.perf_counter() - started,
+        judged=[item.session for item in kept],
+        scenarios={i.scenario.id: i.scenario for i in kept if i.scenario is not None},
     )
 
 

@@ -1,0 +1,183 @@
+"""`sessionproof patterns`: which tool-call sequences precede failure, and what to build."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.markup import escape
+
+from ..domains import DomainSpec, get_domain
+from ..errors import InputFileError
+from ..patterns import MineOptions, PatternsReport, mine
+from ..records import Scenario, Session
+from ..report import render_table
+from ..runs import scenarios_for
+from ..store import DEFAULT_STORE_PATH
+from ._app import app, err_console, out_console
+from ._inspect import _open
+
+_FORMATS = ("auto", "tau2", "tau-bench", "openai", "anthropic")
+
+
+def _by_name(scenario: Scenario) -> DomainSpec:
+    return get_domain(scenario.domain)
+
+
+def _from_file(
+    path: Path, fmt: str, domain: str | None
+) -> tuple[list[Session], dict[str, Scenario]]:
+    from ..suites.tau2 import score_transcripts
+
+    scored = score_transcripts(path, fmt, domain, store_path=None)
+    if scored.errors:
+        err_console.print(
+            f"[yellow]{len(scored.errors)} record(s) skipped or kept with a warning[/] "
+            "(`sessionproof score` names them)",
+            highlight=False,
+        )
+    return scored.judged, scored.scenarios
+
+
+@app.command("patterns")
+def patterns(
+    target: Annotated[str, typer.Argument(help="A stored run id, or a file `score` reads.")],
+    min_support: Annotated[
+        int, typer.Option("--min-support", min=1, help="Failed sessions a pattern needs.")
+    ] = 3,
+    max_len: Annotated[int, typer.Option("--max-len", min=1, max=3, help="Tokens.")] = 3,
+    max_gap: Annotated[
+        int, typer.Option("--max-gap", min=0, help="Tokens a gapped link `…` may skip.")
+    ] = 1,
+    granularity: Annotated[
+        str, typer.Option(help="tool | outcome (tool + error class) | args (+ argument names).")
+    ] = "outcome",
+    arm: Annotated[str | None, typer.Option(help="The arm to mine (default: unguarded).")] = None,
+    top: Annotated[int, typer.Option(min=1, help="Findings to report.")] = 20,
+    fmt: Annotated[str, typer.Option("--format", help=" | ".join(_FORMATS))] = "auto",
+    domain: Annotated[str | None, typer.Option(help="Domain of a transcript file.")] = None,
+    store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Tool-call sequences that precede failure within scenario, with the investment each
+    points to.
+
+    Each session becomes tokens (`call:TOOL`, `result:TOOL:CLASS`, `guard:retry`,
+    `drift:KIND:TOOL`, `user:text`, `agent:text`, `end:REASON`). Patterns of up to --max-len
+    tokens (`→` adjacent, `…` up to --max-gap skipped) held by at least --min-support failed
+    sessions are tested within scenario (one-sided Cochran–Mantel–Haenszel), with
+    Benjamini–Hochberg q-values, and reduced to a non-redundant set. Fields: fail_support /
+    pass_support (sessions holding the pattern), odds_ratio with its 95% ci (Mantel–Haenszel),
+    q_value, covers_failures (share of failed sessions holding it), examples (failed session
+    ids), advice. Also: precursors (n-grams ending at each failed session's first divergence)
+    and risk (cross-validated AUC by prefix length, folds grouped by scenario, beside a
+    step-count baseline).
+    """
+    opts = MineOptions(min_support=min_support, max_len=max_len, max_gap=max_gap, top=top)
+    path = Path(target)
+    domain_for: Callable[[Scenario], DomainSpec] = _by_name
+    if path.is_file():
+        sessions, scenarios = _from_file(path, fmt, domain)
+        source = str(path)
+    elif path.suffix in (".json", ".jsonl") or "/" in target:
+        raise InputFileError(f"{target}: no such file")
+    else:
+        with _open(store) as db:
+            manifest = db.get_run(target)
+            sessions = db.load_sessions(manifest.run_id)
+        scenarios, domain_for, _ = scenarios_for(manifest, sessions)
+        source = manifest.run_id
+    report = mine(sessions, opts, granularity, scenarios, domain_for, arm)
+    if as_json:
+        payload = {"source": source, **report.model_dump(mode="json")}
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.flush()
+        return
+    render_patterns(report, source)
+
+
+def render_patterns(report: PatternsReport, source: str) -> None:
+    """The one-screen terminal view."""
+    out_console.print(
+        f"[bold]patterns[/] {escape(source)}: arm {escape(str(report.arm))}, "
+        f"{report.sessions} sessions, {report.failures} failed, {report.tested} patterns tested, "
+        f"{report.informative_strata} scenarios with both outcomes "
+        f"(granularity {report.granularity})",
+        highlight=False,
+    )
+    if report.note:
+        out_console.print(f"[yellow]{escape(report.note)}[/]", highlight=False)
+    rows = [
+        [
+            f.pattern,
+            f"{f.fail_support}/{f.pass_support}",
+            f"{f.odds_ratio:.1f} [{f.ci[0]:.1f}, {f.ci[1]:.1f}]",
+            f"{f.q_value:.2g}",
+            f"{f.covers_failures:.0%}",
+            f.investment,
+        ]
+        for f in report.findings[:10]
+    ]
+    if rows:
+        cols = ["pattern", "fail/pass", "OR [95% CI]", "q", "covers", "investment"]
+        render_table(out_console, "findings (within scenario)", cols, rows)
+    elif report.exploratory:
+        rows = [
+            [
+                f.pattern,
+                f"{f.fail_support}/{f.pass_support}",
+                f"{f.odds_ratio:.1f}",
+                f"{f.q_value:.2g}",
+            ]
+            for f in report.exploratory[:5]
+        ]
+        render_table(
+            out_console,
+            "exploratory, NOT stratified (confounded by scenario)",
+            ["pattern", "fail/pass", "OR", "q"],
+            rows,
+        )
+    for item in report.advice[:5]:
+        out_console.print(
+            f"→ {escape(item.investment)}: {item.covers_failures:.0%} of failures "
+            f"({len(item.patterns)} pattern(s))",
+            highlight=False,
+        )
+    if report.precursors:
+        rows = [
+            [p.pattern, str(p.failures), f"{p.share:.0%}", str(p.pass_support)]
+            for p in report.precursors[:5]
+        ]
+        render_table(
+            out_console,
+            "precursors (ending at the first divergence)",
+            ["n-gram", "failures", "share", "in passed"],
+            rows,
+        )
+    risk = report.risk
+    if risk.cv_auc_by_prefix:
+
+        def auc(x: float | None) -> str:
+            return "-" if x is None else f"{x:.2f}"
+
+        rows = [
+            [
+                k,
+                str(risk.at_risk_by_prefix.get(k, 0)),
+                auc(v),
+                auc(risk.baseline_auc_by_prefix.get(k)),
+            ]
+            for k, v in risk.cv_auc_by_prefix.items()
+        ]
+        render_table(
+            out_console,
+            "early warning: CV AUC by prefix (folds grouped by scenario)",
+            ["prefix tokens", "running", "model", "step-count baseline"],
+            rows,
+        )
+    if risk.note:
+        out_console.print(f"risk: {escape(risk.note)}", highlight=False)

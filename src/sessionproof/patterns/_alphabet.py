@@ -1,0 +1,140 @@
+"""The event alphabet: each session becomes a sequence of tokens.
+
+This is the only module of `patterns` that reads a `Session`; everything downstream works on
+the token strings (and then on integer arrays), so a change of the event records touches this
+file alone.
+
+Tokens, in event order (granularity in brackets: what each level adds):
+
+- `user:text` — a user message. `agent:text` — an assistant message with text and no tool
+  calls (the tool calls an assistant message carries appear as `call:` tokens).
+- `call:TOOL` — a tool call [tool]; `call:TOOL(a,b)` with the sorted argument names [args];
+  `call_wrong_args:TOOL` — a call whose arguments did not parse as a JSON object (every level).
+- `result:TOOL:ok` / `result:TOOL:error` [tool]; `result:TOOL:CLASS` with the taxonomy's error
+  class (`rate_limited`, `validation_error`, ...) [outcome, args].
+- `guard:DECISION` — a guard decision other than a clean pass (`guard:retry`, `guard:repair`,
+  `guard:escalate`, `guard:breaker_open`, ...).
+- `drift:KIND` [tool]; `drift:KIND:TOOL` [outcome, args] — a schema drift took effect.
+- `end:REASON` — the termination reason (`end:user_stop`, `end:transfer`, `end:max_steps`...).
+
+Injected faults add no token of their own: the result they cause carries the class, so a live
+run with faults and an imported transcript with the same failure read the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..records import (
+    AssistantMessageEvent,
+    DriftAppliedEvent,
+    EventKind,
+    GuardDecisionEvent,
+    Session,
+    ToolCall,
+    ToolResult,
+)
+
+
+class Granularity(StrEnum):
+    """How much of each event a token keeps (see the module docstring)."""
+
+    tool = "tool"
+    """Tool names; results only ok / error."""
+    outcome = "outcome"
+    """Tool names and each result's error class (the default)."""
+    args = "args"
+    """As `outcome`, and each call's argument names."""
+
+
+@dataclass(frozen=True)
+class SessionTokens:
+    """One session as tokens, with the agent step of each token."""
+
+    session_id: str
+    scenario_id: str
+    arm: str
+    success: bool | None
+    """The verdict; None when the session was not judged or ended in infra_error."""
+    tokens: tuple[str, ...]
+    steps: tuple[int, ...]
+    """The trace step of each token (for precursors and prefixes by step)."""
+
+
+def _call_token(call: ToolCall, granularity: Granularity) -> str:
+    if call.arguments is None and call.raw_arguments is not None:
+        return f"call_wrong_args:{call.name}"
+    if granularity is Granularity.args:
+        names = ",".join(sorted(call.arguments or {}))
+        return f"call:{call.name}({names})"
+    return f"call:{call.name}"
+
+
+def _result_token(result: ToolResult, granularity: Granularity) -> str:
+    if result.error_class is None:
+        return f"result:{result.name}:ok"
+    if granularity is Granularity.tool:
+        return f"result:{result.name}:error"
+    return f"result:{result.name}:{result.error_class.value}"
+
+
+def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -> SessionTokens:
+    """The session's token sequence at `granularity`."""
+    calls = iter(session.tool_calls())
+    results = iter(session.tool_results())
+    tokens: list[str] = []
+    steps: list[int] = []
+    # Every kind is read through `of_kind` (typed records where the session offers them) and
+    # merged back into trace order by `seq`.
+    wanted = (
+        EventKind.user_message,
+        EventKind.assistant_message,
+        EventKind.tool_call,
+        EventKind.tool_result,
+        EventKind.guard_decision,
+        EventKind.drift_applied,
+        EventKind.end,
+    )
+    events = sorted((e for kind in wanted for e in session.of_kind(kind)), key=lambda e: e.seq)
+    call_events = iter(session.of_kind(EventKind.tool_call))
+    result_events = iter(session.of_kind(EventKind.tool_result))
+    typed_calls = {id(e): c for e, c in zip(call_events, calls, strict=False)}
+    typed_results = {id(e): r for e, r in zip(result_events, results, strict=False)}
+    for e in events:
+        token: str | None = None
+        if e.kind is EventKind.user_message:
+            token = "user:text"
+        elif isinstance(e, AssistantMessageEvent):
+            if not e.payload.tool_calls and e.payload.content:
+                token = "agent:text"
+        elif e.kind is EventKind.tool_call:
+            token = _call_token(typed_calls[id(e)], granularity)
+        elif e.kind is EventKind.tool_result:
+            token = _result_token(typed_results[id(e)], granularity)
+        elif isinstance(e, GuardDecisionEvent):
+            decision = str(e.payload.decision.value)
+            if decision and decision != "pass":
+                token = f"guard:{decision}"
+        elif isinstance(e, DriftAppliedEvent):
+            kind = str(e.payload.kind or "unknown")
+            tool = str(e.payload.tool or "")
+            fine = granularity is not Granularity.tool and tool
+            token = f"drift:{kind}:{tool}" if fine else f"drift:{kind}"
+        else:
+            token = f"end:{session.termination.value}"
+        if token is not None:
+            tokens.append(token)
+            steps.append(e.step)
+    if not any(t.startswith("end:") for t in tokens):
+        tokens.append(f"end:{session.termination.value}")
+        steps.append(steps[-1] if steps else 0)
+    judged = session.outcome is not None and not session.infra_error
+    return SessionTokens(
+        session_id=session.session_id,
+        scenario_id=session.scenario_id,
+        arm=session.arm,
+        success=session.success if judged else None,
+        tokens=tuple(tokens),
+        steps=tuple(steps),
+    )

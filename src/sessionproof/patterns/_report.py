@@ -1,0 +1,224 @@
+"""`mine`: sessions in, the whole pattern report out (findings, precursors, risk, advice).
+
+Sessions are labelled by their verdict; those without one or ended in infra_error are left
+out. Strata are scenarios. When the sessions ran under several arms, the **primary** arm (the
+one asked for, else the first without the guard) is mined, and each finding is measured in
+every guarded arm: how many sessions there hold the pattern, how many of them failed, and
+whether it is still a finding there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..domains import DomainSpec
+from ..errors import ConfigError, SessionproofError
+from ..records import Scenario, Session
+from ..scoring import session_survival, survival_skip_reason
+from ._advice import AdviceItem, advise, rank_advice
+from ._alphabet import Granularity, SessionTokens, tokenize
+from ._count import Codec, presence, shapes
+from ._matrix import TokenMatrix, encode
+from ._mine import Finding, MineOptions, mine_matrix
+from ._precursors import Precursor, precursors
+from ._risk import RiskReport, early_warning
+
+_EXPLORATORY_MAX = 5_000
+"""The unstratified exploratory list is computed up to this many sessions."""
+
+
+class ArmSummary(BaseModel):
+    """Sessions, failures and findings of one arm."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sessions: int
+    failures: int
+    findings: list[str] = Field(default_factory=list)
+
+
+class PatternsReport(BaseModel):
+    """Everything `sessionproof patterns` prints."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sessions: int
+    """Judged sessions of the mined arm."""
+    failures: int
+    arm: str | None = None
+    granularity: str
+    options: MineOptions
+    tested: int = 0
+    """Patterns with at least `min_support` failed sessions: the family BH corrects over."""
+    significant: int = 0
+    informative_strata: int = 0
+    """Scenarios with both a failed and a passed session: where within-scenario contrast is."""
+    findings: list[Finding] = Field(default_factory=list)
+    exploratory: list[Finding] = Field(default_factory=list)
+    """Unstratified (Fisher) top patterns, `stratified: false`: confounded by scenario."""
+    precursors: list[Precursor] = Field(default_factory=list)
+    precursors_skipped: dict[str, int] = Field(default_factory=dict)
+    risk: RiskReport = Field(default_factory=RiskReport)
+    advice: list[AdviceItem] = Field(default_factory=list)
+    arms: dict[str, ArmSummary] = Field(default_factory=dict)
+    left_out: int = 0
+    """Sessions without a verdict or ended in infra_error."""
+    note: str = ""
+
+
+def _is_guarded(arm: str) -> bool:
+    return "guard" in arm.split()
+
+
+def _primary(arms: list[str], wanted: str | None) -> str:
+    if wanted is not None:
+        if wanted not in arms:
+            raise ConfigError(f"no arm {wanted!r}; arms: {', '.join(arms)}")
+        return wanted
+    return next((a for a in arms if not _is_guarded(a)), arms[0])
+
+
+def _divergences(
+    sessions: Sequence[Session],
+    scenarios: Mapping[str, Scenario],
+    domain_for: Callable[[Scenario], DomainSpec] | None,
+) -> tuple[dict[str, tuple[int, str]], dict[str, int]]:
+    found: dict[str, tuple[int, str]] = {}
+    skipped: dict[str, int] = {}
+    for s in sessions:
+        if s.success:
+            continue
+        scenario = scenarios.get(s.scenario_id)
+        why = survival_skip_reason(s, scenario)
+        if why is None and (scenario is None or domain_for is None):
+            why = "scenario unavailable"
+        if why is None and scenario is not None and domain_for is not None:
+            try:
+                div = session_survival(s, scenario, domain_for(scenario)).divergence
+            except SessionproofError as exc:
+                why = f"survival failed: {str(exc)[:80]}"
+            else:
+                if div is None:
+                    why = "failed on path (no divergence)"
+                else:
+                    found[s.session_id] = (div.step, div.kind.value)
+        if why is not None:
+            skipped[why] = skipped.get(why, 0) + 1
+    return found, skipped
+
+
+def mine(
+    sessions: Sequence[Session],
+    options: MineOptions | None = None,
+    granularity: Granularity | str = Granularity.outcome,
+    scenarios: Mapping[str, Scenario] | None = None,
+    domain_for: Callable[[Scenario], DomainSpec] | None = None,
+    arm: str | None = None,
+) -> PatternsReport:
+    """Mine `sessions` (rules: the module docstring and `_mine`). `scenarios` and
+    `domain_for` enable precursors (they need each failed session's first divergence)."""
+    opts = options or MineOptions()
+    try:
+        gran = Granularity(granularity)
+    except ValueError:
+        names = ", ".join(g.value for g in Granularity)
+        raise ConfigError(f"--granularity must be one of {names}, not {granularity!r}") from None
+    shapes(opts.max_len, opts.max_gap)  # validates before any work
+    tokens = [tokenize(s, gran) for s in sessions]
+    judged = [t for t in tokens if t.success is not None]
+    arm_names = list(dict.fromkeys(t.arm for t in judged))
+    report = PatternsReport(
+        sessions=0,
+        failures=0,
+        granularity=gran.value,
+        options=opts,
+        left_out=len(tokens) - len(judged),
+    )
+    if not judged:
+        report.note = "nothing to contrast: no judged sessions"
+        return report
+    primary = _primary(arm_names, arm)
+    report.arm = primary
+    matrix = encode(judged)
+    arms = np.array([t.arm for t in judged])
+    for name in arm_names:
+        rows = arms == name
+        report.arms[name] = ArmSummary(
+            sessions=int(rows.sum()), failures=int(matrix.failed[rows].sum())
+        )
+    main = matrix.subset(arms == primary)
+    report.sessions, report.failures = main.sessions, int(main.failed.sum())
+    if report.failures == 0 or report.failures == report.sessions:
+        what = "no failures" if report.failures == 0 else "no passes"
+        report.note = f"nothing to contrast: arm {primary!r} has {what}"
+        return report
+    mined = mine_matrix(main, opts, exploratory=main.sessions <= _EXPLORATORY_MAX)
+    report.tested, report.significant = mined.tested, mined.significant
+    report.informative_strata = mined.informative_strata
+    report.exploratory = mined.exploratory
+    report.arms[primary].findings = [f.pattern for f in mined.findings]
+    others = {name: matrix.subset(arms == name) for name in arm_names if name != primary}
+    other_findings = {
+        name: {f.pattern for f in mine_matrix(m, opts).findings}
+        for name, m in others.items()
+        if m.failed.any() and not m.failed.all()
+    }
+    for name, found in other_findings.items():
+        report.arms[name].findings = sorted(found)
+    codec = Codec(len(matrix.vocab), shapes(opts.max_len, opts.max_gap))
+    ranked: list[tuple[str, str, set[int]]] = []
+    for finding, pattern, pres in zip(mined.findings, mined.patterns, mined.present, strict=True):
+        investment, text = advise(finding.tokens, finding.covers_failures)
+        finding.investment = investment
+        for name, m in others.items():
+            if not _is_guarded(name):
+                continue
+            there = presence(m, pattern, codec)
+            held, failed = int(there.sum()), int((there & m.failed).sum())
+            still = finding.pattern in other_findings.get(name, set())
+            finding.guarded_arm = {
+                "arm": name,
+                "sessions_with_pattern": held,
+                "failed_with_pattern": failed,
+                "still_a_finding": still,
+            }
+            text += (
+                f"; guarded arm {name!r} measured: {failed}/{held} sessions with it failed "
+                f"(here {finding.fail_support}/{finding.fail_support + finding.pass_support}), "
+                + ("still a finding" if still else "no longer a finding")
+            )
+        finding.advice = text
+        ranked.append((investment, finding.pattern, set(np.flatnonzero(pres & main.failed))))
+    report.findings = mined.findings
+    report.advice = rank_advice(ranked, report.failures)
+    if not mined.findings:
+        report.note = (
+            f"no pattern is significant within scenario (q < {opts.alpha}); "
+            f"{mined.informative_strata} scenario(s) have both outcomes"
+        )
+    primary_sessions = [s for s in sessions if s.arm == primary]
+    divergences, report.precursors_skipped = _divergences(
+        primary_sessions, scenarios or {}, domain_for
+    )
+    in_arm = [t for t in judged if t.arm == primary]
+    report.precursors = precursors(
+        [t for t in in_arm if t.success is False],
+        divergences,
+        [t for t in in_arm if t.success],
+        opts.max_len,
+    )
+    report.risk = early_warning(main)
+    return report
+
+
+def judged_tokens(sessions: Sequence[Session], granularity: Granularity) -> list[SessionTokens]:
+    """The token sequences of the judged sessions (for callers building their own matrix)."""
+    return [t for t in (tokenize(s, granularity) for s in sessions) if t.success is not None]
+
+
+def matrix_of(sessions: Sequence[Session], granularity: Granularity) -> TokenMatrix:
+    """The array form of the judged sessions."""
+    return encode(judged_tokens(sessions, granularity))
