@@ -8,10 +8,14 @@ from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
 from sessionproof.records import (
     Action,
     Criteria,
+    DriftApplied,
     EventKind,
+    FaultInjectedEvent,
+    GuardDecisionEvent,
     Message,
     Scenario,
     ToolCall,
+    ToolCallEvent,
     UserSpec,
 )
 from sessionproof.suites import Suite
@@ -66,18 +70,20 @@ async def test_schema_toolkit_session_under_faults_drift_and_guard() -> None:
         kinds = [e.kind for e in session.events]
         assert kinds[-1] is EventKind.verdict and session.outcome is not None
         [drift] = [e.payload for e in session.events if e.kind is EventKind.drift_applied]
-        assert drift["applied"] and drift["tool"] == "cancel_order"
+        assert isinstance(drift, DriftApplied)
+        assert drift.applied and drift.tool == "cancel_order"
         # The agent saw the drifted schema and spoke it; the domain got its own form back.
         cancel = next(
             e.payload
             for e in session.events
-            if e.kind is EventKind.tool_call and e.payload["name"] == "cancel_order"
+            if isinstance(e, ToolCallEvent) and e.payload.name == "cancel_order"
         )
-        assert set(cancel["arguments"]) != set(CANCEL_ORDER.parameters["properties"])
-        injected = [e.payload for e in session.events if e.kind is EventKind.fault_injected]
-        decisions = [e.payload for e in session.events if e.kind is EventKind.guard_decision]
-        assert {"rate_limited"} >= {f["error_class"] for f in injected}
-        assert sum(d["decision"] == "retry" for d in decisions) == len(injected)
+        assert isinstance(cancel, ToolCall) and cancel.arguments is not None
+        assert set(cancel.arguments) != set(CANCEL_ORDER.parameters["properties"])
+        injected = [e.payload for e in session.events if isinstance(e, FaultInjectedEvent)]
+        decisions = [e.payload for e in session.events if isinstance(e, GuardDecisionEvent)]
+        assert {"rate_limited"} >= {f.error_class.value for f in injected}
+        assert sum(d.decision.value == "retry" for d in decisions) == len(injected)
         faults += len(injected)
         assert session.success, session.outcome.criteria
     assert faults > 0  # the faults really met the calls, and the guard took them all back
