@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -11,36 +10,13 @@ import orjson
 import typer
 from rich.markup import escape
 
-from ..domains import DomainSpec, get_domain
-from ..errors import InputFileError
-from ..patterns import MineOptions, PatternsReport, mine
-from ..records import Scenario, Session
+from .. import runs
+from ..patterns import MineOptions, PatternsReport
 from ..report import render_table
-from ..runs import scenarios_for
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
-from ._inspect import _open
 
 _FORMATS = ("auto", "tau2", "tau-bench", "openai", "anthropic")
-
-
-def _by_name(scenario: Scenario) -> DomainSpec:
-    return get_domain(scenario.domain)
-
-
-def _from_file(
-    path: Path, fmt: str, domain: str | None
-) -> tuple[list[Session], dict[str, Scenario]]:
-    from ..suites.tau2 import score_transcripts
-
-    scored = score_transcripts(path, fmt, domain, store_path=None)
-    if scored.errors:
-        err_console.print(
-            f"[yellow]{len(scored.errors)} record(s) skipped or kept with a warning[/] "
-            "(`sessionproof score` names them)",
-            highlight=False,
-        )
-    return scored.judged, scored.scenarios
 
 
 @app.command("patterns")
@@ -78,20 +54,16 @@ def patterns(
     step-count baseline).
     """
     opts = MineOptions(min_support=min_support, max_len=max_len, max_gap=max_gap, top=top)
-    path = Path(target)
-    domain_for: Callable[[Scenario], DomainSpec] = _by_name
-    if path.is_file():
-        sessions, scenarios = _from_file(path, fmt, domain)
-        source = str(path)
-    elif path.suffix in (".json", ".jsonl") or "/" in target:
-        raise InputFileError(f"{target}: no such file")
-    else:
-        with _open(store) as db:
-            manifest = db.get_run(target)
-            sessions = db.load_sessions(manifest.run_id)
-        scenarios, domain_for, _ = scenarios_for(manifest, sessions)
-        source = manifest.run_id
-    report = mine(sessions, opts, granularity, scenarios, domain_for, arm)
+    mined = runs.patterns(
+        target, store=store, fmt=fmt, domain=domain, options=opts, granularity=granularity, arm=arm
+    )
+    if mined.skipped_records:
+        err_console.print(
+            f"[yellow]{mined.skipped_records} record(s) skipped or kept with a warning[/] "
+            "(`sessionproof score` names them)",
+            highlight=False,
+        )
+    report, source = mined.report, mined.source
     if as_json:
         payload = {"source": source, **report.model_dump(mode="json")}
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")

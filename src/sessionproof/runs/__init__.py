@@ -5,7 +5,8 @@ same whichever way it is started:
 
 - `run(RunConfig(...))` runs a suite and stores each session as it ends; `resume(run_id)`
   finishes a killed run with the settings of its manifest. Both return a `RunReport`.
-- `metrics(run_id)` computes every metric of a stored run per arm (`RunMetrics`).
+- `metrics(run_id)` computes every metric of a stored run per arm (`RunMetrics`);
+  `patterns(run_id or path)` mines the sequences that precede failure (`PatternsRun`).
 - `score(path)` judges recorded transcripts (or BFCL outputs) offline; `rerun(path, model)`
   replays their user side against a candidate model.
 """
@@ -22,6 +23,7 @@ from ._config import (
     suite_reference,
 )
 from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
+from ._patterns import PatternsRun, patterns
 from ._results import RunReport, RunStart
 from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
 from ._run import StartHook, arun, hooks_factory, run
@@ -34,6 +36,7 @@ __all__ = [
     "SCORE_FORMATS",
     "TOOL_MODES",
     "BfclReport",
+    "PatternsRun",
     "RunConfig",
     "RunMetrics",
     "RunReport",
@@ -49,6 +52,7 @@ __all__ = [
     "hooks_factory",
     "metrics",
     "model_name",
+    "patterns",
     "refuse_given",
     "rerun",
     "resume",

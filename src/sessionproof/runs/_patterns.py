@@ -1,0 +1,61 @@
+"""The patterns use case: mine a stored run, or any transcript file `score` reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from ..domains import DomainSpec, get_domain
+from ..errors import InputFileError
+from ..patterns import MineOptions, PatternsReport, mine
+from ..records import Scenario
+from ..store import DEFAULT_STORE_PATH, Store
+from ._metrics import _reading, scenarios_for
+
+
+class PatternsRun(BaseModel):
+    """What `patterns` mined, and from where."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    """The run id, or the transcript file's path."""
+    skipped_records: int = 0
+    """Records of a transcript file skipped or kept with a warning (`score` names them)."""
+    report: PatternsReport
+
+
+def _by_name(scenario: Scenario) -> DomainSpec:
+    return get_domain(scenario.domain)
+
+
+def patterns(
+    target: str,
+    *,
+    store: str | Path | Store = DEFAULT_STORE_PATH,
+    fmt: str = "auto",
+    domain: str | None = None,
+    options: MineOptions | None = None,
+    granularity: str = "outcome",
+    arm: str | None = None,
+) -> PatternsRun:
+    """Mine `target`: an existing transcript file (judged as `score` judges it, nothing
+    stored) or the id of a stored run. Raises `InputFileError` for a path that does not exist
+    and `StoreError` for an unknown run."""
+    opts = options or MineOptions()
+    path = Path(target)
+    if path.is_file():
+        from ..suites.tau2 import score_transcripts
+
+        scored = score_transcripts(path, fmt, domain, store_path=None)
+        report = mine(scored.judged, opts, granularity, scored.scenarios, _by_name, arm)
+        return PatternsRun(source=str(path), skipped_records=len(scored.errors), report=report)
+    if path.suffix in (".json", ".jsonl") or "/" in target:
+        raise InputFileError(f"{target}: no such file")
+    with _reading(store) as db:
+        manifest = db.get_run(target)
+        sessions = db.load_sessions(manifest.run_id)
+    scenarios, domain_for, _ = scenarios_for(manifest, sessions)
+    report = mine(sessions, opts, granularity, scenarios, domain_for, arm)
+    return PatternsRun(source=manifest.run_id, report=report)
