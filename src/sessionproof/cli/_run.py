@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 
 from .._secrets import register_spec_credentials
-from ..agents import Agent, display_spec, plays_users
+from ..agents import Agent, accepted_specs, display_spec, plays_users
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, HooksFactory, RunPlan, SessionHooks, execute_run
 from ..errors import ConfigError
 from ..records import Scenario
@@ -29,8 +29,9 @@ RUN_HELP = (
     "Suites: "
     + "; ".join(f"{k} ({v})" for k, v in BUILTIN_SUITES.items())
     + "; or a path to a scenario .yaml/.json file.\n\n"
-    "Models: local, local:PATH.gguf, oracle, openai:MODEL, openai-compat:MODEL@URL, "
-    "anthropic:MODEL, python:pkg.module:function.\n\n"
+    "Models: "
+    + accepted_specs()
+    + ".\n\n"
     + "\n\n".join(f"{k}: {v}" for k, v in METRIC_DEFINITIONS.items())
 )
 
