@@ -1,8 +1,16 @@
-"""Agents: one protocol, many adapters (providers, the embedded model, reference agents)."""
+"""Agents: one protocol, many adapters (providers, the embedded model, reference agents).
 
+`make_agent(spec)` reads `kind:argument` and asks the provider registered for `kind`; the
+built-in providers are registered on import (without loading any SDK), and `@provider`
+registers your own. Provider adapters declare how their SDK's failures read
+(`ProviderFailure`) and the transport retry policy asks them.
+"""
+
+from typing import Any
+
+from . import _providers  # noqa: F401  (registers the built-in providers)
 from ._oracle import OracleAgent
 from ._protocol import (
-    REFERENCE_SPECS,
     STOP_TOKEN,
     Agent,
     AgentRequest,
@@ -10,20 +18,56 @@ from ._protocol import (
     OutputIssue,
     plays_users,
 )
+from ._registry import (
+    AgentOptions,
+    Provider,
+    accepted_specs,
+    get_provider,
+    provider,
+    providers,
+    unregister_provider,
+)
+from ._retry import (
+    FailureClassifier,
+    ModelOutputRejected,
+    ProviderFailure,
+    RetryPolicy,
+    call_with_retries,
+)
 from ._scripted import ScriptedAgent
-from ._spec import ACCEPTED, display_spec, make_agent
+from ._spec import display_spec, make_agent
+
+
+def __getattr__(name: str) -> Any:
+    # `ACCEPTED` was a constant; it is read from the registry now, so it is computed on each
+    # access and includes providers registered since.
+    if name == "ACCEPTED":
+        return accepted_specs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ACCEPTED",
-    "REFERENCE_SPECS",
     "STOP_TOKEN",
     "Agent",
+    "AgentOptions",
     "AgentRequest",
     "AgentResponse",
+    "FailureClassifier",
+    "ModelOutputRejected",
     "OracleAgent",
     "OutputIssue",
+    "Provider",
+    "ProviderFailure",
+    "RetryPolicy",
     "ScriptedAgent",
+    "accepted_specs",
+    "call_with_retries",
     "display_spec",
+    "get_provider",
     "make_agent",
     "plays_users",
+    "provider",
+    "providers",
+    "unregister_provider",
 ]

@@ -8,11 +8,17 @@ from typing import Any
 import anthropic
 from anthropic.types import Message as AnthropicMessage
 
+from .._secrets import register_secret
 from ..errors import InfraError
 from ..records import Message, ModelCall, ToolCall, Usage
 from ._parse import CallIds, finish_reply, make_tool_call, safe_call_id
 from ._protocol import AgentRequest, AgentResponse
-from ._retry import ModelOutputRejected, RetryPolicy, call_with_retries
+from ._retry import (
+    ProviderFailure,
+    RetryPolicy,
+    call_with_retries,
+    provider_message,
+)
 
 DEFAULT_MAX_TOKENS = 4096
 """The Messages API requires a cap on output tokens; this one is used when none is given."""
@@ -65,12 +71,30 @@ def to_anthropic(messages: list[Message]) -> tuple[str | None, list[dict[str, An
     return ("\n\n".join(system_parts) or None), out
 
 
+def classify_anthropic_failure(exc: BaseException) -> ProviderFailure | None:
+    """How an anthropic SDK exception reads for the retry policy; None for anything else."""
+    if isinstance(exc, anthropic.APITimeoutError):  # a subclass of APIConnectionError: first
+        return ProviderFailure.timed_out()
+    if isinstance(exc, anthropic.APIConnectionError):
+        return ProviderFailure.connection(exc)
+    if isinstance(exc, anthropic.APIStatusError):
+        message = provider_message(exc.body, exc.message)
+        return ProviderFailure.from_status(exc.status_code, exc.response.headers, message)
+    if isinstance(exc, anthropic.APIError):
+        return ProviderFailure.other(exc)
+    return None
+
+
 class AnthropicAgent:
     """An agent backed by Anthropic's Messages API, with the same retry policy and records as
     the OpenAI-compatible adapter.
 
     `temperature` is sent only when given: current Claude models reject sampling parameters.
+    `api_key` is registered as a secret, so it is redacted wherever it turns up.
     """
+
+    plays_users = True
+    """A language model: it can also play the simulated user."""
 
     def __init__(
         self,
@@ -84,6 +108,8 @@ class AnthropicAgent:
         timeout_s: float = 120.0,
         retry: RetryPolicy | None = None,
     ) -> None:
+        # Before anything can fail or print; not only make_agent's keys are secrets.
+        register_secret(api_key)
         self.name = name
         self.model = model
         self.provider = "anthropic"
@@ -120,19 +146,24 @@ class AnthropicAgent:
         """Send the conversation; return the model's message, what it cost, and its issues."""
         kwargs = self._request_kwargs(request)
         start = time.perf_counter()
-        try:
-            reply, attempts = await call_with_retries(
-                lambda: self._client.messages.create(**kwargs),
-                provider=self.provider,
-                policy=self._retry,
-                secret=self._secret,
-            )
-        except ModelOutputRejected as exc:
-            raise InfraError(f"{self.provider}: {exc}") from None
+        # This adapter never reads a failure as rejected model output (that is llama.cpp's
+        # answer, behind the OpenAI-compatible adapter), so no ModelOutputRejected to catch.
+        reply, attempts = await call_with_retries(
+            lambda: self._client.messages.create(**kwargs),
+            provider=self.provider,
+            policy=self._retry,
+            classify=self.classify_failure,
+            secret=self._secret,
+        )
         latency = time.perf_counter() - start
         if not isinstance(reply, AnthropicMessage):
             raise InfraError(f"{self.provider}: the response is not a message")
         return self._to_response(reply, request.step, latency, attempts)
+
+    def classify_failure(self, exc: BaseException) -> ProviderFailure | None:
+        """How this adapter's SDK errors read for the retry policy
+        (`classify_anthropic_failure`)."""
+        return classify_anthropic_failure(exc)
 
     def _to_response(
         self, reply: AnthropicMessage, step: int, latency: float, attempts: int

@@ -23,8 +23,9 @@ from typing import Any
 import httpx
 
 from ..errors import InfraError, ModelSpecError
-from ._openai import OpenAICompatAgent, ToolChoice, ToolMode
+from ._openai import LOCAL_KEY, OpenAICompatAgent, ToolChoice
 from ._protocol import AgentRequest, AgentResponse
+from ._registry import ToolMode
 from ._retry import RetryPolicy
 
 INSTALL_LOCAL = "pip install 'sessionproof[local]'"
@@ -199,6 +200,9 @@ class LocalAgent:
     tool support, so it runs prompted (grammar-constrained JSON replies).
     """
 
+    plays_users = True
+    """A language model: it can also play the simulated user."""
+
     def __init__(
         self,
         config: LocalConfig,
@@ -236,7 +240,7 @@ class LocalAgent:
                 self._inner = OpenAICompatAgent(
                     name=self.name,
                     model=self.config.model_path.stem,
-                    api_key="sessionproof-local",
+                    api_key=LOCAL_KEY,
                     base_url=f"{server.base_url}/v1",
                     provider="llama.cpp",
                     tool_mode=self._tool_mode,

@@ -4,6 +4,7 @@ vLLM, ...), with native or prompted tool calling."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any, Literal
 
@@ -11,18 +12,50 @@ import httpx
 import openai
 from openai.types.chat import ChatCompletion
 
+from .._secrets import register_secret
 from ..errors import InfraError
 from ..records import ErrorClass, Message, ModelCall, ToolCall, Usage
 from . import _prompted as prompted
 from ._parse import CallIds, finish_reply, history_arguments, make_tool_call
 from ._protocol import AgentRequest, AgentResponse, OutputIssue
-from ._retry import ModelOutputRejected, RetryPolicy, call_with_retries
-
-ToolMode = Literal["native", "prompted", "auto"]
-"""How tools reach the model: the API's `tools` field, the system prompt, or chosen per server."""
+from ._registry import ToolMode
+from ._retry import (
+    ModelOutputRejected,
+    ProviderFailure,
+    RetryPolicy,
+    call_with_retries,
+    provider_message,
+)
+from ._spec import NO_KEY
 
 ToolChoice = Literal["auto", "required"]
 """`required` forces a tool call (tests, forced first steps); `auto` lets the model choose."""
+
+LOCAL_KEY = "sessionproof-local"
+"""The key sent to the embedded llama.cpp server (which checks none)."""
+_PLACEHOLDER_KEYS = frozenset({NO_KEY, LOCAL_KEY})
+
+# llama.cpp answers HTTP 500 when the model's own output does not fit the tool-call format;
+# retrying at temperature 0 gives the same output, and it is the model's failure, not infra.
+_MODEL_OUTPUT_500 = re.compile(
+    r"model produced output|does not match the expected|failed to parse tool call", re.I
+)
+
+
+def classify_openai_failure(exc: BaseException) -> ProviderFailure | None:
+    """How an openai SDK exception reads for the retry policy; None for anything else."""
+    if isinstance(exc, openai.APITimeoutError):  # a subclass of APIConnectionError: first
+        return ProviderFailure.timed_out()
+    if isinstance(exc, openai.APIConnectionError):
+        return ProviderFailure.connection(exc)
+    if isinstance(exc, openai.APIStatusError):
+        message = provider_message(exc.body, exc.message)
+        if exc.status_code == 500 and _MODEL_OUTPUT_500.search(message):
+            return ProviderFailure.model_output_rejected(500, message)
+        return ProviderFailure.from_status(exc.status_code, exc.response.headers, message)
+    if isinstance(exc, openai.APIError):
+        return ProviderFailure.other(exc)
+    return None
 
 
 def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -87,7 +120,11 @@ class OpenAICompatAgent:
     Every reply keeps all tool calls in emission order (parallel calls and unknown tool names
     included); broken replies come back classified in `AgentResponse.issues`. Transport
     failures are retried by `RetryPolicy`; when retries run out, `InfraError` is raised.
+    `api_key` is registered as a secret, so it is redacted wherever it turns up.
     """
+
+    plays_users = True
+    """A language model: it can also play the simulated user."""
 
     def __init__(
         self,
@@ -108,6 +145,9 @@ class OpenAICompatAgent:
         extra_body: dict[str, Any] | None = None,
         tool_choice: ToolChoice | None = None,
     ) -> None:
+        if api_key not in _PLACEHOLDER_KEYS:
+            # Before anything can fail or print; not only make_agent's keys are secrets.
+            register_secret(api_key)
         self.name = name
         self.model = model
         self.provider = provider
@@ -182,6 +222,7 @@ class OpenAICompatAgent:
                 lambda: self._client.chat.completions.create(**kwargs),
                 provider=self.provider,
                 policy=self._retry,
+                classify=self.classify_failure,
                 secret=self._secret,
             )
         except ModelOutputRejected as exc:
@@ -204,6 +245,10 @@ class OpenAICompatAgent:
         if not isinstance(completion, ChatCompletion) or not completion.choices:
             raise InfraError(f"{self.provider}: the response carried no choices")
         return self._to_response(completion, request.step, mode, latency, attempts)
+
+    def classify_failure(self, exc: BaseException) -> ProviderFailure | None:
+        """How this adapter's SDK errors read for the retry policy (`classify_openai_failure`)."""
+        return classify_openai_failure(exc)
 
     def _to_response(
         self,

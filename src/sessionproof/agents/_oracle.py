@@ -25,6 +25,8 @@ class OracleAgent:
     """
 
     name = "oracle"
+    plays_users = False
+    """A reference agent, not a language model: it cannot play the simulated user."""
 
     async def respond(self, request: AgentRequest) -> AgentResponse:
         """Gold calls first, then the facts."""

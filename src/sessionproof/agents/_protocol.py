@@ -57,6 +57,11 @@ class Agent(Protocol):
 
     Raise `sessionproof.errors.InfraError` when the provider cannot be reached after retries:
     the session then ends as `infra_error`, not as an agent failure.
+
+    An agent that is a language model, and so can also play a scenario's simulated user,
+    says so with a class or instance attribute `plays_users = True` (the provider agents do).
+    It is optional and not part of the protocol's required members: an agent without it is
+    not asked to play the user. `plays_users(agent)` is the one place that reads it.
     """
 
     name: str
@@ -71,11 +76,13 @@ class Agent(Protocol):
         ...
 
 
-REFERENCE_SPECS = ("oracle", "python:")
-"""Spec prefixes of agents that are not language models (they cannot play a simulated user)."""
-
-
 def plays_users(agent: Agent) -> bool:
-    """True when `agent` is a model that can also play the simulated user (the default user
-    model is the agent's own); reference agents (oracle, python:) cannot."""
-    return not agent.name.startswith(REFERENCE_SPECS)
+    """True when `agent` is a language model that can also play the simulated user (the
+    default user model is the agent's own): when it has `plays_users = True`.
+
+    Decided by the agent, never by its name: reference agents (oracle, scripted, `python:`)
+    say False, and an agent object without the attribute is taken not to be a model, so a
+    user's own agent is never asked to play the user unless it says it can. Only a real
+    `True` counts (a truthy string or a method does not).
+    """
+    return getattr(agent, "plays_users", False) is True

@@ -62,6 +62,10 @@ class PythonAgent:
     bad step is the agent's failure and not a crashed run; `InfraError` passes through.
     """
 
+    plays_users = False
+    """A user function is not assumed to be a language model: it is never asked to play
+    the simulated user (a function that wants to must be wrapped in an agent that says so)."""
+
     def __init__(self, fn: Callable[..., Any], name: str) -> None:
         self.name = name
         self._fn = fn

@@ -3,32 +3,38 @@
 This is the transport layer only (a request that never produced a model reply). The SDKs'
 own retry loops are switched off (`max_retries=0`) so that budgets never multiply; model
 output problems are classified elsewhere and never retried here.
+
+The policy knows no SDK: each provider adapter declares how its own exceptions read, as a
+`ProviderFailure` (error class, retryable, the wait asked for), and the policy asks it. Classes
+and waits come from the one classifier and the one Retry-After parser in `taxonomy`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
-
-import anthropic
-import openai
-import stamina
+from typing import Any, Literal, TypeVar
 
 from .._secrets import redact_secrets
 from ..errors import InfraError
-from ..taxonomy import retry_after_seconds
+from ..records import ErrorClass
+from ..taxonomy import classify_exception, classify_status, retry_after_seconds, semantics
 
 T = TypeVar("T")
 
-_RETRYABLE_STATUS = frozenset({408, 409, 429})
-# llama.cpp answers HTTP 500 when the model's own output does not fit the tool-call format;
-# retrying at temperature 0 gives the same output, and it is the model's failure, not infra.
-_MODEL_OUTPUT_500 = re.compile(
-    r"model produced output|does not match the expected|failed to parse tool call", re.I
-)
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-*]{6,}|Bearer\s+\S+|key[-_][A-Za-z0-9_\-]{12,})")
+
+__all__ = [
+    "FailureClassifier",
+    "ModelOutputRejected",
+    "ProviderFailure",
+    "RetryPolicy",
+    "call_with_retries",
+    "provider_message",
+    "redact",
+    "retry_after_seconds",
+]
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,90 @@ class RetryPolicy:
     """Random extra wait added to each exponential backoff, at most this many seconds."""
     max_retry_after: float = 120.0
     """A Retry-After longer than this is not waited for: the request fails at once."""
+
+
+@dataclass(frozen=True)
+class ProviderFailure:
+    """How a provider adapter reads one failed request: what the retry policy acts on."""
+
+    kind: Literal["timeout", "connection", "status", "other"]
+    """What went wrong, as far as the wording of the final error goes."""
+    error_class: ErrorClass
+    retryable: bool
+    """Sending the same request again may succeed."""
+    status: int | None = None
+    """The HTTP status, for `status` failures."""
+    retry_after_s: float | None = None
+    """The wait the provider asked for (Retry-After), if any."""
+    message: str = ""
+    """The provider's own one-line message, or the cause's type for a connection failure."""
+    model_output: bool = False
+    """The server refused to return the model's reply because the reply itself was malformed
+    (the model's failure, not the infrastructure's)."""
+
+    @classmethod
+    def timed_out(cls) -> ProviderFailure:
+        """The request got no answer within the client timeout."""
+        return cls(kind="timeout", error_class=ErrorClass.timeout, retryable=True)
+
+    @classmethod
+    def connection(cls, exc: BaseException) -> ProviderFailure:
+        """The connection failed (refused, reset, TLS); its cause is what the SDK wrapped."""
+        cause = exc.__cause__ or exc
+        # Always worth another try: the request never produced a reply. The class says
+        # whether it is known not to have run (refused) or may have (dropped).
+        return cls(
+            kind="connection",
+            error_class=classify_exception(cause),
+            retryable=True,
+            message=type(cause).__name__,
+        )
+
+    @classmethod
+    def from_status(
+        cls, status: int, headers: Mapping[str, str] | None, message: str
+    ) -> ProviderFailure:
+        """An HTTP error answer: classed by status, retryable as its class says.
+
+        409 is retried as well: model APIs answer it for transient conflicts (a lock held by
+        a concurrent request), and the providers' own SDKs retry it too.
+        """
+        error_class = classify_status(status) or ErrorClass.unknown
+        return cls(
+            kind="status",
+            error_class=error_class,
+            retryable=semantics(error_class).retryable or status == 409,
+            status=status,
+            retry_after_s=retry_after_seconds(headers),
+            message=message,
+        )
+
+    @classmethod
+    def model_output_rejected(cls, status: int, message: str) -> ProviderFailure:
+        """The server refused the model's own malformed output; retrying gives the same."""
+        return cls(
+            kind="status",
+            error_class=ErrorClass.malformed_output,
+            retryable=False,
+            status=status,
+            message=message,
+            model_output=True,
+        )
+
+    @classmethod
+    def other(cls, exc: BaseException) -> ProviderFailure:
+        """Any other SDK error (an unreadable response...): not retried."""
+        return cls(
+            kind="other",
+            error_class=classify_exception(exc),
+            retryable=False,
+            message=f"{type(exc).__name__}: {exc}",
+        )
+
+
+FailureClassifier = Callable[[BaseException], ProviderFailure | None]
+"""A provider adapter's reading of an exception; None when it is not one of its SDK's
+failures (then it propagates unchanged: a bug is not retried)."""
 
 
 class ModelOutputRejected(Exception):
@@ -64,39 +154,29 @@ def redact(text: str, *secrets: str | None) -> str:
     return _SECRET.sub("[redacted]", redact_secrets(text))
 
 
-_StatusError = openai.APIStatusError | anthropic.APIStatusError
-_TimeoutError = openai.APITimeoutError | anthropic.APITimeoutError
-_ConnectionError = openai.APIConnectionError | anthropic.APIConnectionError
-
-
-def _provider_message(exc: _StatusError) -> str:
-    body = exc.body
+def provider_message(body: Any, fallback: str) -> str:
+    """The message inside an error body (`{"error": {"message": ...}}` and its variants)."""
     if isinstance(body, dict):
         err = body.get("error", body)
         if isinstance(err, dict) and isinstance(err.get("message"), str):
             return str(err["message"])
         if isinstance(err, str):
             return err
-    return exc.message
+    return fallback
 
 
 class _Decider:
     """stamina's retry hook: True to retry, a float to retry after exactly that many seconds."""
 
-    def __init__(self, policy: RetryPolicy) -> None:
+    def __init__(self, policy: RetryPolicy, classify: FailureClassifier) -> None:
         self.policy = policy
+        self.classify = classify
 
     def __call__(self, exc: Exception) -> bool | float:
-        if isinstance(exc, _TimeoutError | _ConnectionError):
-            return True
-        if not isinstance(exc, _StatusError):
+        failure = self.classify(exc)
+        if failure is None or not failure.retryable:
             return False
-        status = exc.status_code
-        if status == 500 and _MODEL_OUTPUT_500.search(_provider_message(exc)):
-            return False
-        if status not in _RETRYABLE_STATUS and status < 500:
-            return False
-        wait = retry_after_seconds(exc.response.headers)
+        wait = failure.retry_after_s
         if wait is None:
             return True
         if wait > self.policy.max_retry_after:
@@ -104,34 +184,35 @@ class _Decider:
         return wait
 
 
-def _infra_error(exc: Exception, provider: str, attempts: int, policy: RetryPolicy) -> Exception:
+def _infra_error(
+    failure: ProviderFailure, provider: str, attempts: int, policy: RetryPolicy
+) -> Exception:
     """The named error for a request that failed for good (`ModelOutputRejected` or InfraError)."""
     tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
-    if isinstance(exc, _TimeoutError):
+    if failure.kind == "timeout":
         return InfraError(f"{provider}: request timed out {tries}")
-    if isinstance(exc, _ConnectionError):
-        cause = exc.__cause__ or exc
-        return InfraError(f"{provider}: cannot connect ({type(cause).__name__}) {tries}")
-    if isinstance(exc, _StatusError):
-        status = exc.status_code
-        message = redact(_provider_message(exc)).strip().splitlines()
-        first = message[0] if message else ""
-        if status in (401, 403):
-            return InfraError(
-                f"{provider}: the API key was rejected (HTTP {status}); check the key's "
-                "environment variable"
-            )
-        if status == 500 and _MODEL_OUTPUT_500.search(first):
-            return ModelOutputRejected(first, attempts)
-        wait = retry_after_seconds(exc.response.headers)
-        if status == 429 and wait is not None and wait > policy.max_retry_after:
-            return InfraError(
-                f"{provider}: rate limited; the provider asks to wait {wait:.0f} s, more than "
-                f"the {policy.max_retry_after:.0f} s allowed"
-            )
-        kind = "rate limited" if status == 429 else f"HTTP {status}"
-        return InfraError(f"{provider}: {kind} {tries}: {first}"[:500])
-    return InfraError(f"{provider}: {type(exc).__name__}: {redact(str(exc))}"[:500])
+    if failure.kind == "connection":
+        return InfraError(f"{provider}: cannot connect ({failure.message}) {tries}")
+    if failure.kind == "other":
+        return InfraError(f"{provider}: {redact(failure.message)}"[:500])
+    status = failure.status
+    lines = redact(failure.message).strip().splitlines()
+    first = lines[0] if lines else ""
+    if status in (401, 403):
+        return InfraError(
+            f"{provider}: the API key was rejected (HTTP {status}); check the key's "
+            "environment variable"
+        )
+    if failure.model_output:
+        return ModelOutputRejected(first, attempts)
+    wait = failure.retry_after_s
+    if status == 429 and wait is not None and wait > policy.max_retry_after:
+        return InfraError(
+            f"{provider}: rate limited; the provider asks to wait {wait:.0f} s, more than "
+            f"the {policy.max_retry_after:.0f} s allowed"
+        )
+    kind = "rate limited" if status == 429 else f"HTTP {status}"
+    return InfraError(f"{provider}: {kind} {tries}: {first}"[:500])
 
 
 async def call_with_retries(
@@ -139,18 +220,24 @@ async def call_with_retries(
     *,
     provider: str,
     policy: RetryPolicy,
+    classify: FailureClassifier,
     secret: str | None = None,
 ) -> tuple[T, int]:
     """Await `fn()` with transport retries; return its result and the number of attempts.
 
-    Raises `InfraError` (one line, never the key) when the provider cannot answer, and
-    `ModelOutputRejected` when the server refused the model's own malformed output.
+    `classify` is the provider adapter's reading of its own exceptions. Raises `InfraError`
+    (one line, never the key) when the provider cannot answer, and `ModelOutputRejected`
+    when the server refused the model's own malformed output. An exception `classify` does
+    not recognise propagates unchanged.
     """
+    # Imported here: only a run that talks to a provider needs the retry machinery.
+    import stamina
+
     attempts = 0
     failure: Exception | None = None
     try:
         async for attempt in stamina.retry_context(
-            on=_Decider(policy),
+            on=_Decider(policy, classify),
             attempts=policy.attempts,
             timeout=None,
             wait_initial=policy.wait_initial,
@@ -160,8 +247,11 @@ async def call_with_retries(
             with attempt:
                 attempts = attempt.num
                 result = await fn()
-    except (openai.APIError, anthropic.APIError) as exc:
-        failure = _infra_error(exc, provider, attempts, policy)
+    except Exception as exc:
+        read = classify(exc)
+        if read is None:
+            raise
+        failure = _infra_error(read, provider, attempts, policy)
         if secret and isinstance(failure, InfraError):
             failure = InfraError(redact(str(failure), secret))
     if failure is not None:

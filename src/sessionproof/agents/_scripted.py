@@ -18,6 +18,9 @@ class ScriptedAgent:
     "Done." text when the list runs out.
     """
 
+    plays_users = False
+    """Scripted, not a language model: it cannot play the simulated user."""
+
     def __init__(self, policy: Policy | list[Message], name: str = "scripted") -> None:
         self.name = name
         if isinstance(policy, list):

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from .. import runs
+from ..agents import accepted_specs
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
 from ..report import render_summary
 from ..runs import RESUME_KEEPS
@@ -25,8 +26,9 @@ RUN_HELP = (
     "Suites: "
     + "; ".join(f"{k} ({v})" for k, v in BUILTIN_SUITES.items())
     + "; or a path to a scenario .yaml/.json file.\n\n"
-    "Models: local, local:PATH.gguf, oracle, openai:MODEL, openai-compat:MODEL@URL, "
-    "anthropic:MODEL, python:pkg.module:function.\n\n"
+    "Models: "
+    + accepted_specs()
+    + ".\n\n"
     + "\n\n".join(f"{k}: {v}" for k, v in METRIC_DEFINITIONS.items())
 )
 

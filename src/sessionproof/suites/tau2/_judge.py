@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib
 import json
 from collections.abc import Coroutine, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -120,12 +119,9 @@ class AgentJudge:
 
 def make_judge(spec: str) -> NLJudge:
     """An NL judge from a model spec string (the same specs as --model)."""
-    # Looked up at call time: the model adapters are optional for offline scoring.
-    try:
-        factory = importlib.import_module("sessionproof.agents._spec").make_agent
-    except (ImportError, AttributeError):
-        raise ConfigError("--judge needs the model adapters (sessionproof.agents)") from None
-    agent = factory(spec)
+    from ...agents import make_agent  # at call time: offline scoring needs no adapters
+
+    agent = make_agent(spec)
     if not isinstance(agent, Agent):
         raise ConfigError(f"--judge {spec!r} did not make an agent")
     return AgentJudge(agent)
