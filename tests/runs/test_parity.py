@@ -43,7 +43,8 @@ def _shape(session: Session) -> dict[str, Any]:
         "outcome": None if session.outcome is None else session.outcome.model_dump(mode="json"),
         "termination": session.termination.value,
         "events": [
-            (e.seq, e.turn, e.step, e.kind.value, _timeless(e.payload)) for e in session.events
+            (e.seq, e.turn, e.step, e.kind.value, _timeless(e.payload.model_dump(mode="json")))
+            for e in session.events
         ],
     }
 

@@ -84,7 +84,11 @@ def test_old_runs_show_and_metrics_equal_what_the_old_code_printed(
     store = str(old_store)
     assert _cli("show", run_id, "--store", store, "--json") == _expected(f"show_{run_id}.json")
     metrics = _cli("show", run_id, "--metrics", "--store", store, "--json")
-    assert metrics == _expected(f"metrics_{run_id}.json")
+    expected = _expected(f"metrics_{run_id}.json")
+    # The definitions are the current release's wording, printed beside the numbers, not data
+    # read from the store: the same metrics are defined, and every number is the old one.
+    assert set(metrics.pop("definitions")) == set(expected.pop("definitions"))
+    assert metrics == expected
 
 
 def test_old_run_list_reads_the_same(old_store: Path) -> None:
