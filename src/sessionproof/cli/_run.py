@@ -28,7 +28,8 @@ RUN_HELP = (
     "Run a suite of multi-turn scenarios against a model; store every session.\n\n"
     "Suites: "
     + "; ".join(f"{k} ({v})" for k, v in BUILTIN_SUITES.items())
-    + "; or a path to a scenario .yaml/.json file.\n\n"
+    + "; or a path to a scenario .yaml/.json file, or a project directory (`sessionproof "
+    "init DIR` makes one).\n\n"
     "Models: local, local:PATH.gguf, oracle, openai:MODEL, openai-compat:MODEL@URL, "
     "anthropic:MODEL, python:pkg.module:function.\n\n"
     + "\n\n".join(f"{k}: {v}" for k, v in METRIC_DEFINITIONS.items())
@@ -85,10 +86,10 @@ def _check_timeout(seconds: float) -> float:
 
 
 def suite_reference(name: str) -> str:
-    """What the manifest records for `--suite`: a suite file as an absolute path (so the
-    run resumes from any directory), a built-in suite as its name."""
+    """What the manifest records for `--suite`: a suite file or project directory as an
+    absolute path (so the run resumes from any directory), a built-in suite as its name."""
     path = Path(name)
-    if path.suffix.lower() in _SUITE_FILE_SUFFIXES and path.is_file():
+    if (path.suffix.lower() in _SUITE_FILE_SUFFIXES and path.is_file()) or path.is_dir():
         return str(path.resolve())
     return name
 

@@ -4,7 +4,7 @@ from ._arguments import MAX_ARGUMENT_CHARS, parse_arguments
 from ._errors import ErrorClass, TerminationReason
 from ._events import Event, EventKind
 from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
-from ._scenario import Action, Criteria, ForbiddenAction, Scenario, UserSpec
+from ._scenario import Action, Criteria, ExpectedCall, ForbiddenAction, Scenario, UserSpec
 from ._session import CriterionResult, Outcome, Session
 from ._tools import ToolSpec
 
@@ -16,6 +16,7 @@ __all__ = [
     "ErrorClass",
     "Event",
     "EventKind",
+    "ExpectedCall",
     "ForbiddenAction",
     "Message",
     "ModelCall",

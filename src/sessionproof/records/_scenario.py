@@ -28,6 +28,28 @@ class ForbiddenAction(BaseModel):
     """When given, only calls whose arguments include these key/value pairs are forbidden."""
 
 
+def _empty(value: Any) -> bool:
+    # Fields added after suites were first stored stay out of dumps while unused, so the
+    # content hash of an existing suite (and with it `run --resume`) does not change.
+    return not value
+
+
+class ExpectedCall(BaseModel):
+    """A successful call the session must contain, with acceptable values per argument (as
+    in BFCL).
+
+    A call matches when it names `tool` and, for each argument listed, its value is one of
+    the acceptable values; an argument whose list holds `null` may also be left out.
+    Arguments not listed may take any value.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    args: dict[str, list[Any]] = Field(default_factory=dict)
+    """Argument name -> acceptable values (`null` in the list: the argument may be omitted)."""
+
+
 class Criteria(BaseModel):
     """How a session of a scenario is judged."""
 
@@ -41,6 +63,11 @@ class Criteria(BaseModel):
     """Any matching call fails the session."""
     compare_state: bool = True
     """Compare final DB state with the gold replay (off for read-only info tasks if wanted)."""
+    state: dict[str, Any] = Field(default_factory=dict, exclude_if=_empty)
+    """Final-state assertions: a dotted path into the final DB (`orders.O1.status`, list
+    items by index) -> the value it must have."""
+    expected_calls: list[ExpectedCall] = Field(default_factory=list, exclude_if=_empty)
+    """Calls the session must contain (each matched by some call, in any order)."""
 
 
 class UserSpec(BaseModel):
@@ -77,6 +104,9 @@ class Scenario(BaseModel):
     description: str | None = None
     tags: list[str] = Field(default_factory=list)
     user: UserSpec
+    initial_state: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The DB this scenario starts from, replacing its domain's default initial state
+    (domains with a typed DB only)."""
     criteria: Criteria = Field(default_factory=Criteria)
     max_steps: int | None = Field(default=None, ge=1)
     """Overrides the run's step limit for this scenario (at least 1; None: the run's)."""
