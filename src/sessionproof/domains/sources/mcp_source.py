@@ -156,6 +156,9 @@ class McpTools:
             )
         except McpError as exc:
             text = str(exc.error.message)
+            if "connection closed" in text.lower():  # the SDK's word for a dead server
+                self._gone = f"MCP server is gone: {text}{self._stderr_tail()}"
+                return error_result(call, ErrorClass.unavailable, self._gone, start)
             if "timed out" in text.lower() or "timeout" in text.lower():
                 return error_result(call, ErrorClass.timeout, f"MCP: {text}", start)
             return error_result(
