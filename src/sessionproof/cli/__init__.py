@@ -1,6 +1,7 @@
 """Command-line interface (typer). Nothing imports this package."""
 
-from . import _inspect, _patterns, _rerun, _run, _score  # noqa: F401  (each module registers its commands)
+# Each module registers its commands.
+from . import _init, _inspect, _patterns, _rerun, _run, _schema, _score  # noqa: F401
 from ._app import app, main
 
 __all__ = ["app", "main"]

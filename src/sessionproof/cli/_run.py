@@ -25,7 +25,8 @@ RUN_HELP = (
     "Run a suite of multi-turn scenarios against a model; store every session.\n\n"
     "Suites: "
     + "; ".join(f"{k} ({v})" for k, v in BUILTIN_SUITES.items())
-    + "; or a path to a scenario .yaml/.json file.\n\n"
+    + "; or a path to a scenario .yaml/.json file, or a project directory (`sessionproof "
+    "init DIR` makes one).\n\n"
     "Models: "
     + accepted_specs()
     + ".\n\n"

@@ -32,7 +32,7 @@ from ._payloads import (
     GuardDecision,
     Termination,
 )
-from ._scenario import Action, Criteria, ForbiddenAction, Scenario, UserSpec
+from ._scenario import Action, Criteria, ExpectedCall, ForbiddenAction, Scenario, UserSpec
 from ._session import Session
 from ._tools import ToolSpec
 
@@ -54,6 +54,7 @@ __all__ = [
     "EventBase",
     "EventKind",
     "EventPayload",
+    "ExpectedCall",
     "FaultInjected",
     "FaultInjectedEvent",
     "ForbiddenAction",

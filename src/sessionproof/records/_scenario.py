@@ -2,49 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
-    model_serializer,
     model_validator,
 )
 
 
-class _OmitsUnsetAdditions(BaseModel):
-    """A record that leaves fields added after its first release out of its dump while they
-    are None, so every scenario written before them dumps (and so hashes: resume compares
-    suite hashes) exactly as it did."""
-
-    _added_fields: ClassVar[tuple[str, ...]] = ()
-
-    @model_serializer(mode="wrap")
-    def _omit_unset_additions(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name in self._added_fields:
-                if data.get(name, 0) is None:
-                    del data[name]
-        return data
+def _unset(value: Any) -> bool:
+    # Fields added after suites were first stored stay out of dumps while unused, so every
+    # scenario written before them dumps (and so hashes: resume compares suite hashes) as it
+    # did.
+    return value is None
 
 
-class Action(_OmitsUnsetAdditions):
+class Action(BaseModel):
     """A tool call named by a scenario (gold or forbidden)."""
 
     model_config = ConfigDict(extra="forbid")
-    _added_fields = ("compare_args",)
 
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     turn: int | None = None
     """The user turn after which a reference agent performs it (None: the first turn)."""
-    compare_args: list[str] | None = None
+    compare_args: list[str] | None = Field(default=None, exclude_if=_unset)
     """As a gold action: only these arguments are compared with an agent's call (tau2's
     `compare_args`); None compares every argument."""
 
@@ -59,11 +43,31 @@ class ForbiddenAction(BaseModel):
     """When given, only calls whose arguments include these key/value pairs are forbidden."""
 
 
-class Criteria(_OmitsUnsetAdditions):
+def _empty(value: Any) -> bool:
+    # As `_unset`, for the added collections: left out while empty.
+    return not value
+
+
+class ExpectedCall(BaseModel):
+    """A successful call the session must contain, with acceptable values per argument (as
+    in BFCL).
+
+    A call matches when it names `tool` and, for each argument listed, its value is one of
+    the acceptable values; an argument whose list holds `null` may also be left out.
+    Arguments not listed may take any value.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    args: dict[str, list[Any]] = Field(default_factory=dict)
+    """Argument name -> acceptable values (`null` in the list: the argument may be omitted)."""
+
+
+class Criteria(BaseModel):
     """How a session of a scenario is judged."""
 
     model_config = ConfigDict(extra="forbid")
-    _added_fields = ("evaluator", "call_rules")
 
     gold_actions: list[Action] = Field(default_factory=list)
     """Replayed on a fresh DB; the session's final state must hash the same."""
@@ -73,13 +77,18 @@ class Criteria(_OmitsUnsetAdditions):
     """Any matching call fails the session."""
     compare_state: bool = True
     """Compare final DB state with the gold replay (off for read-only info tasks if wanted)."""
-    evaluator: str | None = None
+    evaluator: str | None = Field(default=None, exclude_if=_unset)
     """The benchmark whose own reward judges this scenario's sessions ("tau2", "tau-bench",
     "bfcl"), set by that benchmark's package; None: the criteria above, judged generically."""
-    call_rules: str | None = None
+    call_rules: str | None = Field(default=None, exclude_if=_unset)
     """The name of a call-matching rule set registered in `sessionproof.scoring` (e.g. "bfcl":
     BFCL's acceptable-value rules) that decides which agent calls equal the expected calls;
     None: gold actions compared argument by argument."""
+    state: dict[str, Any] = Field(default_factory=dict, exclude_if=_empty)
+    """Final-state assertions: a dotted path into the final DB (`orders.O1.status`, list
+    items by index) -> the value it must have."""
+    expected_calls: list[ExpectedCall] = Field(default_factory=list, exclude_if=_empty)
+    """Calls the session must contain (each matched by some call, in any order)."""
 
 
 class UserSpec(BaseModel):
@@ -116,6 +125,9 @@ class Scenario(BaseModel):
     description: str | None = None
     tags: list[str] = Field(default_factory=list)
     user: UserSpec
+    initial_state: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
+    """The DB this scenario starts from, replacing its domain's default initial state
+    (domains with a typed DB only)."""
     criteria: Criteria = Field(default_factory=Criteria)
     max_steps: int | None = Field(default=None, ge=1)
     """Overrides the run's step limit for this scenario (at least 1; None: the run's)."""

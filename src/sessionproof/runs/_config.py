@@ -39,12 +39,13 @@ def default_concurrency(model: str | Agent) -> int:
 
 
 def suite_reference(suite: str | Suite) -> str:
-    """What a manifest records for a suite: a suite file as an absolute path (so the run
-    resumes from any directory), a built-in suite by its name, a `Suite` object by its name."""
+    """What a manifest records for a suite: a suite file or project directory as an absolute
+    path (so the run resumes from any directory), a built-in suite by its name, a `Suite`
+    object by its name."""
     if isinstance(suite, Suite):
         return suite.name
     path = Path(suite)
-    if path.suffix.lower() in _SUITE_FILE_SUFFIXES and path.is_file():
+    if (path.suffix.lower() in _SUITE_FILE_SUFFIXES and path.is_file()) or path.is_dir():
         return str(path.resolve())
     return suite
 

@@ -8,6 +8,7 @@ from ..domains import Domain, DomainSpec
 from ..errors import ToolError
 from ..records import (
     CriterionResult,
+    ExpectedCall,
     ForbiddenAction,
     Outcome,
     Scenario,
@@ -42,6 +43,67 @@ def _matches(call: ToolCall, forbidden: ForbiddenAction) -> bool:
     return all(args.get(k) == v for k, v in forbidden.args.items())
 
 
+_MISSING = object()
+
+
+def state_at(state: Any, path: str) -> Any:
+    """The value at a dotted `path` (`orders.O1.status`, `items.0.sku`) in JSON-like data,
+    or a sentinel that equals nothing when the path does not exist."""
+    value = state
+    for part in path.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif (
+            isinstance(value, list)
+            and part.lstrip("-").isdigit()
+            and -len(value) <= int(part) < len(value)
+        ):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def _state_result(final_domain: Domain[Any], expected: dict[str, Any]) -> CriterionResult:
+    state = final_domain.db.model_dump(mode="json")
+    wrong = []
+    for path, want in expected.items():
+        got = state_at(state, path)
+        if got is _MISSING:
+            wrong.append(f"{path}: no such path (want {want!r})")
+        elif got != want:
+            wrong.append(f"{path}: {got!r} != {want!r}")
+    evidence = "; ".join(wrong) if wrong else f"{len(expected)} state assertion(s) hold"
+    return CriterionResult(name="state", passed=not wrong, evidence=evidence)
+
+
+def call_matches(call: ToolCall, expected: ExpectedCall) -> bool:
+    """True when `call` names the expected tool with an acceptable value for each argument."""
+    if call.name != expected.tool or call.arguments is None:
+        return False
+    for name, acceptable in expected.args.items():
+        if name not in call.arguments:
+            if None not in acceptable:
+                return False
+        elif call.arguments[name] not in acceptable:
+            return False
+    return True
+
+
+def _expected_result(session: Session, expected: list[ExpectedCall]) -> CriterionResult:
+    # Only calls that succeeded count: a call that met a fault did not do its work.
+    ok = {r.call_id for r in session.tool_results() if r.ok}
+    calls = [c for c in session.tool_calls() if c.id in ok]
+    missing = [e.tool for e in expected if not any(call_matches(c, e) for c in calls)]
+    return CriterionResult(
+        name="expected_calls",
+        passed=not missing,
+        evidence="no matching successful call for: " + ", ".join(missing)
+        if missing
+        else f"all {len(expected)} expected call(s) made",
+    )
+
+
 def evaluate_session(
     scenario: Scenario, session: Session, final_domain: Domain[Any], spec: DomainSpec
 ) -> Outcome:
@@ -65,6 +127,10 @@ def evaluate_session(
                 evidence="missing: " + ", ".join(missing) if missing else "all facts stated",
             )
         )
+    if criteria.state:
+        results.append(_state_result(final_domain, criteria.state))
+    if criteria.expected_calls:
+        results.append(_expected_result(session, criteria.expected_calls))
     if criteria.forbidden:
         hits = [c.name for c in session.tool_calls() for f in criteria.forbidden if _matches(c, f)]
         results.append(

@@ -12,20 +12,37 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._files import load_suite_file, parse_scenarios
+    from ._domains import DomainRef, McpRef, resolve_reference
+    from ._files import load_suite_dir, load_suite_file, parse_scenarios
     from ._registry import BUILTIN_SUITES, load_suite
-    from ._suite import Suite
+    from ._suite import FileSuite, Suite
 
 _MODULE_OF: dict[str, str] = {
     "BUILTIN_SUITES": "._registry",
+    "DomainRef": "._domains",
+    "FileSuite": "._suite",
+    "McpRef": "._domains",
     "Suite": "._suite",
     "load_suite": "._registry",
+    "load_suite_dir": "._files",
     "load_suite_file": "._files",
     "parse_scenarios": "._files",
+    "resolve_reference": "._domains",
 }
 """Each public name -> the submodule that defines it."""
 
-__all__ = ["BUILTIN_SUITES", "Suite", "load_suite", "load_suite_file", "parse_scenarios"]
+__all__ = [
+    "BUILTIN_SUITES",
+    "DomainRef",
+    "FileSuite",
+    "McpRef",
+    "Suite",
+    "load_suite",
+    "load_suite_dir",
+    "load_suite_file",
+    "parse_scenarios",
+    "resolve_reference",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF)

@@ -6,7 +6,7 @@ import importlib
 from pathlib import Path
 
 from ..errors import InputFileError, UnknownSuiteError
-from ._files import load_suite_file
+from ._files import load_suite_dir, load_suite_file
 from ._suite import Suite
 
 BUILTIN_SUITES: dict[str, str] = {
@@ -39,9 +39,13 @@ def load_suite(name: str) -> Suite:
     if name.startswith("bfcl:"):
         return _load_factory("sessionproof.suites.bfcl", "make_bfcl_suite", name)
     path = Path(name)
+    if path.is_dir():
+        return load_suite_dir(path)
     if path.suffix in (".yaml", ".yml", ".json"):
         if not path.exists():
             raise InputFileError(f"{path}: no such suite file")
         return load_suite_file(path)
     known = ", ".join(BUILTIN_SUITES)
-    raise UnknownSuiteError(f"unknown suite {name!r}; use one of {known}, or a .yaml/.json file")
+    raise UnknownSuiteError(
+        f"unknown suite {name!r}; use one of {known}, or a .yaml/.json file or a project directory"
+    )

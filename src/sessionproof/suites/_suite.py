@@ -90,3 +90,32 @@ class Suite:
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
         """Judge one finished session."""
         return evaluate_session(scenario, session, final_domain, self.domain_for(scenario))
+
+
+class FileSuite(Suite):
+    """A suite from a user's files: scenarios may set their own initial state, and a domain
+    with no DB of its own (fixtures, a server) is judged without the gold-state replay."""
+
+    def __init__(self, name: str, scenarios: list[Scenario]) -> None:
+        super().__init__(name, scenarios)
+        self._specs: dict[str, DomainSpec] = {}
+
+    def domain_for(self, scenario: Scenario) -> DomainSpec:
+        """The scenario's domain, starting from its `initial_state` when it has one."""
+        spec = get_domain(scenario.domain)
+        if scenario.initial_state is None:
+            return spec
+        cached = self._specs.get(scenario.id)
+        if cached is None:
+            with_state = getattr(spec, "with_state", None)
+            cached = with_state(scenario.initial_state) if with_state is not None else spec
+            self._specs[scenario.id] = cached
+        return cached
+
+    def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
+        """Judge one session; no state replay where the domain has no state to compare."""
+        spec = self.domain_for(scenario)
+        if not getattr(spec, "stateful", True) and scenario.criteria.compare_state:
+            criteria = scenario.criteria.model_copy(update={"compare_state": False})
+            scenario = scenario.model_copy(update={"criteria": criteria})
+        return evaluate_session(scenario, session, final_domain, spec)

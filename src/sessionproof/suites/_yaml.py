@@ -10,7 +10,7 @@ turned into Python data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import yaml
@@ -106,6 +106,17 @@ class YamlDocument:
     data: Any
     lines: list[int]
     """1-based start line of each scenario (items of the top list, or of `scenarios:`)."""
+    field_lines: dict[tuple[str | int, ...], int] = field(default_factory=dict)
+    """1-based line of every value by its path from the root (`("scenarios", 0, "user")`),
+    so an error can point at the field itself."""
+
+    def line_of(self, path: tuple[str | int, ...]) -> int | None:
+        """The line of the deepest known prefix of `path` (None when none is known)."""
+        for end in range(len(path), 0, -1):
+            line = self.field_lines.get(path[:end])
+            if line is not None:
+                return line
+        return None
 
 
 def _item_lines(root: Node) -> list[int]:
@@ -117,6 +128,28 @@ def _item_lines(root: Node) -> list[int]:
     if not isinstance(items, SequenceNode):
         return []
     return [item.start_mark.line + 1 for item in items.value]
+
+
+def _field_lines(root: Node) -> dict[tuple[str | int, ...], int]:
+    """Each node's line by path; iterative, and each node visited once (an aliased node
+    keeps the path it was first reached by), so it costs the file's size."""
+    out: dict[tuple[str | int, ...], int] = {}
+    seen: set[int] = set()
+    stack: list[tuple[Node, tuple[str | int, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        out.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, SequenceNode):
+            stack.extend((child, (*path, i)) for i, child in enumerate(node.value))
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                name = key.value if isinstance(key.value, str) else str(key.value)
+                out.setdefault((*path, name), key.start_mark.line + 1)
+                stack.append((value, (*path, name)))
+    return out
 
 
 def load_yaml(raw: bytes, source: str) -> YamlDocument:
@@ -139,7 +172,7 @@ def load_yaml(raw: bytes, source: str) -> YamlDocument:
                 f"limit of {MAX_ALIAS_EXPANSION:,} (an alias bomb?); write the values out"
             )
         data = loader.construct_document(root)
-        return YamlDocument(data, _item_lines(root))
+        return YamlDocument(data, _item_lines(root), _field_lines(root))
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise InputFileError(f"{source}: not valid YAML{_where(exc)}: {problem}") from None

@@ -1,0 +1,32 @@
+"""Tool sources for a team's own tools: a Python toolkit class, schema-only tools answered
+from fixtures (an OpenAI `tools` list or an OpenAPI document), an OpenAPI document on a live
+base URL, an MCP server (stdio or streamable HTTP), and recorded responses.
+
+Each is a `DomainSpec` whose domains are `ToolSource`s, so faults, drift and the guard wrap
+them as they wrap the built-ins. `stateful` says whether the domain has a DB to hash and read
+(gold replay and state assertions need one).
+"""
+
+from ._fixtures import Fixture, FixtureBook, FixtureDomainSpec, NoState, normalised
+from ._http import HttpDomainSpec, status_class
+from ._openapi import OpenAPIError, OpenAPITools, Operation, read_openai_tools, read_openapi
+from ._python import ToolkitDomainSpec, db_model_of, import_object, python_domain
+
+__all__ = [
+    "Fixture",
+    "FixtureBook",
+    "FixtureDomainSpec",
+    "HttpDomainSpec",
+    "NoState",
+    "OpenAPIError",
+    "OpenAPITools",
+    "Operation",
+    "ToolkitDomainSpec",
+    "db_model_of",
+    "import_object",
+    "normalised",
+    "python_domain",
+    "read_openai_tools",
+    "read_openapi",
+    "status_class",
+]
