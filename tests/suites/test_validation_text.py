@@ -46,7 +46,9 @@ def test_one_line_with_paths_prefix_and_the_count_of_the_rest() -> None:
 def test_a_suite_file_names_the_first_problem_and_counts_the_rest(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text("- id: s\n  domain: demo\n  user: {turns: [hi]}\n  a: 1\n  b: 2\n")
-    with pytest.raises(InputFileError, match=r": a: Extra inputs .* \(and 1 more problems\)$"):
+    # The field's own line is named too (suite files point at the line of the field at fault).
+    pattern = r": a \(line 4\): Extra inputs .* \(and 1 more problems\)$"
+    with pytest.raises(InputFileError, match=pattern):
         load_suite(str(path))
 
 
