@@ -6,7 +6,9 @@
 A results file truncated by a killed run still holds hundreds of complete records before the
 cut. `load_salvaging` parses the whole document fast when it is valid; otherwise it walks the
 top-level object or list with the standard decoder and keeps every complete value, descending
-one level into a list that breaks, so the records before the break survive.
+one level into a list that breaks, so the records before the break survive. What it reads
+around is noted: content after the document (a file concatenated with another), and lone
+surrogate escapes (valid JSON, but no UTF-8 text), replaced by U+FFFD.
 """
 
 from __future__ import annotations
@@ -211,6 +213,7 @@ def _trailing(text: str, end: int, doc: Salvaged) -> Salvaged:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _replace_surrogates(doc: Salvaged) -> Salvaged:
@@ -275,4 +278,6 @@ def load_salvaging(raw: bytes) -> Salvaged:
     else:
         return Salvaged(None, f"not JSON: starts with {text[i]!r} ({_where(text, i)})")
     # Only this fallback can meet either: orjson refuses trailing content and surrogates.
-    return _replace_surrogates(_trailing(text, end, doc))
+    doc = _trailing(text, end, doc)
+    # Bytes decoded with "replace" hold no surrogates: only `\uD800`-`\uDFFF` escapes do.
+    return _replace_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc
