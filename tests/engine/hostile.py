@@ -123,3 +123,73 @@ async def vandal(request: AgentRequest) -> AgentResponse:
         request.scenario.criteria.communicate.clear()
         request.scenario.criteria.gold_actions.clear()
     return response
+
+
+def _on_target(make: Callable[[AgentRequest], Any]) -> Callable[[AgentRequest], Awaitable[Any]]:
+    async def agent(request: AgentRequest) -> Any:
+        if request.scenario is not None and request.scenario.id == TARGET:
+            return make(request)
+        return await _oracle.respond(request)
+
+    return agent
+
+
+def _raise(exc: BaseException) -> Callable[[AgentRequest], Any]:
+    def make(request: AgentRequest) -> Any:
+        raise exc
+
+    return make
+
+
+def _one_call(call: ToolCall) -> AgentResponse:
+    return AgentResponse(message=Message.assistant(None, [call]))
+
+
+def _unchecked(**fields: Any) -> ToolCall:
+    # Built without validation, as a user's agent may: any field can hold anything.
+    return ToolCall.model_construct(**{"raw_arguments": None, "parse_error": None, **fields})
+
+
+CONSTRUCTED: dict[str, Callable[[AgentRequest], Any]] = {
+    "call_without_id_or_name": lambda r: _one_call(
+        _unchecked(id=None, name=None, arguments={}, raw_arguments=5)
+    ),
+    "call_with_int_name": lambda r: _one_call(_unchecked(id="c", name=7, arguments={})),
+    "list_arguments": lambda r: _one_call(_unchecked(id="c", name="get_order", arguments=[1, 2])),
+    "text_arguments": lambda r: _one_call(_unchecked(id="c", name="get_order", arguments="x")),
+    "tuple_key": lambda r: _one_call(_unchecked(id="c", name="get_order", arguments={(1, 2): "t"})),
+    "unknown_tool_tuple_key": lambda r: _one_call(
+        _unchecked(id="c", name="no_such_tool", arguments={(1, 2): "t"})
+    ),
+    "int_content": lambda r: AgentResponse(
+        message=Message.model_construct(role="assistant", content=123, tool_calls="calls")
+    ),
+    "robot_role": lambda r: AgentResponse(
+        message=Message.model_construct(role="robot", content="?", tool_calls=[])
+    ),
+    "text_message": lambda r: AgentResponse.model_construct(
+        message="text", model_calls=None, issues=None
+    ),
+    "no_message": lambda r: AgentResponse.model_construct(message=None, model_calls=[], issues=[]),
+    "raises_stop_async_iteration": _raise(StopAsyncIteration()),
+}
+"""Replies built with `model_construct` (and BaseExceptions), by agent name: each must end
+its session as an agent error, whatever the guard or the recorder meet next."""
+
+for _name, _make in CONSTRUCTED.items():
+    globals()[_name] = _on_target(_make)
+
+
+class Unusual(BaseException):
+    """A user's own BaseException subclass (not an Exception)."""
+
+
+RAISES: dict[str, Callable[[AgentRequest], Any]] = {
+    "raises_generator_exit": _raise(GeneratorExit()),
+    "raises_base_exception": _raise(Unusual("mine")),
+}
+"""Agents raising a BaseException that is not an Exception, by name: only KeyboardInterrupt,
+SystemExit and a real cancellation of the run may stop it."""
+
+for _name, _make in RAISES.items():
+    globals()[_name] = _on_target(_make)

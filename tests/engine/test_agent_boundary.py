@@ -152,3 +152,29 @@ async def test_agents_cannot_edit_the_conversation_or_the_scenario() -> None:
     assert suite.scenarios == pristine
     assert [_trace(s) for s in dirty.sessions] == [_trace(s) for s in clean.sessions]
     assert all(s.success for s in dirty.sessions)
+
+
+@pytest.mark.parametrize("name", list(hostile.CONSTRUCTED))
+async def test_a_reply_built_without_validation_costs_only_its_session(
+    tmp_path: Path, name: str
+) -> None:
+    sessions = {s.scenario_id: s for s in await run_into_store(tmp_path, python_agent(name))}
+    bad = sessions.pop(hostile.TARGET)
+    errors = bad.of_kind(EventKind.agent_error) + [
+        e for e in bad.of_kind(EventKind.tool_result) if e.payload.error_class is not None
+    ]
+    assert errors, "the broken reply left no classified error"
+    assert len(sessions) == 2 and all(s.success for s in sessions.values())
+
+
+@pytest.mark.parametrize("name", list(hostile.RAISES))
+async def test_an_agent_raising_a_base_exception_is_its_own_failure(
+    tmp_path: Path, name: str
+) -> None:
+    sessions = {s.scenario_id: s for s in await run_into_store(tmp_path, python_agent(name))}
+    bad = sessions.pop(hostile.TARGET)
+    [error] = bad.of_kind(EventKind.agent_error)
+    assert error.payload.error_class == "unknown"
+    assert ("GeneratorExit" if "generator" in name else "Unusual: mine") in error.payload.message
+    assert bad.termination is TerminationReason.too_many_errors
+    assert len(sessions) == 2 and all(s.success for s in sessions.values())

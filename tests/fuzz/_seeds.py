@@ -167,7 +167,7 @@ def chat_seeds(fmt: str) -> list[list[dict[str, Any]]]:
 
 
 def _bfcl_package(name: str) -> bytes:
-    import sessionproof.scoring.bfcl as bfcl
+    import sessionproof.suites.bfcl as bfcl
 
     return resources.files(bfcl).joinpath("data", name).read_bytes()
 

@@ -47,3 +47,12 @@ def test_file_level_errors(tmp_path: Path) -> None:
         import_file(tmp_path / "missing.json", "tau2", run_id="r")
     with pytest.raises(ConfigError, match="unknown format"):
         import_file(AIRLINE_GPT, "csv", run_id="r")
+
+
+@pytest.mark.parametrize("kind", [{"a": 1}, ["tool_use"], None, 3])
+def test_a_block_type_of_any_json_value_does_not_break_detection(kind: object) -> None:
+    block = {"type": kind, "text": "hi"}
+    line = {"messages": [{"role": "user", "content": [block]}]}
+    assert detect_format(json.dumps(line).encode() + b"\n") == "openai"
+    with_system = {**line, "system": "be brief"}
+    assert detect_format(json.dumps(with_system).encode() + b"\n") == "anthropic"

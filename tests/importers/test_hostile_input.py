@@ -158,6 +158,25 @@ def test_an_anthropic_block_of_unknown_or_missing_type_is_a_warning(tmp_path: Pa
     assert f"messages.{j1}.content.{k1}.type" in warned
 
 
+@pytest.mark.parametrize("kind", [{"name": "tool_use"}, ["text"], 7])
+def test_an_anthropic_block_type_that_is_not_text_is_a_warning(
+    tmp_path: Path, kind: object
+) -> None:
+    lines: list[Any] = _chat_lines("anthropic", 2)
+    j, k = next(
+        (j, k)
+        for j, m in enumerate(lines[1]["messages"])
+        if isinstance(m["content"], list)
+        for k, _ in enumerate(m["content"])
+    )
+    lines[1]["messages"][j]["content"][k]["type"] = kind
+    result = import_file(_jsonl(tmp_path / "log.jsonl", lines), "anthropic", run_id="r")
+    assert len(result.sessions) == 2 and result.skipped == []
+    (warning,) = [e for e in result.errors if e.index == 1]
+    assert warning.field == f"messages.{j}.content.{k}.type" and not warning.fatal
+    assert "without a text `type`" in warning.message
+
+
 def _first_result(messages: list[dict[str, Any]], is_result: Any) -> dict[str, Any]:
     return next(m for m in messages if is_result(m))
 

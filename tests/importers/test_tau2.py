@@ -150,3 +150,32 @@ def test_a_domain_other_than_the_files_is_warned_about() -> None:
     # Its airline calls are unknown to retail: flagged, not fatal.
     assert len(result.sessions) == 20 and result.skipped == []
     assert any("unknown tool 'get_reservation_details'" in e.message for e in result.errors)
+
+
+@pytest.mark.parametrize("db_match", [2**63, "yes", [True], {"x": 1}])
+def test_a_reported_db_match_that_is_not_a_bool_is_a_warning(db_match: Any) -> None:
+    data = load(AIRLINE_GPT)
+    data["simulations"][2]["reward_info"]["db_check"] = {"db_match": db_match}
+    result = import_tau2(json.dumps(data).encode(), source="f", run_id="r")
+    assert len(result.sessions) == len(data["simulations"])
+    third = result.sessions[2].reported
+    assert third is not None and third.db_match is None
+    assert third.reward == data["simulations"][2]["reward_info"]["reward"]
+    (warning,) = result.errors
+    assert (warning.index, warning.field, warning.fatal) == (
+        2,
+        "reward_info.db_check.db_match",
+        False,
+    )
+
+
+def test_a_reported_reward_beyond_a_float_is_a_warning() -> None:
+    data = load(AIRLINE_GPT)
+    data["simulations"][1]["reward_info"]["reward"] = 10**400
+    result = import_tau2(json.dumps(data).encode(), source="f", run_id="r")
+    assert len(result.sessions) == len(data["simulations"])
+    second = result.sessions[1].reported
+    assert second is not None and second.reward is None and second.success is None
+    assert [(e.index, e.field, e.fatal) for e in result.errors] == [
+        (1, "reward_info.reward", False)
+    ]

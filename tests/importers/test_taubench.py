@@ -119,3 +119,44 @@ def test_no_domain_and_no_telling_tools_is_a_file_error(tmp_path: Path) -> None:
     records = [{"task_id": 1, "info": {"task": {"instruction": "hi"}}, "traj": []}]
     result = import_file(_write(tmp_path, records), "tau-bench", run_id="r")
     assert result.sessions == [] and "cannot tell the domain" in result.errors[0].message
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [("traj", 2**31), ("actions", 5), ("tool_calls", 7), ("info", 3), ("function", 1.5)],
+)
+def test_guessing_the_domain_survives_fields_of_the_wrong_type(where: str, value: Any) -> None:
+    records = _records()
+    first = records[0]
+    if where == "traj":
+        first["traj"] = value
+    elif where == "actions":
+        first["info"]["task"]["actions"] = value
+    elif where == "info":
+        first["info"] = value
+    else:
+        call = next(m for m in first["traj"] if m.get("tool_calls"))
+        if where == "tool_calls":
+            call["tool_calls"] = value
+        else:
+            call["tool_calls"][0]["function"] = value
+    assert guess_domain(records) == "airline"
+    result = import_taubench(json.dumps(records).encode(), source="f", run_id="r")
+    assert len(result.sessions) == len(records) - 1
+    assert {e.index for e in result.errors if e.fatal} == {0}
+
+
+def test_a_reward_beyond_a_float_costs_only_its_record() -> None:
+    records = _records()
+    records[3]["reward"] = 10**400
+    result = import_taubench(json.dumps(records).encode(), source="f", run_id="r")
+    assert len(result.sessions) == len(records) - 1
+    assert [(e.index, e.field) for e in result.errors] == [(3, "reward")]
+
+
+def test_an_empty_instruction_costs_only_its_record() -> None:
+    records = _records()
+    records[2]["info"]["task"]["instruction"] = ""
+    result = import_taubench(json.dumps(records).encode(), source="f", run_id="r")
+    assert len(result.sessions) == len(records) - 1
+    assert [(e.index, e.field) for e in result.errors] == [(2, "info.task.instruction")]

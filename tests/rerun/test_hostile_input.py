@@ -45,3 +45,29 @@ def test_the_rerun_command_names_a_deep_jsonl_line(tmp_path: Path) -> None:
     summary = json.loads(done.stdout)
     assert [t["id"] for t in summary["per_transcript"]] == ["ok"]
     assert [s["record"].split()[0] for s in summary["skipped"]] == ["#0"]
+
+
+def test_the_rerun_command_shows_import_warnings(tmp_path: Path) -> None:
+    # A block without a `type` is skipped by the importer with a warning: a call the rerun
+    # never sees must not go unmentioned.
+    ask = {
+        "role": "user",
+        "content": [{"text": "Where is order 1042?"}, {"type": "text", "text": "hi"}],
+    }
+    line = {"id": "w", "domain": "demo", "outcome": True, "messages": [ask]}
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "sessionproof.cli", "rerun", str(path), "--model", "oracle",
+         "--format", "anthropic", "--store", str(tmp_path / "s.duckdb"), "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        check=False,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr
+    assert "warning" in done.stderr and "messages.0.content.0.type" in done.stderr
+    summary = json.loads(done.stdout)
+    assert [t["id"] for t in summary["per_transcript"]] == ["w"]
+    (warning,) = summary["warnings"]
+    assert "without a text `type`" in warning

@@ -158,3 +158,33 @@ def test_json_wrong_type_names_scenario_and_field(tmp_path: Path) -> None:
     data = [{"id": "s1", "domain": "demo", "user": {"turns": "hi"}}]
     message = _error(_write(tmp_path, json.dumps(data), "suite.json"))
     assert "scenario #0 (s1)" in message and "user.turns" in message
+
+
+@pytest.mark.parametrize(
+    ("scalar", "tag"),
+    [
+        ("!!timestamp not-a-date", "timestamp"),
+        ("!!int 12abc", "int"),
+        ("!!float one", "float"),
+        ("!!int 0x", "int"),
+    ],
+)
+def test_a_tagged_scalar_that_does_not_parse_names_its_line(
+    tmp_path: Path, scalar: str, tag: str
+) -> None:
+    message = _error(_write(tmp_path, HEAD + "  description: ok\n  metadata:\n    x: " + scalar))
+    assert "not valid YAML" in message and "line 6" in message and tag in message
+
+
+@pytest.mark.parametrize("char", ["\x12", "\x00", "\x7f", "\ufffe"])
+def test_a_control_character_names_its_position(tmp_path: Path, char: str) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_bytes((HEAD + "  description: a" + char + "b\n").encode("utf-8"))
+    message = _error(path)
+    assert "not valid YAML" in message and "line 4" in message
+
+
+def test_bytes_that_are_not_utf8_are_a_yaml_error(tmp_path: Path) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_bytes(HEAD.encode() + b"  description: \xff\xfe\xfd\n")
+    assert "not valid YAML" in _error(path)

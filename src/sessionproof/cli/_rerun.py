@@ -145,6 +145,8 @@ def rerun_command(
             highlight=False,
             soft_wrap=True,
         )
+    for warning in report.warnings:  # kept records the importer had to read around
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(report.summary(), option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()

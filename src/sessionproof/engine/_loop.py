@@ -174,7 +174,11 @@ class _SessionRun:
             if task is None or task.cancelling():
                 raise  # the run itself is being cancelled (Ctrl-C): let it stop
             return self._crashed(exc)  # raised by the agent, with nobody cancelling it
-        except Exception as exc:
+        except (KeyboardInterrupt, SystemExit):
+            raise  # a request to stop the program, whoever raised it
+        except BaseException as exc:
+            # Exceptions, and the other BaseExceptions an agent can raise (GeneratorExit, a
+            # user's own subclass): this is the agent boundary, so all are its failure.
             return self._crashed(exc)
         try:
             return accept_reply(reply)

@@ -53,10 +53,10 @@ def _block_text(content: object) -> str:
 
 def _odd_block(kind: object, role: str) -> str | None:
     """What is wrong with a block of type `kind` in a `role` message (None: read or skip it)."""
+    if not isinstance(kind, str):  # first: a dict or list here is not even hashable
+        return "a content block without a text `type`"
     if kind in _QUIET:
         return None
-    if not isinstance(kind, str):
-        return "a content block without a text `type`"
     roles = _READ.get(kind)
     if roles is None:
         near = next((t for t in _READ if t == kind.lower()), None)

@@ -30,7 +30,11 @@ def _chat_flavour(record: object) -> str | None:
             return "openai"
         content = msg.get("content")
         if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in _ANTHROPIC_BLOCKS for b in content
+            # `type` may be any JSON value: a dict or list in it is not hashable.
+            isinstance(b, dict)
+            and isinstance(b.get("type"), str)
+            and b["type"] in _ANTHROPIC_BLOCKS
+            for b in content
         ):
             return "anthropic"
     return "anthropic" if isinstance(record.get("system"), str | list) else "openai"

@@ -6,13 +6,16 @@
 A results file truncated by a killed run still holds hundreds of complete records before the
 cut. `load_salvaging` parses the whole document fast when it is valid; otherwise it walks the
 top-level object or list with the standard decoder and keeps every complete value, descending
-one level into a list that breaks, so the records before the break survive.
+one level into a list that breaks, so the records before the break survive. What it reads
+around is noted: content after the document (a file concatenated with another), and lone
+surrogate escapes (valid JSON, but no UTF-8 text), replaced by U+FFFD.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +127,27 @@ def _where(text: str, i: int) -> str:
     return f"line {line} column {col}"
 
 
+class _Broken(Exception):
+    """A value that cannot be decoded at a position; `problem` says why, `pos` where."""
+
+    def __init__(self, problem: str, pos: int) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.pos = pos
+
+
+def _decode(text: str, i: int) -> tuple[Any, int]:
+    """One value at text[i] and the index after it; `_Broken` when it is malformed or nests
+    past the standard decoder's recursion (where such a value ends is unknown, so reading
+    stops there, as at a cut)."""
+    try:
+        return _DECODER.raw_decode(text, i)
+    except json.JSONDecodeError as exc:
+        raise _Broken(f"{exc.msg}, {_where(text, exc.pos)}", exc.pos) from None
+    except RecursionError:
+        raise _Broken(f"{TOO_DEEP}, {_where(text, i)}", i) from None
+
+
 def _items(text: str, i: int) -> tuple[list[Any], int, str | None]:
     """Complete items of the list starting at text[i] == '['; the problem if it breaks."""
     items: list[Any] = []
@@ -132,16 +156,9 @@ def _items(text: str, i: int) -> tuple[list[Any], int, str | None]:
         return items, i + 1, None
     while True:
         try:
-            value, i = _DECODER.raw_decode(text, i)
-        except json.JSONDecodeError as exc:
-            return (
-                items,
-                i,
-                f"item {len(items)} is cut short or malformed ({exc.msg}, {_where(text, exc.pos)})",
-            )
-        except RecursionError:
-            # Where such an item ends is unknown, so reading stops here, as at a cut.
-            return items, i, f"item {len(items)} is {TOO_DEEP} ({_where(text, i)})"
+            value, i = _decode(text, i)
+        except _Broken as exc:
+            return items, i, f"item {len(items)} is cut short or malformed ({exc.problem})"
         items.append(value)
         i = _skip(text, i)
         if i < len(text) and text[i] == ",":
@@ -152,45 +169,94 @@ def _items(text: str, i: int) -> tuple[list[Any], int, str | None]:
         return items, i, f"list ends without ']' after item {len(items) - 1} ({_where(text, i)})"
 
 
-def _object(text: str, i: int) -> Salvaged:
+def _object(text: str, i: int) -> tuple[Salvaged, int]:
+    """The object starting at text[i] == '{' and the index after it."""
     out: dict[str, Any] = {}
     i = _skip(text, i + 1)
     while i < len(text) and text[i] != "}":
         try:
-            key, i = _DECODER.raw_decode(text, i)
-        except json.JSONDecodeError as exc:
-            return Salvaged(out, f"document cut short or malformed at {_where(text, exc.pos)}")
+            key, i = _decode(text, i)
+        except _Broken as exc:
+            return Salvaged(out, f"document cut short or malformed ({exc.problem})"), i
         i = _skip(text, i)
         if i >= len(text) or text[i] != ":" or not isinstance(key, str):
-            return Salvaged(out, f"document cut short or malformed at {_where(text, i)}")
+            return Salvaged(out, f"document cut short or malformed at {_where(text, i)}"), i
         i = _skip(text, i + 1)
         if i < len(text) and text[i] == "[":
             items, i, problem = _items(text, i)
             out[key] = items
             if problem:
-                return Salvaged(out, f"{key}: {problem}", key, len(items))
+                return Salvaged(out, f"{key}: {problem}", key, len(items)), i
         else:
             try:
-                out[key], i = _DECODER.raw_decode(text, i)
-            except json.JSONDecodeError as exc:
-                return Salvaged(
-                    out, f"{key}: cut short or malformed ({exc.msg}, {_where(text, exc.pos)})"
-                )
-            except RecursionError:
-                return Salvaged(out, f"{key}: {TOO_DEEP} ({_where(text, i)})")
+                out[key], i = _decode(text, i)
+            except _Broken as exc:
+                return Salvaged(out, f"{key}: cut short or malformed ({exc.problem})"), i
         i = _skip(text, i)
         if i < len(text) and text[i] == ",":
             i = _skip(text, i + 1)
     if i >= len(text):
-        return Salvaged(out, "document ends without its closing '}'")
-    return Salvaged(out)
+        return Salvaged(out, "document ends without its closing '}'"), i
+    return Salvaged(out), i + 1
+
+
+def _trailing(text: str, end: int, doc: Salvaged) -> Salvaged:
+    """`doc` with a note when text goes on after its end: a file concatenated with another
+    (or itself) would otherwise lose the second part without a word."""
+    i = _skip(text, end)
+    if doc.problem is None and i < len(text):
+        doc.notes.append(
+            f"trailing content after the JSON document at {_where(text, i)} (offset {i}): "
+            "ignored; only the first document was read"
+        )
+    return doc
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _replace_surrogates(doc: Salvaged) -> Salvaged:
+    """Lone surrogates (`"\\udfff"` escapes: valid JSON, but no UTF-8 text) replaced by
+    U+FFFD in every key and string, with a note; the store, hashes and JSON output all
+    encode UTF-8, and would fail on them far from here. Iterative, for any depth."""
+    replaced = 0
+
+    def fix(value: Any) -> Any:
+        nonlocal replaced
+        if type(value) is str and _SURROGATE.search(value):
+            replaced += 1
+            return _SURROGATE.sub("\ufffd", value)
+        return value
+
+    doc.value = fix(doc.value)
+    stack = [doc.value]
+    while stack:
+        item = stack.pop()
+        if type(item) is list:
+            for k, child in enumerate(item):
+                item[k] = fix(child)
+            stack.extend(c for c in item if type(c) is dict or type(c) is list)
+        elif type(item) is dict:
+            pairs = [(fix(key), fix(child)) for key, child in item.items()]
+            item.clear()
+            item.update(pairs)
+            stack.extend(c for _, c in pairs if type(c) is dict or type(c) is list)
+    if replaced:
+        doc.notes.append(
+            f"{replaced} string(s) held lone surrogate escapes (not valid Unicode text); "
+            "each was replaced by U+FFFD"
+        )
+    return doc
 
 
 def load_salvaging(raw: bytes) -> Salvaged:
     """Parse a JSON document; when it is broken, keep every complete top-level value.
 
     A byte-order mark is dropped first. Nesting is bounded only by the parsers here (a part
-    too deep for them is a `problem`); readers check each record with `too_deep`.
+    too deep for them is a `problem`); readers check each record with `too_deep`. Warnings
+    on what was read anyway (content after the document, lone surrogates replaced) are
+    `notes`.
     """
     try:
         raw = without_bom(raw)
@@ -205,8 +271,13 @@ def load_salvaging(raw: bytes) -> Salvaged:
     if i >= len(text):
         return Salvaged(None, "the file is empty")
     if text[i] == "{":
-        return _object(text, i)
-    if text[i] == "[":
-        items, _, problem = _items(text, i)
-        return Salvaged(items, problem, "" if problem else None, len(items))
-    return Salvaged(None, f"not JSON: starts with {text[i]!r} ({_where(text, i)})")
+        doc, end = _object(text, i)
+    elif text[i] == "[":
+        items, end, problem = _items(text, i)
+        doc = Salvaged(items, problem, "" if problem else None, len(items))
+    else:
+        return Salvaged(None, f"not JSON: starts with {text[i]!r} ({_where(text, i)})")
+    # Only this fallback can meet either: orjson refuses trailing content and surrogates.
+    doc = _trailing(text, end, doc)
+    # Bytes decoded with "replace" hold no surrogates: only `\uD800`-`\uDFFF` escapes do.
+    return _replace_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc

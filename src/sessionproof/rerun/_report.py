@@ -143,5 +143,6 @@ class RerunReport(BaseModel):
             "paired_note": self.paired_note,
             "per_transcript": per,
             "skipped": [s.model_dump() for s in self.skipped],
+            "warnings": list(self.warnings),
             "store": self.store,
         }

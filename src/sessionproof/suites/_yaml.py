@@ -15,9 +15,11 @@ from typing import Any, cast
 
 import yaml
 from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
 from yaml.error import Mark
 from yaml.events import AliasEvent, CollectionStartEvent, Event
 from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.reader import ReaderError
 
 from ..errors import InputFileError
 
@@ -29,7 +31,8 @@ MAX_ALIAS_EXPANSION = 100_000
 
 class _BoundedLoader(yaml.SafeLoader):
     """A safe loader that refuses, while composing, nesting past `MAX_DEPTH` and an alias
-    to a collection that is still open (a recursive alias), both with their line."""
+    to a collection that is still open (a recursive alias), both with their line; and,
+    while constructing, a tagged scalar its constructor cannot read, with its line."""
 
     def __init__(self, stream: bytes) -> None:
         super().__init__(stream)
@@ -55,6 +58,26 @@ class _BoundedLoader(yaml.SafeLoader):
             self._depth -= 1
             if anchor is not None:
                 self._open_anchors.discard(anchor)
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        """Construct one node; a value its tag's constructor fails on is a YAML error.
+
+        PyYAML's scalar constructors trust their input: `!!int 12abc` raises ValueError and
+        `!!timestamp not-a-date` AttributeError. Every node, nested or not, is constructed
+        through here, so this is the one place they become a `ConstructorError` with a line.
+        """
+        try:
+            return super().construct_object(node, deep)  # type: ignore[no-untyped-call]
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, AttributeError, OverflowError) as exc:
+            tag = node.tag.rsplit(":", 1)[-1]
+            problem = (
+                f"cannot read {node.value!r} as {tag}"
+                if isinstance(node.value, str)
+                else (f"cannot read this {tag} value")
+            )
+            raise ConstructorError(None, None, f"{problem} ({exc})", node.start_mark) from None
 
 
 def _children(node: Node) -> list[Node]:
@@ -94,9 +117,25 @@ def _measure(root: Node) -> _Measure:
     return _Measure(len(sizes), expanded, depth)
 
 
-def _where(exc: yaml.YAMLError) -> str:
+def _where(exc: yaml.YAMLError, raw: bytes) -> str:
+    if isinstance(exc, ReaderError):
+        if exc.encoding != "unicode":  # bytes that do not decode: a byte offset
+            return f" at byte {exc.position}"
+        # A character YAML does not allow: `position` counts characters of the text.
+        before = raw.decode("utf-8", errors="replace")[: exc.position]
+        line, column = before.count("\n") + 1, exc.position - before.rfind("\n")
+        return f" at line {line} column {column}"
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+
+
+def _problem(exc: yaml.YAMLError) -> str:
+    if isinstance(exc, ReaderError):
+        if exc.encoding != "unicode":
+            return f"not {exc.encoding} text ({exc.reason})"
+        return f"character U+{exc.character:04X} is not allowed in YAML"
+    problem = getattr(exc, "problem", None)
+    return str(problem) if problem else str(exc).splitlines()[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +194,13 @@ def _field_lines(root: Node) -> dict[tuple[str | int, ...], int]:
 def load_yaml(raw: bytes, source: str) -> YamlDocument:
     """Parse one YAML document within the bounds above; raises `InputFileError` naming
     `source` and the line for bad syntax, recursive aliases, deep nesting or alias bombs."""
-    loader = _BoundedLoader(raw)
+    try:
+        # The reader decodes and checks the first chunk of text as it is built.
+        loader = _BoundedLoader(raw)
+    except yaml.YAMLError as exc:
+        raise InputFileError(
+            f"{source}: not valid YAML{_where(exc, raw)}: {_problem(exc)}"
+        ) from None
     try:
         root = loader.get_single_node()
         if root is None:
@@ -174,7 +219,8 @@ def load_yaml(raw: bytes, source: str) -> YamlDocument:
         data = loader.construct_document(root)
         return YamlDocument(data, _item_lines(root), _field_lines(root))
     except yaml.YAMLError as exc:
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputFileError(f"{source}: not valid YAML{_where(exc)}: {problem}") from None
+        raise InputFileError(
+            f"{source}: not valid YAML{_where(exc, raw)}: {_problem(exc)}"
+        ) from None
     finally:
         loader.dispose()

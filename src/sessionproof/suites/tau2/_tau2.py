@@ -76,15 +76,38 @@ class _Simulation(ForeignRecord):
     _text_id = field_validator("task_id", mode="before")(_as_text)
 
 
-def _reported(info: Mapping[str, Any] | None) -> ReportedVerdict | None:
+def _reported(
+    info: Mapping[str, Any] | None, index: int, rid: str, result: ImportResult
+) -> ReportedVerdict | None:
+    """The file's own verdict; a reward or `db_match` of the wrong type is left out of it
+    (kept in `detail`) with a warning, since the session itself is still good to score."""
     if info is None:
         return None
+
+    def warn(field: str, message: str) -> None:
+        result.errors.append(
+            RecordError(index=index, field=field, message=message, record_id=rid, fatal=False)
+        )
+
     reward = info.get("reward")
+    value: float | None = None
+    if isinstance(reward, int | float):
+        try:
+            value = float(reward)
+        except OverflowError:  # an integer of hundreds of digits, which the stdlib parser reads
+            warn("reward_info.reward", "the reported reward is beyond a float; ignored")
     db = info.get("db_check")
+    db_match = db.get("db_match") if isinstance(db, Mapping) else None
+    if db_match is not None and not isinstance(db_match, bool):
+        warn(
+            "reward_info.db_check.db_match",
+            f"the reported db_match is {type(db_match).__name__}, not true/false; ignored",
+        )
+        db_match = None
     return ReportedVerdict(
-        reward=float(reward) if isinstance(reward, int | float) else None,
-        success=reward == 1.0 if isinstance(reward, int | float) else None,
-        db_match=db.get("db_match") if isinstance(db, Mapping) else None,
+        reward=value,
+        success=value == 1.0 if value is not None else None,
+        db_match=db_match,
         detail=dict(info),
     )
 
@@ -155,6 +178,9 @@ def import_tau2(raw: bytes, *, source: str, run_id: str, domain: str | None = No
                 ),
             )
         )
+    result.errors += [
+        RecordError(index=None, field="", message=note, fatal=False) for note in doc.notes
+    ]
     data = doc.value
     if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
         result.errors.append(
@@ -326,5 +352,8 @@ def _simulation(
         },
     )
     return ImportedSession(
-        index=index, session=session, scenario=scenario, reported=_reported(sim.reward_info)
+        index=index,
+        session=session,
+        scenario=scenario,
+        reported=_reported(sim.reward_info, index, sid, result),
     )

@@ -30,6 +30,8 @@ from ...records import TerminationReason, ToolCallEvent
 from ._taubench_task import TauBenchTask, scenario_from_taubench
 
 FORMAT = "tau-bench"
+_FLOAT_INT = 2**1023
+"""Integers below this in size convert to a float (`float()` overflows past it)."""
 
 AIRLINE_ONLY = frozenset(
     {
@@ -70,24 +72,28 @@ def taubench_domain(domain: str | None) -> str | None:
     return domain
 
 
+def _list(value: object) -> list[Any]:
+    """`value` when it is a list, else empty: guessing reads records not yet validated."""
+    return value if isinstance(value, list) else []
+
+
 def guess_domain(records: list[Any]) -> str | None:
     """retail or airline, from the tool names the records use (None when they do not tell)."""
     names: set[str] = set()
     for record in records[:50]:
         if not isinstance(record, dict):
             continue
-        task = (
-            (record.get("info") or {}).get("task") if isinstance(record.get("info"), dict) else None
-        )
+        info = record.get("info")
+        task = info.get("task") if isinstance(info, dict) else None
         if isinstance(task, dict):
             names.update(
-                str(a.get("name")) for a in task.get("actions") or [] if isinstance(a, dict)
+                str(a.get("name")) for a in _list(task.get("actions")) if isinstance(a, dict)
             )
-        for msg in record.get("traj") or []:
-            if isinstance(msg, dict):
-                for call in msg.get("tool_calls") or []:
-                    if isinstance(call, dict) and isinstance(call.get("function"), dict):
-                        names.add(str(call["function"].get("name")))
+        for msg in _list(record.get("traj")):
+            calls = msg.get("tool_calls") if isinstance(msg, dict) else None
+            for call in _list(calls):
+                if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                    names.add(str(call["function"].get("name")))
     airline, retail = bool(names & AIRLINE_ONLY), bool(names & RETAIL_ONLY)
     if airline != retail:
         return "airline" if airline else "retail"
@@ -114,6 +120,9 @@ def import_taubench(
                 ),
             )
         )
+    result.errors += [
+        RecordError(index=None, field="", message=note, fatal=False) for note in doc.notes
+    ]
     records = doc.value
     if not isinstance(records, list):
         result.errors.append(
@@ -196,6 +205,10 @@ def _record(
     reward = record.get("reward")
     if reward is not None and (isinstance(reward, bool) or not isinstance(reward, int | float)):
         bad("reward", "must be a number", rid)
+        return None
+    if isinstance(reward, int) and not -_FLOAT_INT < reward < _FLOAT_INT:
+        # The stdlib parser (the fallback for a broken file) reads integers of any length.
+        bad("reward", "a number beyond the range of a float", rid)
         return None
     builder = SessionBuilder(run_id, rid)
     if not read_openai_messages(

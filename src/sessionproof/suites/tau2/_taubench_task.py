@@ -32,7 +32,8 @@ class TauBenchTask(ForeignRecord):
     """One tau-bench task."""
 
     user_id: str | None = None
-    instruction: str
+    instruction: str = Field(min_length=1)
+    """What the simulated user is told; a scenario's user needs some (so never empty)."""
     actions: list[TauBenchAction] = Field(default_factory=list)
     outputs: list[str] = Field(default_factory=list)
 
