@@ -91,6 +91,17 @@ def _turn_events(
                     "detail": "",
                 },
             ),
+            (
+                0,
+                EventKind.recorded_divergence,
+                {
+                    "call_id": call.id,
+                    "tool": call.name,
+                    "arguments": call.arguments,
+                    "reason": "arguments",
+                    "detail": "the transcript never called it with these arguments",
+                },
+            ),
         ]
     out += [
         (1, EventKind.tool_result, ok.model_dump(mode="json")),

@@ -30,7 +30,12 @@ RERUN_HELP = (
     "state; with no criterion at all, only termination and behaviour are compared.\n\n"
     "Paired difference: every rerun trial is paired with its transcript's original verdict "
     "(pairs are transcript × trial); exact McNemar p on the discordant pairs and a bootstrap "
-    "95% interval of rerun − original. Sessions ending in infra_error are not judged."
+    "95% interval of rerun − original. Sessions ending in infra_error are not judged.\n\n"
+    "Without the domain (--domain recorded, or automatically when the transcript's domain is "
+    "not known here): each call is answered from the transcript's own recorded results "
+    "(same tool, arguments equal after normalisation); any other call gets a 'no recorded "
+    "response' not_found result and a recorded_divergence event. Such reruns are not judged; "
+    "their divergences are counted."
 )
 
 _WHY_CHARS = 120
@@ -86,6 +91,10 @@ def _print(report: RerunReport) -> None:
         overall.add_row("unpaired", str(len(p.unpaired)))
     else:
         overall.add_row("paired Δ", escape(report.paired_note or "n/a"))
+    if report.recorded:
+        divergences = sum(sum(t.divergences) for t in report.transcripts)
+        overall.add_row("answered from recorded responses", str(report.recorded))
+        overall.add_row("divergences (calls not in the recording)", str(divergences))
     overall.add_row("records skipped", str(len(report.skipped)))
     out_console.print(overall)
     if report.store:
@@ -101,7 +110,12 @@ def rerun_command(
     path: Annotated[Path, typer.Argument(help="Transcript file to rerun.")],
     model: Annotated[str, typer.Option(help="Candidate model spec (as for `run`).")],
     trials: Annotated[int, typer.Option(min=1, help="Reruns per transcript.")] = 1,
-    domain: Annotated[str | None, typer.Option(help="Domain to rerun in (overrides).")] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            help="Domain to rerun in (overrides); `recorded`: the transcript's own results."
+        ),
+    ] = None,
     fmt: Annotated[
         str, typer.Option("--format", help="auto | " + " | ".join(FORMATS) + ".")
     ] = "auto",
@@ -147,6 +161,15 @@ def rerun_command(
         )
     for warning in report.warnings:  # kept records the importer had to read around
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+    if report.recorded:
+        # Said on stderr too, so it is seen with --json: these reruns never touched a domain.
+        err_console.print(
+            f"{report.recorded} transcript(s) rerun against recorded responses: their domain "
+            "was not available (or --domain recorded), so each call is answered from the "
+            "transcript's own results and a call not in the recording is a divergence",
+            highlight=False,
+            soft_wrap=True,
+        )
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(report.summary(), option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()

@@ -15,6 +15,7 @@ from ._events import (
     FaultInjectedEvent,
     GuardDecisionEvent,
     ModelCallEvent,
+    RecordedDivergenceEvent,
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
@@ -30,6 +31,7 @@ from ._payloads import (
     DriftApplied,
     FaultInjected,
     GuardDecision,
+    RecordedDivergence,
     Termination,
 )
 from ._scenario import Action, Criteria, ExpectedCall, ForbiddenAction, Scenario, UserSpec
@@ -64,6 +66,8 @@ __all__ = [
     "ModelCall",
     "ModelCallEvent",
     "Outcome",
+    "RecordedDivergence",
+    "RecordedDivergenceEvent",
     "Role",
     "Scenario",
     "Session",

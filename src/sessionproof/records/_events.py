@@ -15,7 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ._messages import Message, ModelCall, ToolCall, ToolResult
 from ._outcome import Outcome
-from ._payloads import AgentError, DriftApplied, FaultInjected, GuardDecision, Termination
+from ._payloads import (
+    AgentError,
+    DriftApplied,
+    FaultInjected,
+    GuardDecision,
+    RecordedDivergence,
+    Termination,
+)
 
 
 class EventKind(StrEnum):
@@ -39,6 +46,8 @@ class EventKind(StrEnum):
     """`DriftAppliedEvent`, payload `DriftApplied`."""
     guard_decision = "guard_decision"
     """`GuardDecisionEvent`, payload `GuardDecision`."""
+    recorded_divergence = "recorded_divergence"
+    """`RecordedDivergenceEvent`, payload `RecordedDivergence`."""
     end = "end"
     """`EndEvent`, payload `Termination`."""
     verdict = "verdict"
@@ -127,6 +136,13 @@ class GuardDecisionEvent(EventBase):
     payload: GuardDecision
 
 
+class RecordedDivergenceEvent(EventBase):
+    """A rerun without its domain left the recording: a call no recorded call matches."""
+
+    kind: Literal[EventKind.recorded_divergence] = EventKind.recorded_divergence
+    payload: RecordedDivergence
+
+
 class EndEvent(EventBase):
     """The session ended."""
 
@@ -151,6 +167,7 @@ Event: TypeAlias = Annotated[
     | FaultInjectedEvent
     | DriftAppliedEvent
     | GuardDecisionEvent
+    | RecordedDivergenceEvent
     | EndEvent
     | VerdictEvent,
     Field(discriminator="kind"),
@@ -166,6 +183,7 @@ EventPayload: TypeAlias = (
     | FaultInjected
     | DriftApplied
     | GuardDecision
+    | RecordedDivergence
     | Termination
     | Outcome
 )

@@ -7,6 +7,7 @@ stores written before these models existed read back unchanged.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -99,6 +100,22 @@ class GuardDecision(BaseModel):
     detail: str = ""
     injected: bool = False
     """The failure decided on was injected by a fault plan (harness only)."""
+
+
+class RecordedDivergence(BaseModel):
+    """Payload of `recorded_divergence`: a call to recorded responses that no recorded call
+    matches (same tool, arguments equal after normalisation), so it got no recorded answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] | None
+    """The call's parsed arguments (None when they did not parse)."""
+    reason: str
+    """`unknown_tool` (the transcript never called it), `arguments` (it did, never with these
+    arguments) or `unparsed` (the arguments are not a JSON object)."""
+    detail: str = ""
 
 
 class Termination(BaseModel):

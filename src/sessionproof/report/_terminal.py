@@ -18,6 +18,7 @@ from ..records import (
     EventKind,
     FaultInjectedEvent,
     GuardDecisionEvent,
+    RecordedDivergenceEvent,
     Session,
     ToolCallEvent,
     ToolResultEvent,
@@ -81,7 +82,9 @@ def _render_event(console: Console, e: Event) -> None:
     elif isinstance(e, AgentErrorEvent):
         msg = escape(e.payload.message)
         console.print(f"  [red]agent error {escape(str(e.payload.error_class))}[/]: {msg}")
-    elif isinstance(e, FaultInjectedEvent | DriftAppliedEvent | GuardDecisionEvent):
+    elif isinstance(
+        e, FaultInjectedEvent | DriftAppliedEvent | GuardDecisionEvent | RecordedDivergenceEvent
+    ):
         shown = json.dumps(e.payload.model_dump(mode="json"), default=str)
         console.print(f"  [magenta]{e.kind.value}[/] {escape(shown)}")
     elif isinstance(e, EndEvent):

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from ..errors import StatisticsInputError
-from ..records import Session
+from ..records import RecordedDivergenceEvent, Session
 from ..scoring.stats import PairedComparison, paired_comparison
 from ._plan import RerunItem, verdict_of
 from ._report import SessionShape, TranscriptRerun
@@ -40,7 +40,7 @@ def transcript_result(item: RerunItem, sessions: Sequence[Session]) -> Transcrip
     ordered = sorted(sessions, key=lambda s: s.trial)
     verdicts = [verdict_of(s.outcome, s.infra_error) for s in ordered]
     notes = [item.note] if item.note else []
-    if item.judged_by != "none":
+    if item.judged_by not in ("none", "recorded"):
         # Trials that fail for the same reason are named together, not repeated.
         reasons: dict[str, list[str]] = defaultdict(list)
         for session, verdict in zip(ordered, verdicts, strict=True):
@@ -57,6 +57,9 @@ def transcript_result(item: RerunItem, sessions: Sequence[Session]) -> Transcrip
         original_source=item.original_source,
         rerun=verdicts,
         session_ids=[s.session_id for s in ordered],
+        divergences=[len(s.events_of(RecordedDivergenceEvent)) for s in ordered]
+        if item.judged_by == "recorded"
+        else [],
         why="; ".join(notes) or None,
         original_shape=SessionShape.of(item.transcript.session),
         rerun_shapes=[SessionShape.of(s) for s in ordered],

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..domains import get_domain
+from ..domains import DomainSpec, get_domain
+from ..domains.sources import RecordedDomainSpec
 from ..errors import UnknownDomainError
 from ..importers import ImportedSession, ImportResult, RecordError
 from ..records import Action, Criteria, Outcome, Scenario, UserMessageEvent, UserSpec
@@ -29,6 +30,12 @@ REFERENCE_STATE = (
     "judged by the original's end state: the log marks the original a success and carries "
     "no task, so a rerun succeeds when its tool calls leave the domain as the original's did"
 )
+RECORDED_DOMAIN = "recorded"
+"""`--domain recorded`: answer every rerun from its transcript's own recorded responses."""
+RECORDED_NOTE = (
+    "{why}: answered from the transcript's own recorded tool results; the domain's state is "
+    "unknown, so reruns are not judged: divergences count the calls no recorded call matches"
+)
 FAILED_NO_TASK = (
     "the log marks the original a failure and carries no task: nothing says what a "
     "successful rerun looks like, so reruns are not judged"
@@ -47,6 +54,8 @@ class RerunItem:
     original_source: OriginalSource | None
     note: str | None = None
     """How the transcript is judged, when that needs saying."""
+    recorded: DomainSpec | None = None
+    """The recorded-response domain it reruns in, when its own domain is not available."""
 
     @property
     def transcript_id(self) -> str:
@@ -164,6 +173,27 @@ def _without_task(item: ImportedSession, tid: str, domain: str) -> RerunItem:
     return RerunItem(item, scenario, "none", original, source, note)
 
 
+def _recorded(item: ImportedSession, tid: str, why: str) -> RerunItem:
+    """A rerun answered from the transcript's own recorded results (no domain needed)."""
+    session = item.session
+    domain = session.metadata.get("domain")
+    name = f"recorded:{domain}" if isinstance(domain, str) and domain else "recorded"
+    spec = RecordedDomainSpec(name, session)
+    if item.scenario is not None:
+        scenario = item.scenario.model_copy(update={"id": tid, "domain": name})
+    else:
+        turns = _user_turns(item)
+        if not turns:
+            raise ValueError("the transcript has no user message to replay")
+        scenario = Scenario(id=tid, domain=name, user=UserSpec(turns=turns), tags=["rerun"])
+    scenario = scenario.model_copy(update={"criteria": Criteria(compare_state=False)})
+    reported = item.reported
+    original = reported.success if reported is not None else None
+    source: OriginalSource | None = "recorded" if original is not None else None
+    note = RECORDED_NOTE.format(why=why)
+    return RerunItem(item, scenario, "recorded", original, source, note, spec)
+
+
 def plan_reruns(
     result: ImportResult,
     *,
@@ -173,7 +203,9 @@ def plan_reruns(
 ) -> tuple[list[RerunItem], list[Skipped]]:
     """The first `limit` imported transcripts as rerun items, and those that cannot be rerun.
 
-    `domain` overrides the domain the importer found (for chat logs, the per-line one too).
+    `domain` overrides the domain the importer found (for chat logs, the per-line one too);
+    `recorded` answers every transcript from its own recorded tool results. A transcript
+    whose domain is not known here is answered from them too, and its note says so.
     """
     items: list[RerunItem] = []
     skipped: list[Skipped] = []
@@ -186,6 +218,9 @@ def plan_reruns(
         seen.add(tid)
         label = f"#{imported.index} ({imported.session.session_id})"
         try:
+            if domain == RECORDED_DOMAIN:
+                items.append(_recorded(imported, tid, "--domain recorded"))
+                continue
             if imported.scenario is not None:
                 items.append(_with_task(imported, imported.scenario, tid, domain, judge))
                 continue
@@ -193,6 +228,11 @@ def plan_reruns(
             if not isinstance(dom, str) or not dom:
                 raise ValueError("no domain: the record names none; pass --domain")
             items.append(_without_task(imported, tid, dom))
-        except (UnknownDomainError, ValueError) as exc:
+        except UnknownDomainError as exc:
+            try:
+                items.append(_recorded(imported, tid, f"domain not available ({exc})"))
+            except ValueError as why:
+                skipped.append(Skipped(record=label, why=f"{exc}; {why}"))
+        except ValueError as exc:
             skipped.append(Skipped(record=label, why=str(exc)))
     return items, skipped

@@ -10,13 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..records import EventKind, Session
 from ..scoring.stats import PairedComparison
 
-JudgedBy = Literal["tau2", "tau-bench", "criteria", "reference_state", "none"]
+JudgedBy = Literal["tau2", "tau-bench", "criteria", "reference_state", "recorded", "none"]
 """How a transcript's reruns are judged:
 
 - `tau2` / `tau-bench`: the reward of the task embedded in the file, as the original was scored;
 - `criteria`: the generic verdict of a sessionproof scenario attached to a chat log;
 - `reference_state`: a chat log with no task whose own `outcome` marks it a success: a rerun
   succeeds when it leaves the domain in the state the original's tool calls left it in;
+- `recorded`: the domain was not available, so the rerun was answered from the transcript's
+  own recorded tool results; the domain's state is unknown, so reruns are not judged, and
+  each trial's divergences (calls no recorded call matches) are counted instead;
 - `none`: no criterion at all; only termination and behaviour are compared.
 """
 
@@ -71,6 +74,8 @@ class TranscriptRerun(BaseModel):
     criterion that could not be evaluated, or no criterion)."""
     session_ids: list[str] = Field(default_factory=list)
     """The stored rerun sessions, one per trial."""
+    divergences: list[int] = Field(default_factory=list)
+    """Per trial, in order: calls no recorded call matched (only for `recorded` reruns)."""
     why: str | None = None
     """What a reader needs to trust the numbers: how it was judged when not by a task, and
     the failing criterion of a rerun that differs from the original."""
@@ -113,6 +118,8 @@ class RerunReport(BaseModel):
     skipped: list[Skipped] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     """Problems with records that were still rerun (unknown tools, unparsable arguments)."""
+    recorded: int = 0
+    """Transcripts rerun against their own recorded responses (their domain not available)."""
     store: str | None = None
     """The store file the rerun sessions were written to (None: not stored)."""
 
@@ -131,6 +138,8 @@ class RerunReport(BaseModel):
                     "rerun": [s.termination for s in t.rerun_shapes],
                 },
             }
+            if t.judged_by == "recorded":
+                item["divergences"] = t.divergences
             if t.why:
                 item["why"] = t.why
             per.append(item)
@@ -145,4 +154,5 @@ class RerunReport(BaseModel):
             "skipped": [s.model_dump() for s in self.skipped],
             "warnings": list(self.warnings),
             "store": self.store,
+            "recorded_responses": self.recorded,
         }

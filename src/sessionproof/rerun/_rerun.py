@@ -14,7 +14,7 @@ from ..records import EventKind, Session
 from ..store import RunManifest, Store, new_run_id, recorded_run
 from ..suites.tau2 import AgentJudge, NLJudge, make_judge
 from ._collect import accuracies, collect, paired
-from ._plan import RerunItem, import_problems, plan_reruns
+from ._plan import RECORDED_DOMAIN, RerunItem, import_problems, plan_reruns
 from ._report import RerunReport
 from ._suite import RerunSuite
 
@@ -42,7 +42,7 @@ class _Sink:
             "source": self.source,
             "judged_by": item.judged_by,
         }
-        if item.judged_by == "none":
+        if item.judged_by in ("none", "recorded"):
             # Nothing says what success is: the session is stored unjudged, not as a failure.
             session.outcome = None
             session.events = [e for e in session.events if e.kind is not EventKind.verdict]
@@ -114,7 +114,10 @@ async def arerun(
     _check(trials, limit, concurrency, max_steps)
     source = Path(path)
     run_id = new_run_id()
-    result = import_file(source, fmt, run_id=run_id, domain=domain)
+    # `recorded` is no domain the importer knows: it only says where the answers come from.
+    result = import_file(
+        source, fmt, run_id=run_id, domain=None if domain == RECORDED_DOMAIN else domain
+    )
     skipped, warnings = import_problems(result)
     candidate, user, made = await _agents(model, user_model, seed)
     try:
@@ -130,6 +133,7 @@ async def arerun(
             [i.scenario for i in items],
             {i.scenario.id: i.judged_by for i in items},
             nl_judge,
+            {i.scenario.id: i.recorded for i in items if i.recorded is not None},
         )
         manifest = RunManifest(
             run_id=run_id,
@@ -175,6 +179,7 @@ async def arerun(
         paired_note=note,
         skipped=skipped,
         warnings=warnings,
+        recorded=sum(1 for i in items if i.recorded is not None),
         store=str(store_path) if store_path is not None and items else None,
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..domains import Domain
+from ..domains import Domain, DomainSpec
 from ..records import CriterionResult, Outcome, Scenario, Session
 from ..suites import Suite
 from ..suites.tau2 import NLJudge, evaluate_tau2, judge_taubench
@@ -31,12 +31,21 @@ class RerunSuite(Suite):
         scenarios: list[Scenario],
         judged_by: Mapping[str, JudgedBy],
         judge: NLJudge | None = None,
+        recorded: Mapping[str, DomainSpec] | None = None,
     ) -> None:
         super().__init__(name, scenarios)
+        self.recorded = dict(recorded or {})
+        """Scenario id → the recorded-response domain it runs in (its own is not available)."""
         self.judged_by = dict(judged_by)
         """Scenario id → how its sessions are judged."""
         self.judge = judge
         """Judge for tau2 NL assertions; None reports them as not evaluated."""
+
+    def domain_for(self, scenario: Scenario) -> DomainSpec:
+        """The transcript's recorded responses when its domain is not available, else its
+        domain."""
+        recorded = self.recorded.get(scenario.id)
+        return recorded if recorded is not None else super().domain_for(scenario)
 
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
         """The verdict of the scenario's own evaluator.
@@ -45,7 +54,7 @@ class RerunSuite(Suite):
         evaluator that raises yields a not-evaluated verdict for this session alone.
         """
         kind = self.judged_by.get(scenario.id, "criteria")
-        if kind == "none":
+        if kind in ("none", "recorded"):
             return _unjudged("criteria", "no criterion to judge by")
         try:
             if kind == "tau2":

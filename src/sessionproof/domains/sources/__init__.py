@@ -11,8 +11,16 @@ from ._fixtures import Fixture, FixtureBook, FixtureDomainSpec, NoState, normali
 from ._http import HttpDomainSpec, status_class
 from ._openapi import OpenAPIError, OpenAPITools, Operation, read_openai_tools, read_openapi
 from ._python import ToolkitDomainSpec, db_model_of, import_object, python_domain
+from ._recorded import (
+    NO_RECORDED_RESPONSE,
+    RecordedCall,
+    RecordedDomainSpec,
+    RecordedTools,
+    recorded_calls,
+)
 
 __all__ = [
+    "NO_RECORDED_RESPONSE",
     "Fixture",
     "FixtureBook",
     "FixtureDomainSpec",
@@ -21,6 +29,9 @@ __all__ = [
     "OpenAPIError",
     "OpenAPITools",
     "Operation",
+    "RecordedCall",
+    "RecordedDomainSpec",
+    "RecordedTools",
     "ToolkitDomainSpec",
     "db_model_of",
     "import_object",
@@ -28,5 +39,6 @@ __all__ = [
     "python_domain",
     "read_openai_tools",
     "read_openapi",
+    "recorded_calls",
     "status_class",
 ]
