@@ -78,7 +78,7 @@ def test_score_writes_its_report_next_to_the_store_unless_told_not(tmp_path: Pat
     result = runner.invoke(app, args)
     run_id = json.loads(result.stdout)["run_id"]  # stdout stays pure JSON
     written = list(tmp_path.glob("report-*.html"))
-    assert [p.name for p in written] == [f"report-{run_id[:12]}.html"]
+    assert [p.name for p in written] == [f"report-{run_id}.html"]
     assert "report: " in result.stderr
     assert EVIL not in written[0].read_text(encoding="utf-8")
     again = runner.invoke(app, [*args, "--no-report"])

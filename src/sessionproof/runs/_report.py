@@ -17,7 +17,7 @@ REPORT_NAME = "report.html"
 
 def default_report_path(store: str | Path, run_id: str) -> Path:
     """Where `run`, `score` and `rerun` write a run's report: next to the store."""
-    return Path(store).parent / f"report-{run_id[:12]}.html"
+    return Path(store).parent / f"report-{run_id}.html"
 
 
 def _load(run_id: str, db: Store) -> ReportRun:
@@ -31,7 +31,7 @@ def _load(run_id: str, db: Store) -> ReportRun:
         model=m.model,
         arms=dict(m.arms),
         sessions=sessions,
-        notes=[f"{m.run_id[:12]}: scenarios {m.scenarios.source}"],
+        notes=[f"{m.run_id}: scenarios {m.scenarios.source}"],
     )
     scenarios, domain_for, _ = scenarios_for(manifest, sessions)
     try:

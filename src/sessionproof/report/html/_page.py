@@ -83,7 +83,7 @@ def render_html(
     runs: Sequence[ReportRun], compared: Comparison | None = None, title: str = ""
 ) -> str:
     """The whole report page for `runs` (and their paired comparison, given two or more)."""
-    name = title or "sessionproof report: " + ", ".join(r.run_id[:12] for r in runs)
+    name = title or "sessionproof report: " + ", ".join(r.run_id for r in runs)
     sections = [
         headline(runs),
         survival(runs),

@@ -40,7 +40,7 @@ def section(sid: str, title: str, body: str) -> str:
 
 
 def _label(run: ReportRun, arm: str) -> str:
-    return f"{run.model or run.run_id[:8]} · {arm}"
+    return f"{run.model} {run.run_id[-6:]} · {arm}" if run.model else f"{run.run_id} · {arm}"
 
 
 def headline(runs: Sequence[ReportRun]) -> str:
@@ -56,7 +56,7 @@ def headline(runs: Sequence[ReportRun]) -> str:
             )
             rows.append(
                 [
-                    run.run_id[:12],
+                    run.run_id,
                     run.model,
                     arm,
                     str(m.sessions),
@@ -244,7 +244,7 @@ def comparison(result: Comparison | None) -> str:
         ]
         for m in result.metrics
     ]
-    body = f"<p>B {escape(result.run_b[:12])} against A {escape(result.run_a[:12])}, paired on "
+    body = f"<p>B {escape(result.run_b)} against A {escape(result.run_a)}, paired on "
     body += f"{escape(result.paired_on)}; {result.unpaired} unpaired.</p>"
     body += _table(
         [
