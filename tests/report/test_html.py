@@ -83,3 +83,18 @@ def test_score_writes_its_report_next_to_the_store_unless_told_not(tmp_path: Pat
     assert EVIL not in written[0].read_text(encoding="utf-8")
     again = runner.invoke(app, [*args, "--no-report"])
     assert len(list(tmp_path.glob("report-*.html"))) == 1 and "report: " not in again.stderr
+
+
+def test_the_report_mines_without_the_risk_model(store: tuple[Path, str, str]) -> None:
+    from sessionproof.patterns import MineOptions, mine
+    from sessionproof.store import Store
+
+    path, demo, _ = store
+    with Store.open_for_reading(path) as db:
+        sessions = db.load_sessions(demo)
+    arm = "faults=40%"  # the arm with failures: mining stops early without any
+    quick = mine(sessions, MineOptions(early_warning=False), arm=arm)
+    assert quick.risk.folds == 0 and quick.risk.cv_auc_by_prefix == {}
+    assert "not computed" in quick.risk.note
+    full = mine(sessions, MineOptions(), arm=arm)
+    assert [f.pattern for f in quick.findings] == [f.pattern for f in full.findings]

@@ -12,15 +12,12 @@ from collections.abc import Iterable, Sequence
 from html import escape
 
 from ...records import DriftAppliedEvent
+from .._format import pct, pct_range
 from ._compare import Comparison
 from ._data import ReportRun, verdict
 from ._svg import Series, bar_plot, line_plot
 
 NOT_MEASURED = "not measured in this run"
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -49,7 +46,7 @@ def headline(runs: Sequence[ReportRun]) -> str:
     for run in runs:
         for arm, m in run.arms.items():
             s = m.summary
-            ci = f"{s.ci95[0]:.1%}–{s.ci95[1]:.1%}" if s.ci95 else "n/a"
+            ci = pct_range(*s.ci95) if s.ci95 else "n/a"
             ks = ", ".join(
                 f"^{k} {v:.2f} / @{k} {m.pass_at_k.get(k, float('nan')):.2f}"
                 for k, v in s.pass_hat_k.items()
@@ -61,7 +58,7 @@ def headline(runs: Sequence[ReportRun]) -> str:
                     arm,
                     str(m.sessions),
                     f"{s.successes}/{s.judged}",
-                    _pct(s.session_accuracy),
+                    pct(s.session_accuracy),
                     ci,
                     ks or "n/a",
                     str(s.infra_errors),
@@ -114,7 +111,7 @@ def _drift(run: ReportRun, arm: str) -> list[list[str]]:
         for kind in {e.payload.kind for e in s.events if isinstance(e, DriftAppliedEvent)}:
             kinds.setdefault(kind, []).append(verdict(s) == "pass")
     return [
-        [_label(run, arm), k, str(len(v)), _pct(sum(v) / len(v))] for k, v in sorted(kinds.items())
+        [_label(run, arm), k, str(len(v)), pct(sum(v) / len(v))] for k, v in sorted(kinds.items())
     ]
 
 
@@ -131,7 +128,7 @@ def recovery(runs: Sequence[ReportRun]) -> str:
                         str(cls),
                         str(r.get("failures")),
                         str(r.get("recovered")),
-                        _pct(rate if isinstance(rate, float) else None),
+                        pct(rate if isinstance(rate, float) else None),
                     ]
                 )
             drift += _drift(run, arm)
@@ -188,7 +185,7 @@ def pattern_map(runs: Sequence[ReportRun]) -> str:
                     f"{f.fail_support} / {f.pass_support}",
                     f"{f.odds_ratio:.2f}",
                     f"{f.q_value:.3g}",
-                    _pct(f.covers_failures),
+                    pct(f.covers_failures),
                     f.advice or f.investment,
                 ]
                 for f in ranked[:30]
@@ -197,7 +194,7 @@ def pattern_map(runs: Sequence[ReportRun]) -> str:
         if p.advice:
             body += "<h4>investments, by failures covered</h4>"
             body += bar_plot(
-                [(a.investment, a.covers_failures, _pct(a.covers_failures)) for a in p.advice]
+                [(a.investment, a.covers_failures, pct(a.covers_failures)) for a in p.advice]
             )
     return section("patterns", "Pattern map", body)
 
@@ -235,8 +232,8 @@ def comparison(result: Comparison | None) -> str:
         [
             m.metric,
             str(m.pairs),
-            _pct(m.rate_a),
-            _pct(m.rate_b),
+            pct(m.rate_a),
+            pct(m.rate_b),
             f"{m.difference.estimate:+.1%} ({m.difference.low:+.1%}, {m.difference.high:+.1%})",
             f"{m.only_a} / {m.only_b}",
             f"{m.mcnemar_p:.3g}",
