@@ -18,6 +18,7 @@ from ..rerun import RerunReport, TranscriptRerun
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
+from ._report import NoReportOpt, write_run_report
 
 RERUN_HELP = (
     "Rerun real transcripts (tau2, tau-bench, OpenAI or Anthropic chat logs) against a "
@@ -131,6 +132,7 @@ def rerun_command(
     judge: Annotated[str | None, typer.Option(help="Judge model for NL assertions.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    no_report: NoReportOpt = False,
 ) -> None:
     try:
         with RunProgress(err_console, "reruns") as progress:
@@ -175,4 +177,5 @@ def rerun_command(
         sys.stdout.flush()
     else:
         _print(report)
+    write_run_report(report.run_id, Path(report.store or store), no_report)
     raise typer.Exit(1 if report.skipped else 0)

@@ -20,6 +20,7 @@ from ..store import DEFAULT_STORE_PATH
 from ..suites import BUILTIN_SUITES
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
+from ._report import NoReportOpt, write_run_report
 
 RUN_HELP = (
     "Run a suite of multi-turn scenarios against a model; store every session.\n\n"
@@ -75,6 +76,7 @@ def run(
             metavar="SECONDS",
         ),
     ] = DEFAULT_AGENT_TIMEOUT_S,
+    no_report: NoReportOpt = False,
 ) -> None:
     given = [
         name
@@ -133,6 +135,7 @@ def run(
             err_console.print("interrupted before the run started")
         raise typer.Exit(130) from None
     _report(report, as_json)
+    write_run_report(report.run_id, Path(report.store or store), no_report)
 
 
 def _report(report: runs.RunReport, as_json: bool) -> None:

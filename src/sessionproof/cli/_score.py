@@ -10,6 +10,7 @@ import typer
 from ..runs import SCORE_FORMATS
 from ..store import DEFAULT_STORE_PATH
 from ._app import app
+from ._report import NoReportOpt
 
 FORMATS = SCORE_FORMATS
 
@@ -27,6 +28,7 @@ def score(
     judge: Annotated[str | None, typer.Option(help="Judge model for NL assertions.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    no_report: NoReportOpt = False,
 ) -> None:
     """Judge recorded sessions offline and report agreement with the file's own verdicts.
 
@@ -46,5 +48,5 @@ def score(
     else:
         from ._score_tau import score_tau_command
 
-        code = score_tau_command(path, fmt, domain, store, as_json, judge)
+        code = score_tau_command(path, fmt, domain, store, as_json, judge, no_report)
     raise typer.Exit(code)

@@ -39,7 +39,13 @@ def _table(report: ScoreReport) -> Table:
 
 
 def score_tau_command(
-    path: Path, fmt: str, domain: str | None, store: Path, as_json: bool, judge: str | None
+    path: Path,
+    fmt: str,
+    domain: str | None,
+    store: Path,
+    as_json: bool,
+    judge: str | None,
+    no_report: bool = False,
 ) -> int:
     """Score a transcript file, store its sessions, print a table or (`as_json`) the summary.
 
@@ -69,4 +75,8 @@ def score_tau_command(
             for d in report.disagreements:
                 dis.add_row(escape(d.session), str(d.ours), str(d.theirs), escape(d.why))
             out.print(dis)
+    if report.run_id:
+        from ._report import write_run_report
+
+        write_run_report(report.run_id, store, no_report)
     return 1 if report.errors else 0

@@ -39,6 +39,9 @@ class MineOptions(BaseModel):
     redundancy_limit: int = Field(default=100, ge=1)
     """The strongest this many significant patterns go through the redundancy filter."""
     examples: int = Field(default=3, ge=0)
+    early_warning: bool = True
+    """Fit the cross-validated early-warning risk model (the slow part of mining); False
+    leaves `risk` empty with a note, for callers that do not show it (the HTML report)."""
 
 
 class Finding(BaseModel):

@@ -210,7 +210,10 @@ def mine(
         [t for t in in_arm if t.success],
         opts.max_len,
     )
-    report.risk = early_warning(main)
+    if opts.early_warning:
+        report.risk = early_warning(main)
+    else:
+        report.risk = RiskReport(note="not computed (early_warning=False)")
     return report
 
 

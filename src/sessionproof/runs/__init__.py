@@ -24,6 +24,7 @@ from ._config import (
 )
 from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
 from ._patterns import PatternsRun, patterns
+from ._report import REPORT_NAME, compare, default_report_path, report
 from ._results import RunReport, RunStart
 from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
 from ._run import StartHook, arun, hooks_factory, run
@@ -32,6 +33,7 @@ from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, rerun, score
 __all__ = [
     "LOCAL_CONCURRENCY",
     "REMOTE_CONCURRENCY",
+    "REPORT_NAME",
     "RESUME_KEEPS",
     "SCORE_FORMATS",
     "TOOL_MODES",
@@ -48,12 +50,15 @@ __all__ = [
     "arm_names",
     "arun",
     "bfcl_summary",
+    "compare",
     "default_concurrency",
+    "default_report_path",
     "hooks_factory",
     "metrics",
     "model_name",
     "patterns",
     "refuse_given",
+    "report",
     "rerun",
     "resume",
     "resumed_config",

@@ -1,0 +1,25 @@
+"""The HTML report: one self-contained page (inline CSS, SVG and script; a strict CSP).
+
+`render_html(runs)` takes typed runs (`ReportRun`: metrics per arm, sessions, patterns) and
+returns the page; `compare_sessions` pairs two runs' sessions for the comparison section and
+`sessionproof compare`.
+"""
+
+from ._compare import Comparison, MetricDifference, compare_sessions
+from ._data import ReportRun, session_record, verdict
+from ._page import CSP, render_html
+from ._svg import Series, bar_plot, line_plot
+
+__all__ = [
+    "CSP",
+    "Comparison",
+    "MetricDifference",
+    "ReportRun",
+    "Series",
+    "bar_plot",
+    "compare_sessions",
+    "line_plot",
+    "render_html",
+    "session_record",
+    "verdict",
+]

@@ -1,0 +1,133 @@
+"""What a report is made of: typed runs (metrics per arm, sessions, patterns) and the compact
+per-session records the page's drill-down renders."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...patterns import PatternsReport
+from ...records import (
+    AgentErrorEvent,
+    AssistantMessageEvent,
+    DriftAppliedEvent,
+    FaultInjectedEvent,
+    GuardDecisionEvent,
+    Session,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessageEvent,
+)
+from ...scoring import MetricsReport, SessionSurvival
+
+# Long tool outputs are cut so a 1,000-session report stays a few megabytes; the store keeps
+# the full text (`sessionproof show` prints it).
+MAX_TEXT = 1200
+
+
+@dataclass
+class ReportRun:
+    """One stored run as the report shows it."""
+
+    run_id: str
+    command: str
+    suite: str
+    model: str
+    arms: dict[str, MetricsReport]
+    sessions: list[Session]
+    patterns: PatternsReport | None = None
+    patterns_note: str = ""
+    """Why patterns were not mined, when they were not."""
+    notes: list[str] = field(default_factory=list)
+
+
+def _cut(text: str | None) -> str:
+    text = text or ""
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f" … [{len(text)} chars]"
+
+
+def verdict(session: Session) -> str:
+    """pass, fail, infra (not judged) or none (no verdict)."""
+    if session.infra_error:
+        return "infra"
+    if session.outcome is None:
+        return "none"
+    return "pass" if session.outcome.success else "fail"
+
+
+def _row(kind: str, text: str, step: int, turn: int) -> list[Any]:
+    return [kind, text, step, turn]
+
+
+def _event_rows(session: Session) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    for e in session.events:
+        if isinstance(e, UserMessageEvent):
+            rows.append(_row("user", _cut(e.payload.content), e.step, e.turn))
+        elif isinstance(e, AssistantMessageEvent):
+            if e.payload.content:
+                rows.append(_row("assistant", _cut(e.payload.content), e.step, e.turn))
+        elif isinstance(e, ToolCallEvent):
+            call = e.payload
+            args = call.raw_arguments if call.arguments is None else str(call.arguments)
+            rows.append(_row("call", _cut(f"{call.name}({args})"), e.step, e.turn))
+        elif isinstance(e, ToolResultEvent):
+            r = e.payload
+            tag = (
+                f"[{r.error_class.value}{' injected' if r.injected else ''}] "
+                if r.error_class
+                else ""
+            )
+            rows.append(_row("result", _cut(f"{r.name} → {tag}{r.output}"), e.step, e.turn))
+        elif isinstance(e, FaultInjectedEvent):
+            f = e.payload
+            text = f"{f.error_class.value} on {f.tool} (committed: {f.committed})"
+            rows.append(_row("fault", text, e.step, e.turn))
+        elif isinstance(e, DriftAppliedEvent):
+            rows.append(
+                _row("drift", _cut(f"{e.payload.kind}: {e.payload.detail}"), e.step, e.turn)
+            )
+        elif isinstance(e, GuardDecisionEvent):
+            g = e.payload
+            text = f"{g.decision.value} {g.tool} (attempt {g.attempt}) {g.detail}"
+            rows.append(_row("guard", _cut(text), e.step, e.turn))
+        elif isinstance(e, AgentErrorEvent):
+            text = f"{e.payload.error_class.value}: {e.payload.message}"
+            rows.append(_row("error", _cut(text), e.step, e.turn))
+    return rows
+
+
+def session_record(session: Session, survival: SessionSurvival | None) -> dict[str, Any]:
+    """The drill-down of one session, as JSON the page renders with textContent only."""
+    div = survival.divergence if survival else None
+    return {
+        "id": session.session_id,
+        "scenario": session.scenario_id,
+        "trial": session.trial,
+        "arm": session.arm,
+        "verdict": verdict(session),
+        "termination": f"{session.termination.value} {session.termination_detail}".strip(),
+        "divergence": None
+        if div is None
+        else {"step": div.step, "kind": div.kind.value, "detail": _cut(div.detail)},
+        "events": _event_rows(session),
+    }
+
+
+def survivals(run: ReportRun) -> dict[str, SessionSurvival]:
+    """Per-session survival of every arm, by session id."""
+    out: dict[str, SessionSurvival] = {}
+    for report in run.arms.values():
+        if report.survival is not None:
+            out.update({s.session_id: s for s in report.survival.per_session})
+    return out
+
+
+def all_sessions(runs: Sequence[ReportRun]) -> list[dict[str, Any]]:
+    """Every session of every run, as drill-down records (the page indexes them by id)."""
+    out = []
+    for run in runs:
+        by_id = survivals(run)
+        out += [session_record(s, by_id.get(s.session_id)) for s in run.sessions]
+    return out

@@ -1,0 +1,124 @@
+"""The page: one self-contained HTML file with a hash-pinned Content-Security-Policy.
+
+The policy allows nothing by default; the one inline style block and the one inline script are
+allowed by their SHA-256 hashes, so markup that slipped into the page could neither load nor run
+anything. Session transcripts travel as JSON in a non-executed script element (`<`, `>` and `&`
+written as \\u escapes, so no transcript text can close it) and the drill-down writes them with
+`textContent`, never as markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from ._compare import Comparison
+from ._data import ReportRun, all_sessions
+from ._sections import comparison, failures, grid, headline, pattern_map, recovery, survival
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{background:#1d2330;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
+nav a{color:#cfe3ff;margin-right:14px}main{padding:8px 24px;max-width:1200px}
+.sec{background:#fff;border-radius:6px;padding:8px 18px 14px;margin:14px 0;
+box-shadow:0 1px 2px #0002}h2{font-size:17px;margin:8px 0}h3{font-size:14px;margin:12px 0 4px}
+table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #e3e6ea;
+padding:3px 8px;text-align:left}th{background:#f0f2f5}.missing{color:#8a5a00;font-style:italic}
+.plot{display:block;max-width:100%;height:auto}.ax{stroke:#333}.grid{stroke:#e3e6ea}
+.tk{font-size:11px;fill:#333}.grid .row{display:flex;align-items:center;gap:2px}
+.sid{width:220px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12px}
+.c{display:inline-block;width:13px;height:13px;border-radius:2px}.pass{background:#2e9d57}
+.fail{background:#d1452f}.infra{background:#888}.none{background:#ddd}
+.row.flaky .sid{font-weight:600}
+#drill .ev{display:grid;grid-template-columns:70px 60px 1fr;gap:6px;padding:2px 4px;
+border-bottom:1px solid #eef0f2;white-space:pre-wrap;word-break:break-word;font-size:12px}
+#drill .ev.div{background:#fff1c2;outline:2px solid #e0a800}.k{font-weight:600}
+.k.fault,.k.error{color:#b3261e}.k.guard{color:#6a1b9a}.k.call{color:#0b5cad}
+"""
+
+JS = """
+(function(){
+var data=JSON.parse(document.getElementById('sessions').textContent);
+var byId={};data.forEach(function(s){byId[s.id]=s;});
+var drill=document.getElementById('drill');
+function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
+if(text!==undefined)e.textContent=String(text);return e;}
+function show(id){var s=byId[id];if(!s)return;drill.replaceChildren();
+var h=el('h3','', s.scenario+' · trial '+s.trial+' · '+s.arm+' · '+s.verdict+' · '+s.termination);
+h.id='drill-title';drill.appendChild(h);
+if(s.divergence){drill.appendChild(el('p','missing','first divergence at step '+
+s.divergence.step+': '+s.divergence.kind+' — '+s.divergence.detail));}
+s.events.forEach(function(r){var row=el('div','ev');
+if(s.divergence&&r[2]===s.divergence.step&&r[0]==='call')row.className='ev div';
+row.appendChild(el('span','k '+r[0],r[0]));row.appendChild(el('span','', 't'+r[3]+' s'+r[2]));
+row.appendChild(el('span','',r[1]));drill.appendChild(row);});
+document.getElementById('session').scrollIntoView();}
+document.addEventListener('click',function(ev){var t=ev.target;
+if(t&&t.dataset&&t.dataset.s){ev.preventDefault();show(t.dataset.s);}});
+})();
+"""
+
+
+def _sha(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+CSP = (
+    f"default-src 'none'; style-src '{_sha(CSS)}'; script-src '{_sha(JS)}'; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+"""No network, no plugins, no inline code but the page's own (pinned by hash)."""
+
+
+def _json_for_script(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def render_html(
+    runs: Sequence[ReportRun], compared: Comparison | None = None, title: str = ""
+) -> str:
+    """The whole report page for `runs` (and their paired comparison, given two or more)."""
+    name = title or "sessionproof report: " + ", ".join(r.run_id for r in runs)
+    sections = [
+        headline(runs),
+        survival(runs),
+        recovery(runs),
+        failures(runs),
+        pattern_map(runs),
+        grid(runs),
+        comparison(compared) if len(runs) > 1 else "",
+    ]
+    toc = "".join(
+        f'<a href="#{sid}">{label}</a>'
+        for sid, label in (
+            ("headline", "headline"),
+            ("survival", "survival"),
+            ("recovery", "recovery"),
+            ("failures", "failures"),
+            ("patterns", "patterns"),
+            ("grid", "verdicts"),
+            ("session", "session"),
+        )
+    )
+    notes = "".join(f'<p class="missing">{escape(n)}</p>' for r in runs for n in r.notes)
+    drill = (
+        '<section id="session" class="sec"><h2>Session</h2><div id="drill">'
+        '<p class="missing">click a cell of the verdict grid to open its session</p>'
+        "</div></section>"
+    )
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>{escape(name)}</title><style>{CSS}</style></head><body>"
+        f"<header><h1>{escape(name)}</h1><nav>{toc}</nav></header><main>{notes}"
+        + "".join(sections)
+        + drill
+        + f'</main><script type="application/json" id="sessions">'
+        f"{_json_for_script(all_sessions(runs))}</script><script>{JS}</script></body></html>"
+    )

@@ -1,0 +1,93 @@
+"""The report and compare use cases: stored runs → one HTML page; two runs → paired metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import InputFileError, SessionproofError
+from ..patterns import MineOptions, mine
+from ..report.html import Comparison, ReportRun, compare_sessions, render_html
+from ..scoring import SessionSurvival
+from ..store import DEFAULT_STORE_PATH, Store
+from ._metrics import _reading, metrics, scenarios_for
+
+REPORT_NAME = "report.html"
+
+
+def default_report_path(store: str | Path, run_id: str) -> Path:
+    """Where `run`, `score` and `rerun` write a run's report: next to the store."""
+    return Path(store).parent / f"report-{run_id}.html"
+
+
+def _load(run_id: str, db: Store) -> ReportRun:
+    m = metrics(run_id, db)
+    manifest = db.get_run(m.run_id)
+    sessions = db.load_sessions(m.run_id)
+    run = ReportRun(
+        run_id=m.run_id,
+        command=m.command,
+        suite=m.suite,
+        model=m.model,
+        arms=dict(m.arms),
+        sessions=sessions,
+        notes=[f"{m.run_id}: scenarios {m.scenarios.source}"],
+    )
+    scenarios, domain_for, _ = scenarios_for(manifest, sessions)
+    try:
+        # The page shows findings and advice, not the risk model: skip its cross-validation,
+        # most of mining's time (21 s of 26 s on the 40 tau2 retail sessions).
+        opts = MineOptions(early_warning=False)
+        run.patterns = mine(sessions, opts, "outcome", scenarios, domain_for, None)
+    except SessionproofError as exc:
+        # Too few sessions (or failures) to mine is a normal state of a small run.
+        run.patterns_note = str(exc)
+    return run
+
+
+def compare(run_a: str, run_b: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> Comparison:
+    """Run B against run A: paired differences per metric with bootstrap intervals, exact
+    McNemar p and the pairs needed, on their shared scenario × trial pairs."""
+    with _reading(store) as db:
+        a, b = _load_light(run_a, db), _load_light(run_b, db)
+    return _compare(a, b)
+
+
+def _load_light(run_id: str, db: Store) -> ReportRun:
+    m = metrics(run_id, db)
+    return ReportRun(
+        m.run_id, m.command, m.suite, m.model, dict(m.arms), db.load_sessions(m.run_id)
+    )
+
+
+def _compare(a: ReportRun, b: ReportRun) -> Comparison:
+    surv: dict[str, SessionSurvival] = {}
+    for run in (a, b):
+        for arm in run.arms.values():
+            if arm.survival is not None:
+                surv.update({s.session_id: s for s in arm.survival.per_session})
+    return compare_sessions(a.run_id, a.sessions, b.run_id, b.sessions, surv)
+
+
+def report(
+    run_ids: Sequence[str],
+    output: str | Path | None = None,
+    store: str | Path | Store = DEFAULT_STORE_PATH,
+) -> Path:
+    """Write the HTML report of the stored runs `run_ids` (ids or unique prefixes) to
+    `output` (default: report.html next to the store) and return its path. Two or more runs
+    add the paired comparison of the first two."""
+    if not run_ids:
+        raise InputFileError("name at least one run id")
+    with _reading(store) as db:
+        runs = [_load(r, db) for r in run_ids]
+    compared = _compare(runs[0], runs[1]) if len(runs) > 1 else None
+    if output is None:
+        base = Path(store.path) if isinstance(store, Store) else Path(store)
+        output = base.parent / REPORT_NAME
+    path = Path(output)
+    try:
+        path.write_text(render_html(runs, compared), encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(f"cannot write the report to {path}: {exc.strerror}") from exc
+    return path

@@ -1,0 +1,100 @@
+"""The HTML report: sections, escaping, the CSP, compare, and the report written by commands."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sessionproof.cli import app
+from sessionproof.report.html import CSP
+from sessionproof.runs import compare, report
+
+from ._hostile import EVIL, build_store, hostile_transcript
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    return build_store(tmp_path_factory.mktemp("report"))
+
+
+def test_report_has_every_section_and_no_live_markup(store: tuple[Path, str, str]) -> None:
+    path, demo, hostile = store
+    out = report([demo, hostile], path.parent / "r.html", path)
+    html = out.read_text(encoding="utf-8")
+    for sid in ("headline", "survival", "recovery", "failures", "patterns", "grid", "compare"):
+        assert f'id="{sid}"' in html, sid
+    assert f'content="{CSP}"' in html and "default-src 'none'" in CSP
+    assert "<script>alert(1)</script>" not in html and "<img src=x" not in html
+    # The hostile text is there, as escaped data: only the page's own two script elements.
+    assert "alert(1)" in html
+    assert len(re.findall(r"<script", html)) == 2
+    assert not re.search(r"(?:src|href)\s*=\s*[\"']?https?://", html)
+    # The survival curve is drawn for the demo run (its domain has write tools).
+    assert html.count("<polyline") >= 2
+
+
+def test_a_section_without_data_says_not_measured(store: tuple[Path, str, str]) -> None:
+    path, _, hostile = store
+    html = report([hostile], path.parent / "h.html", path).read_text(encoding="utf-8")
+    assert "not measured in this run" in html
+    assert 'id="survival"' in html and "<polyline" not in html
+
+
+def test_compare_pairs_shared_trials(store: tuple[Path, str, str]) -> None:
+    path, demo, _ = store
+    result = compare(demo, demo, path)
+    success = next(m for m in result.metrics if m.metric == "session_success")
+    assert success.pairs == 12 and success.only_a == success.only_b == 0
+    assert success.mcnemar_p == 1.0 and success.pairs_needed is None
+    shown = runner.invoke(app, ["compare", demo, demo, "--json", "--store", str(path)])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["metrics"][0]["pairs"] == 12
+
+
+def test_report_cli_writes_the_file_and_prints_its_path(store: tuple[Path, str, str]) -> None:
+    path, demo, _ = store
+    target = path.parent / "cli.html"
+    result = runner.invoke(app, ["report", demo, "-o", str(target), "--store", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == str(target) and target.stat().st_size > 0
+
+
+def test_unknown_run_is_one_line_error(store: tuple[Path, str, str]) -> None:
+    path, _, _ = store
+    result = runner.invoke(app, ["report", "nosuchrun", "--store", str(path)])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+
+
+def test_score_writes_its_report_next_to_the_store_unless_told_not(tmp_path: Path) -> None:
+    src = hostile_transcript(tmp_path / "x.jsonl")
+    store = tmp_path / "s.duckdb"
+    args = ["score", str(src), "--format", "openai", "--json", "--store", str(store)]
+    result = runner.invoke(app, args)
+    run_id = json.loads(result.stdout)["run_id"]  # stdout stays pure JSON
+    written = list(tmp_path.glob("report-*.html"))
+    assert [p.name for p in written] == [f"report-{run_id}.html"]
+    assert "report: " in result.stderr
+    assert EVIL not in written[0].read_text(encoding="utf-8")
+    again = runner.invoke(app, [*args, "--no-report"])
+    assert len(list(tmp_path.glob("report-*.html"))) == 1 and "report: " not in again.stderr
+
+
+def test_the_report_mines_without_the_risk_model(store: tuple[Path, str, str]) -> None:
+    from sessionproof.patterns import MineOptions, mine
+    from sessionproof.store import Store
+
+    path, demo, _ = store
+    with Store.open_for_reading(path) as db:
+        sessions = db.load_sessions(demo)
+    arm = "faults=40%"  # the arm with failures: mining stops early without any
+    quick = mine(sessions, MineOptions(early_warning=False), arm=arm)
+    assert quick.risk.folds == 0 and quick.risk.cv_auc_by_prefix == {}
+    assert "not computed" in quick.risk.note
+    full = mine(sessions, MineOptions(), arm=arm)
+    assert [f.pattern for f in quick.findings] == [f.pattern for f in full.findings]
