@@ -46,6 +46,7 @@ class SpanData:
     status_code: int = 0
     status_message: str = ""
     events: list[SpanEventData] = field(default_factory=list)
+    resource: dict[str, Value] = field(default_factory=dict)
 
 
 def _hex_id(value: object, size: int) -> str | None:
@@ -141,12 +142,15 @@ def decode_spans(raw: bytes, fmt: str) -> tuple[list[SpanData], list[RecordError
             raise InputFileError('not OTLP traces: expected {"resourceSpans": [...]}')
         for rs in doc["resourceSpans"]:
             scopes = rs.get("scopeSpans") if isinstance(rs, dict) else None
+            res = rs.get("resource") if isinstance(rs, dict) else None
+            resource = _attrs(res.get("attributes")) if isinstance(res, dict) else {}
             for ss in scopes if isinstance(scopes, list) else []:
                 items = ss.get("spans") if isinstance(ss, dict) else None
                 for item in items if isinstance(items, list) else []:
                     span = _span(item, index, problems)
                     index += 1
                     if span is not None:
+                        span.resource = resource
                         spans.append(span)
     return spans, problems
 

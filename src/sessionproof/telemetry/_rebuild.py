@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -337,10 +337,40 @@ def _group(spans: list[SpanData], problems: list[RecordError]) -> list[_Session]
     return list(sessions.values())
 
 
+@dataclass
+class RunInfo:
+    """What the resource says of the run the spans came from (our export only)."""
+
+    suite: str | None = None
+    limit: int | None = None
+    arms: list[str] = field(default_factory=list)
+
+
+def _run_info(spans: list[SpanData]) -> RunInfo:
+    suites = {_str(s.resource, n.RUN_SUITE) for s in spans} - {""}
+    if len(suites) != 1:
+        return RunInfo()  # none, or several runs in one file: no one suite to name
+    first = spans[0].resource
+    limit = first.get(n.RUN_LIMIT)
+    arms = first.get(n.RUN_ARMS)
+    return RunInfo(
+        suite=suites.pop(),
+        limit=limit if isinstance(limit, int) else None,
+        arms=[a for a in arms if isinstance(a, str)] if isinstance(arms, list) else [],
+    )
+
+
 def read_otlp(
     raw: bytes, *, source: str, run_id: str, domain: str | None, fmt: str = "otlp-json"
 ) -> ImportResult:
     """The sessions an OTLP file holds (the importers' `FormatReader` for OTLP)."""
+    return read_otlp_run(raw, source=source, run_id=run_id, domain=domain, fmt=fmt)[0]
+
+
+def read_otlp_run(
+    raw: bytes, *, source: str, run_id: str, domain: str | None, fmt: str = "otlp-json"
+) -> tuple[ImportResult, RunInfo]:
+    """The sessions an OTLP file holds, and what its resource says of the run."""
     spans, problems = decode_spans(raw, fmt)
     result = ImportResult(format=fmt, source=source, domain=domain, errors=problems)
     for index, group in enumerate(_group(spans, problems)):
@@ -355,7 +385,7 @@ def read_otlp(
             )
             continue
         result.sessions.append(ImportedSession(index=index, session=session))
-    return result
+    return result, _run_info(spans)
 
 
 def _reader(fmt: str) -> Callable[..., ImportResult]:

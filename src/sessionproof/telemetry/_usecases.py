@@ -6,15 +6,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import ConfigError, StoreError
-from ..importers import RecordError, import_file
+from ..errors import ConfigError, InputFileError, StoreError
+from ..importers import RecordError, detect_format, import_file, without_bom
 from ..scoring import RunSummary, summarize
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
+from . import _names as n
 from ._otlp import send, write_file
-from ._spans import session_spans
+from ._rebuild import read_otlp_run
+from ._spans import default_resource, session_spans
 
 EXPORT_FORMATS = ("otlp-json", "otlp-proto")
 """The trace file formats `export_traces` writes."""
@@ -30,9 +33,15 @@ def run_spans(
     with Store.open_for_reading(path) as db:
         manifest = db.get_run(run_id)
         sessions = db.load_sessions(manifest.run_id)
+    run: dict[str, str | int | list[str]] = {n.RUN_ID: manifest.run_id, n.RUN_SUITE: manifest.suite}
+    if manifest.limit is not None:
+        run[n.RUN_LIMIT] = manifest.limit
+    if manifest.arms:
+        run[n.RUN_ARMS] = list(manifest.arms)
+    resource = default_resource().merge(Resource(run))
     spans: list[ReadableSpan] = []
     for session in sessions:
-        spans.extend(session_spans(session, content=content))
+        spans.extend(session_spans(session, content=content, resource=resource))
     return manifest.run_id, spans
 
 
@@ -99,7 +108,18 @@ def import_traces(
     """Read a trace or transcript file (any format the importers know) into a new `import` run
     in `store` (None: not stored), keeping each session's own verdict."""
     run_id = new_run_id()
-    result = import_file(Path(path), fmt, run_id=run_id, domain=domain)
+    source = Path(path)
+    fmt = _otlp_format(source, fmt)
+    suite, limit, arms = str(source.resolve()), None, list[str]()
+    if fmt in EXPORT_FORMATS:
+        # Read here, not through import_file: the run's own suite rides on the resource.
+        result, info = read_otlp_run(
+            source.read_bytes(), source=str(path), run_id=run_id, domain=domain, fmt=fmt
+        )
+        suite = info.suite or suite
+        limit, arms = info.limit, info.arms
+    else:
+        result = import_file(source, fmt, run_id=run_id, domain=domain)
     sessions = [item.session for item in result.sessions]
     errors = list(result.errors)
     rows: Sequence[Any] = sessions
@@ -107,7 +127,9 @@ def import_traces(
         manifest = RunManifest(
             run_id=run_id,
             command="import",
-            suite=str(Path(path).resolve()),
+            suite=suite,
+            limit=limit,
+            arms=arms,
             model=", ".join(sorted({s.model for s in sessions if s.model})),
             scenario_ids=sorted({s.scenario_id for s in sessions}),
             options={"format": result.format, "domain": domain},
@@ -124,3 +146,17 @@ def import_traces(
         errors=errors,
         store=None if store is None else str(store),
     )
+
+
+def _otlp_format(path: Path, fmt: str) -> str:
+    """`fmt`, or (auto) the detected format when the file is OTLP-JSON."""
+    if fmt != "auto":
+        return fmt
+    try:
+        raw = without_bom(path.read_bytes())
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return detect_format(raw)
+    except InputFileError:
+        return fmt  # import_file names the problem
