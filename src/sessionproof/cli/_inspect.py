@@ -165,8 +165,13 @@ def export(
         ),
     ],
     fmt: Annotated[
-        str, typer.Option("--format", help="parquet | otlp-json | otlp-proto")
-    ] = "parquet",
+        str | None,
+        typer.Option(
+            "--format",
+            help="parquet | otlp-json | otlp-proto (default: otlp-json when an OTLP option is "
+            "given, else parquet)",
+        ),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="OTLP: the trace file to write.")
     ] = None,
@@ -193,6 +198,9 @@ def export(
     [--otlp-header K=V]` sends by OTLP/HTTP (the OTEL_EXPORTER_OTLP_* variables are honoured
     when no endpoint is given and no file either).
     """
+    if fmt is None:
+        otlp = output is not None or otlp_endpoint is not None or otlp_header or content
+        fmt = "otlp-json" if otlp else "parquet"
     if fmt == "parquet":
         with _open(store) as db:
             paths = db.export_parquet(Path(target), run_id=run_id)

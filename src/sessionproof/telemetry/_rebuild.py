@@ -16,7 +16,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..importers import ImportedSession, ImportResult, RecordError, first_problem
+from ..errors import SessionproofError
+from ..importers import (
+    ImportedSession,
+    ImportResult,
+    RecordError,
+    ReportedVerdict,
+    first_problem,
+)
 from ..records import (
     CriterionResult,
     ErrorClass,
@@ -372,20 +379,45 @@ def read_otlp_run(
 ) -> tuple[ImportResult, RunInfo]:
     """The sessions an OTLP file holds, and what its resource says of the run."""
     spans, problems = decode_spans(raw, fmt)
-    result = ImportResult(format=fmt, source=source, domain=domain, errors=problems)
-    for index, group in enumerate(_group(spans, problems)):
+    groups = _group(spans, problems)
+    result = ImportResult(format=fmt, source=source, domain=domain)
+    # The result copies its lists: every problem goes on its own.
+    result.errors.extend(problems)
+    for index, group in enumerate(groups):
         try:
             session = group.build(run_id)
         except (ValidationError, ValueError) as exc:
             where, message = (
                 first_problem(exc) if isinstance(exc, ValidationError) else ("", str(exc))
             )
-            problems.append(
+            result.errors.append(
                 RecordError(index=index, field=where, message=message, record_id=group.key)
             )
             continue
-        result.sessions.append(ImportedSession(index=index, session=session))
-    return result, _run_info(spans)
+        reported = None
+        if session.outcome is not None:
+            reported = ReportedVerdict(
+                reward=session.outcome.reward, success=session.outcome.success
+            )
+        result.sessions.append(ImportedSession(index=index, session=session, reported=reported))
+    info = _run_info(spans)
+    _attach_scenarios(result, info)
+    return result, info
+
+
+def _attach_scenarios(result: ImportResult, info: RunInfo) -> None:
+    """Give each session the scenario it ran, from the suite the resource names, so `score`
+    and `rerun` judge it again; a suite that is not here leaves the sessions without."""
+    if info.suite is None:
+        return
+    from ..suites import load_suite  # the suites load domains; only an import of ours needs them
+
+    try:
+        scenarios = {s.id: s for s in load_suite(info.suite).scenarios}
+    except SessionproofError:
+        return
+    for item in result.sessions:
+        item.scenario = scenarios.get(item.session.scenario_id)
 
 
 def _reader(fmt: str) -> Callable[..., ImportResult]:
