@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,7 +18,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 from sessionproof.records import ToolResultEvent
 from sessionproof.runs import RunReport
-from sessionproof.telemetry import export_traces
+from sessionproof.telemetry import export_traces, run_spans
 
 from .conftest import rich_session
 
@@ -160,3 +163,42 @@ def test_the_standard_otlp_variables_choose_the_endpoint(
     count = export_traces(report.run_id, store=store, use_env=True)
     assert count == len(_spans(received)) > 0
     assert all(h.get("x-env") == "yes" for _, h, _ in received)
+
+
+def test_a_live_run_sends_every_session_as_it_ends(
+    receiver: tuple[str, list[tuple[str, dict[str, str], bytes]]], tmp_path: Path
+) -> None:
+    url, received = receiver
+    cli = Path(sys.executable).with_name("sessionproof")
+    done = subprocess.run(
+        [
+            str(cli),
+            "run",
+            "--suite",
+            "demo",
+            "--model",
+            "oracle",
+            "--limit",
+            "3",
+            "--json",
+            "--store",
+            str(tmp_path / "s.duckdb"),
+            "--otlp-endpoint",
+            url,
+            "--otlp-header",
+            "x-live=1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    spans = _spans(received)
+    roots = [s for s in spans if s.name.startswith("invoke_agent ")]
+    assert len(roots) == 3
+    assert all(h.get("x-live") == "1" for _, h, _ in received)
+    run_id = json.loads(done.stdout)["run_id"]
+    assert {_attrs(r.attributes)["sessionproof.run.id"] for r in roots} == {run_id}
+    # The same spans a later export of the stored run makes.
+    _, stored = run_spans(run_id, store=tmp_path / "s.duckdb")
+    assert sorted(s.name for s in spans) == sorted(s.name for s in stored)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +14,7 @@ from rich.markup import escape
 
 from .. import runs
 from ..agents import accepted_specs
-from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
+from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
 from ..report import render_summary
 from ..runs import RESUME_KEEPS
 from ..scoring import METRIC_DEFINITIONS
@@ -75,6 +77,20 @@ def run(
             metavar="SECONDS",
         ),
     ] = DEFAULT_AGENT_TIMEOUT_S,
+    otlp_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            help="Send each session's OpenTelemetry spans to this OTLP/HTTP collector as it "
+            "ends (off by default).",
+            metavar="URL",
+        ),
+    ] = None,
+    otlp_header: Annotated[
+        list[str] | None, typer.Option(help="A header for the collector, K=V.", metavar="K=V")
+    ] = None,
+    otel_content: Annotated[
+        bool, typer.Option(help="Spans carry messages, arguments and results (scrubbed).")
+    ] = False,
 ) -> None:
     given = [
         name
@@ -94,7 +110,10 @@ def run(
         )
 
     try:
-        with RunProgress(err_console, "sessions") as progress:
+        with (
+            RunProgress(err_console, "sessions") as bar,
+            _live(bar, otlp_endpoint, otlp_header, otel_content, suite) as progress,
+        ):
             if resume:
                 report = runs.resume(
                     resume,
@@ -133,6 +152,22 @@ def run(
             err_console.print("interrupted before the run started")
         raise typer.Exit(130) from None
     _report(report, as_json)
+
+
+@contextlib.contextmanager
+def _live(
+    bar: RunProgress, endpoint: str | None, headers: list[str] | None, content: bool, suite: str
+) -> Iterator[Progress]:
+    """The progress the run reports to: the bar, and the live OTLP export when asked for."""
+    if endpoint is None:
+        yield bar
+        return
+    from ..telemetry import LiveExport, parse_headers
+
+    with LiveExport(
+        bar, endpoint, parse_headers(headers or []), content=content, suite=suite
+    ) as live:
+        yield live
 
 
 def _report(report: runs.RunReport, as_json: bool) -> None:
