@@ -156,12 +156,70 @@ def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
 
 @app.command("export")
 def export(
-    out: Annotated[Path, typer.Argument(help="Directory for sessions.parquet and events.parquet.")],
-    run_id: Annotated[str | None, typer.Option(help="Only this run.")] = None,
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="Parquet: the output directory. otlp-json / otlp-proto: the run id (a unique "
+            "prefix is enough).",
+            metavar="DIR|RUN_ID",
+        ),
+    ],
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="parquet | otlp-json | otlp-proto (default: otlp-json when an OTLP option is "
+            "given, else parquet)",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="OTLP: the trace file to write.")
+    ] = None,
+    otlp_endpoint: Annotated[
+        str | None,
+        typer.Option(help="OTLP: send by OTLP/HTTP protobuf to this collector URL.", metavar="URL"),
+    ] = None,
+    otlp_header: Annotated[
+        list[str] | None, typer.Option(help="OTLP: a header to send, K=V.", metavar="K=V")
+    ] = None,
+    content: Annotated[
+        bool,
+        typer.Option(
+            "--otel-content", help="OTLP: include messages, arguments and results (scrubbed)."
+        ),
+    ] = False,
+    run_id: Annotated[str | None, typer.Option(help="Parquet: only this run.")] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
 ) -> None:
-    """Export sessions and events to Parquet."""
-    with _open(store) as db:
-        paths = db.export_parquet(out, run_id=run_id)
-    for p in paths:
-        typer.echo(str(p))
+    """Export sessions and events to Parquet, or a run as OpenTelemetry GenAI traces.
+
+    `export DIR [--run-id RUN]` writes sessions.parquet and events.parquet. `export RUN_ID
+    --format otlp-json -o FILE` writes OTLP-JSON (otlp-proto: protobuf); `--otlp-endpoint URL
+    [--otlp-header K=V]` sends by OTLP/HTTP (the OTEL_EXPORTER_OTLP_* variables are honoured
+    when no endpoint is given and no file either).
+    """
+    if fmt is None:
+        otlp = output is not None or otlp_endpoint is not None or otlp_header or content
+        fmt = "otlp-json" if otlp else "parquet"
+    if fmt == "parquet":
+        with _open(store) as db:
+            paths = db.export_parquet(Path(target), run_id=run_id)
+        for p in paths:
+            typer.echo(str(p))
+        return
+    from ..telemetry import export_traces, parse_headers
+
+    count = export_traces(
+        target,
+        store=store,
+        fmt=fmt,
+        output=output,
+        endpoint=otlp_endpoint,
+        headers=parse_headers(otlp_header or []),
+        content=content,
+        use_env=output is None and otlp_endpoint is None,
+    )
+    where = [str(output)] if output is not None else []
+    if otlp_endpoint is not None or output is None:
+        where.append(otlp_endpoint or "the OTEL_EXPORTER_OTLP_* endpoint")
+    err_console.print(f"{count} spans to {escape(' and '.join(where))}", highlight=False)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +14,7 @@ from rich.markup import escape
 
 from .. import runs
 from ..agents import accepted_specs
-from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
+from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
 from ..report import render_summary
 from ..runs import RESUME_KEEPS
 from ..scoring import METRIC_DEFINITIONS
@@ -77,6 +79,20 @@ def run(
         ),
     ] = DEFAULT_AGENT_TIMEOUT_S,
     no_report: NoReportOpt = False,
+    otlp_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            help="Send each session's OpenTelemetry spans to this OTLP/HTTP collector as it "
+            "ends (off by default).",
+            metavar="URL",
+        ),
+    ] = None,
+    otlp_header: Annotated[
+        list[str] | None, typer.Option(help="A header for the collector, K=V.", metavar="K=V")
+    ] = None,
+    otel_content: Annotated[
+        bool, typer.Option(help="Spans carry messages, arguments and results (scrubbed).")
+    ] = False,
 ) -> None:
     given = [
         name
@@ -96,7 +112,10 @@ def run(
         )
 
     try:
-        with RunProgress(err_console, "sessions") as progress:
+        with (
+            RunProgress(err_console, "sessions") as bar,
+            _live(bar, otlp_endpoint, otlp_header, otel_content, suite) as progress,
+        ):
             if resume:
                 report = runs.resume(
                     resume,
@@ -136,6 +155,22 @@ def run(
         raise typer.Exit(130) from None
     _report(report, as_json)
     write_run_report(report.run_id, Path(report.store or store), no_report)
+
+
+@contextlib.contextmanager
+def _live(
+    bar: RunProgress, endpoint: str | None, headers: list[str] | None, content: bool, suite: str
+) -> Iterator[Progress]:
+    """The progress the run reports to: the bar, and the live OTLP export when asked for."""
+    if endpoint is None:
+        yield bar
+        return
+    from ..telemetry import LiveExport, parse_headers
+
+    with LiveExport(
+        bar, endpoint, parse_headers(headers or []), content=content, suite=suite
+    ) as live:
+        yield live
 
 
 def _report(report: runs.RunReport, as_json: bool) -> None:

@@ -53,6 +53,8 @@ def detect_format(raw: bytes) -> str:
                 continue
             if flavour:
                 return flavour
+        if b'"resourceSpans"' in raw[:4096]:
+            return "otlp-json"
         doc = load_salvaging(raw)
         if isinstance(doc.value, dict) and "simulations" in doc.value:
             return "tau2"

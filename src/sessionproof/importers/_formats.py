@@ -35,6 +35,8 @@ class TaskReader(Protocol):
 _READERS: dict[str, str] = {
     "tau2": "sessionproof.suites.tau2:import_tau2",
     "tau-bench": "sessionproof.suites.tau2:import_taubench",
+    "otlp-json": "sessionproof.telemetry:read_otlp_json",
+    "otlp-proto": "sessionproof.telemetry:read_otlp_proto",
 }
 _JSONL = ("openai", "anthropic")
 

@@ -14,9 +14,9 @@ from .._secrets import register_spec_credentials
 from ..records import TerminationReason
 from ._scrub import Scrubber
 
-RunCommand = Literal["run", "score", "rerun"]
+RunCommand = Literal["run", "score", "rerun", "import"]
 """What made a run: `sessionproof run` (or the API's `run_suite`), a `score` of a transcript
-file, or a `rerun` of one."""
+file, a `rerun` of one, or an `import` of a trace file."""
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
 """Where a run stands; `running` after a crash means it can be resumed; `failed`, that writing

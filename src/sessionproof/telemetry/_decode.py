@@ -1,0 +1,194 @@
+"""OTLP files → flat spans: OTLP-JSON (one document, or one per line) and OTLP protobuf.
+
+Tolerant of what real files hold: hex or base64 ids, integers as strings or numbers, spans in
+any order, fields we do not know. A span too broken to use is named and skipped.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from ..errors import ForeignJSONError, InputFileError
+from ..importers import RecordError, load_json
+
+Value = str | bool | int | float | list[Any] | None
+
+
+@dataclass
+class SpanEventData:
+    """One span event: name, time (ns) and attributes."""
+
+    name: str
+    time_ns: int
+    attrs: dict[str, Value]
+
+
+@dataclass
+class SpanData:
+    """One span, normalised: hex ids, ns times, plain attribute values."""
+
+    index: int
+    """Position in the file (what a problem names)."""
+    trace_id: str
+    span_id: str
+    parent_id: str
+    name: str
+    start_ns: int
+    end_ns: int
+    attrs: dict[str, Value]
+    status_code: int = 0
+    status_message: str = ""
+    events: list[SpanEventData] = field(default_factory=list)
+    resource: dict[str, Value] = field(default_factory=dict)
+
+
+def _hex_id(value: object, size: int) -> str | None:
+    """An id as lower-case hex: OTLP-JSON writes hex, protobuf's JSON mapping base64."""
+    if not isinstance(value, str) or not value:
+        return None
+    if len(value) == 2 * size:
+        try:
+            bytes.fromhex(value)
+            return value.lower()
+        except ValueError:
+            pass
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return raw.hex() if len(raw) == size else None
+
+
+def _value(node: object) -> Value:
+    if not isinstance(node, dict):
+        return None
+    if "stringValue" in node:
+        return str(node["stringValue"])
+    if "boolValue" in node:
+        return bool(node["boolValue"])
+    if "intValue" in node:
+        try:
+            return int(node["intValue"])
+        except (TypeError, ValueError):
+            return None
+    if "doubleValue" in node:
+        try:
+            return float(node["doubleValue"])
+        except (TypeError, ValueError):
+            return None
+    array = node.get("arrayValue")
+    if isinstance(array, dict):
+        return [_value(v) for v in array.get("values") or []]
+    return None
+
+
+def _attrs(items: object) -> dict[str, Value]:
+    out: dict[str, Value] = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
+            out[item["key"]] = _value(item.get("value"))
+    return out
+
+
+def _ns(value: object) -> int:
+    if isinstance(value, int | str):
+        try:
+            return int(value)
+        except ValueError:
+            return 0
+    return 0
+
+
+def _documents(raw: bytes, fmt: str) -> list[Any]:
+    if fmt == "otlp-proto":
+        request = ExportTraceServiceRequest()
+        try:
+            request.ParseFromString(raw)
+        except DecodeError as exc:
+            raise InputFileError(
+                f"not an OTLP protobuf trace request (cut short?): {exc}"
+            ) from None
+        return [MessageToDict(request, use_integers_for_enums=True)]
+    try:
+        return [load_json(raw)]
+    except ForeignJSONError as whole:
+        docs = []
+        for number, line in enumerate(raw.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                docs.append(load_json(line))
+            except ForeignJSONError as exc:
+                if number == 1:
+                    raise InputFileError(f"not OTLP-JSON: {whole}") from None
+                raise InputFileError(f"line {number}: not OTLP-JSON: {exc}") from None
+        return docs
+
+
+def decode_spans(raw: bytes, fmt: str) -> tuple[list[SpanData], list[RecordError]]:
+    """Every span of an OTLP file, and a problem per span that had to be skipped."""
+    spans: list[SpanData] = []
+    problems: list[RecordError] = []
+    index = 0
+    for doc in _documents(raw, fmt):
+        if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans"), list):
+            raise InputFileError('not OTLP traces: expected {"resourceSpans": [...]}')
+        for rs in doc["resourceSpans"]:
+            scopes = rs.get("scopeSpans") if isinstance(rs, dict) else None
+            res = rs.get("resource") if isinstance(rs, dict) else None
+            resource = _attrs(res.get("attributes")) if isinstance(res, dict) else {}
+            for ss in scopes if isinstance(scopes, list) else []:
+                items = ss.get("spans") if isinstance(ss, dict) else None
+                for item in items if isinstance(items, list) else []:
+                    span = _span(item, index, problems)
+                    index += 1
+                    if span is not None:
+                        span.resource = resource
+                        spans.append(span)
+    return spans, problems
+
+
+def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | None:
+    if not isinstance(item, dict):
+        problems.append(RecordError(index=index, field="", message="a span must be an object"))
+        return None
+    trace_id = _hex_id(item.get("traceId"), 16)
+    span_id = _hex_id(item.get("spanId"), 8)
+    if trace_id is None or span_id is None:
+        bad = "traceId" if trace_id is None else "spanId"
+        problems.append(
+            RecordError(index=index, field=bad, message="missing, or not a hex or base64 id")
+        )
+        return None
+    status = item.get("status") if isinstance(item.get("status"), dict) else {}
+    assert isinstance(status, dict)
+    code = status.get("code", 0)
+    events = [
+        SpanEventData(
+            str(e.get("name", "")), _ns(e.get("timeUnixNano")), _attrs(e.get("attributes"))
+        )
+        for e in item.get("events") or []
+        if isinstance(e, dict)
+    ]
+    return SpanData(
+        index=index,
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_id=_hex_id(item.get("parentSpanId"), 8) or "",
+        name=str(item.get("name", "")),
+        start_ns=_ns(item.get("startTimeUnixNano")),
+        end_ns=_ns(item.get("endTimeUnixNano")),
+        attrs=_attrs(item.get("attributes")),
+        status_code=2
+        if code in (2, "STATUS_CODE_ERROR")
+        else (1 if code in (1, "STATUS_CODE_OK") else 0),
+        status_message=str(status.get("message", "")),
+        events=events,
+    )

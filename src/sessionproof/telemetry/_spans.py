@@ -1,0 +1,354 @@
+"""Stored sessions → OpenTelemetry spans (GenAI semantic conventions).
+
+One trace per session: an `invoke_agent {agent}` root, one `sessionproof.user_turn` span per
+simulated-user turn under it, and under each turn the `chat {model}` spans (model calls) and
+`execute_tool {tool}` spans (tool calls, status Error and `error.type` on failure). Faults,
+drift, guard decisions, agent errors and the end are span events; the verdict and each of its
+criteria are `gen_ai.evaluation.result` events on the root. Every event's position (seq, turn,
+step, clocks) rides along, so the import rebuilds the session exactly. Message text, tool
+arguments and results only with `content=True`, scrubbed like the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import Event as SpanEvent
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+from .._version import __version__
+from ..records import (
+    AssistantMessageEvent,
+    Event,
+    EventBase,
+    ModelCallEvent,
+    Session,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessageEvent,
+    VerdictEvent,
+)
+from ..store import scrub_text, scrub_value
+from . import _names as n
+
+AttrValue = str | bool | int | float | Sequence[str]
+Attrs = dict[str, AttrValue]
+
+SCOPE = InstrumentationScope("sessionproof", __version__)
+
+
+def _ns(seconds: float) -> int:
+    return round(seconds * 1e9)
+
+
+def _id(*parts: str, size: int) -> int:
+    # Deterministic ids: exporting a run twice yields the same trace, so a collector dedupes.
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return int.from_bytes(digest[:size], "big") or 1
+
+
+def _position(event: EventBase) -> Attrs:
+    return {
+        n.SEQ: event.seq,
+        n.TURN: event.turn,
+        n.STEP: event.step,
+        n.T_WALL: event.t_wall,
+        n.T_MONO: event.t_mono,
+    }
+
+
+def _flat(prefix: str, data: Mapping[str, Any]) -> Attrs:
+    """A payload's JSON fields as attributes `prefix.field`; None fields are left out."""
+    out: Attrs = {}
+    for key, value in data.items():
+        if value is None:
+            continue
+        if isinstance(value, bool | int | float | str):
+            out[prefix + key] = scrub_text(value) if isinstance(value, str) else value
+        else:
+            out[prefix + key] = json.dumps(scrub_value(value), sort_keys=True)
+    return out
+
+
+class _Builder:
+    """Spans of one session, built in event order."""
+
+    def __init__(self, session: Session, content: bool, resource: Resource) -> None:
+        self.s = session
+        self.content = content
+        self.resource = resource
+        self.trace_id = _id(session.run_id, session.session_id, size=16)
+        self.spans: list[ReadableSpan] = []
+        self.root_ctx = self._ctx("root")
+        self.root_events: list[SpanEvent] = []
+        self.turn_ctx: SpanContext | None = None
+        self.turn_attrs: Attrs = {}
+        self.turn_events: list[SpanEvent] = []
+        self.turn_start = self.turn_end = 0.0
+        self.open_calls: dict[str, tuple[ToolCallEvent, list[SpanEvent]]] = {}
+
+    def _ctx(self, key: str) -> SpanContext:
+        span_id = _id(self.s.run_id, self.s.session_id, key, size=8)
+        return SpanContext(self.trace_id, span_id, False, TraceFlags(TraceFlags.SAMPLED))
+
+    def _span(
+        self,
+        name: str,
+        ctx: SpanContext,
+        parent: SpanContext | None,
+        attrs: Attrs,
+        start: float,
+        end: float,
+        events: Sequence[SpanEvent] = (),
+        status: Status | None = None,
+        kind: SpanKind = SpanKind.INTERNAL,
+    ) -> None:
+        self.spans.append(
+            ReadableSpan(
+                name=name,
+                context=ctx,
+                parent=parent,
+                resource=self.resource,
+                attributes=attrs,
+                events=list(events),
+                kind=kind,
+                status=status or Status(StatusCode.UNSET),
+                start_time=_ns(start),
+                end_time=_ns(max(end, start)),
+                instrumentation_scope=SCOPE,
+            )
+        )
+
+    def _text(self, text: str | None) -> Attrs:
+        return {n.CONTENT: scrub_text(text)} if self.content and text is not None else {}
+
+    def _close_turn(self) -> None:
+        if self.turn_ctx is None:
+            return
+        self._span(
+            n.USER_TURN,
+            self.turn_ctx,
+            self.root_ctx,
+            self.turn_attrs,
+            self.turn_start,
+            self.turn_end,
+            self.turn_events,
+        )
+        self.turn_ctx = None
+
+    def _turn(self, event: EventBase) -> SpanContext:
+        """The span of `event`'s turn, opened on its first event."""
+        if self.turn_ctx is None or self.turn_attrs.get(n.TURN) != event.turn:
+            self._close_turn()
+            self.turn_ctx = self._ctx(f"turn-{event.turn}-{event.seq}")
+            self.turn_attrs = {n.TURN: event.turn}
+            self.turn_events = []
+            self.turn_start = event.t_wall
+        self.turn_end = max(self.turn_end, event.t_wall)
+        return self.turn_ctx
+
+    def add(self, event: Event) -> None:
+        """Map one event to a span or a span event."""
+        if isinstance(event, VerdictEvent):
+            self.root_events.extend(self._verdict(event))
+            return
+        if isinstance(event, UserMessageEvent):
+            self._turn(event)
+            self.turn_attrs.update(_position(event))
+            self.turn_attrs.update(self._text(event.payload.content))
+            return
+        parent = self._turn(event)
+        if isinstance(event, ModelCallEvent):
+            self._chat(event, parent)
+        elif isinstance(event, AssistantMessageEvent):
+            attrs = _position(event) | self._text(event.payload.content)
+            ids = [c.id for c in event.payload.tool_calls]
+            if ids:
+                attrs[n.TOOL_CALLS] = ids
+            self.turn_events.append(
+                SpanEvent("sessionproof.assistant_message", attrs, _ns(event.t_wall))
+            )
+        elif isinstance(event, ToolCallEvent):
+            self.open_calls[event.payload.id] = (event, [])
+        elif isinstance(event, ToolResultEvent):
+            self._tool(event, parent)
+        else:
+            prefix = f"{n.NS}{event.kind.value}."
+            attrs = _position(event) | _flat(prefix, event.payload.model_dump(mode="json"))
+            span_event = SpanEvent(f"sessionproof.{event.kind.value}", attrs, _ns(event.t_wall))
+            call_id = getattr(event.payload, "call_id", None)
+            if isinstance(call_id, str) and call_id in self.open_calls:
+                self.open_calls[call_id][1].append(span_event)
+            elif event.kind.value in ("end", "agent_error"):
+                self.root_events.append(span_event)
+            else:
+                self.turn_events.append(span_event)
+
+    def _chat(self, event: ModelCallEvent, parent: SpanContext) -> None:
+        call = event.payload
+        attrs: Attrs = {
+            n.OPERATION: n.CHAT,
+            n.PROVIDER: call.provider,
+            n.REQUEST_MODEL: call.model,
+            n.RESPONSE_MODEL: call.model,
+            n.INPUT_TOKENS: call.usage.input_tokens,
+            n.OUTPUT_TOKENS: call.usage.output_tokens,
+            n.CACHED_TOKENS: call.usage.cached_tokens,
+            n.LATENCY: call.latency_s,
+            n.ATTEMPTS: call.attempts,
+            **_position(event),
+        }
+        if call.finish_reason is not None:
+            attrs[n.FINISH_REASONS] = [call.finish_reason]
+        if call.response_id is not None:
+            attrs[n.RESPONSE_ID] = call.response_id
+        ctx = self._ctx(f"chat-{event.seq}")
+        start = event.t_wall - call.latency_s
+        self._span(
+            f"chat {call.model}", ctx, parent, attrs, start, event.t_wall, kind=SpanKind.CLIENT
+        )
+
+    def _tool(self, event: ToolResultEvent, parent: SpanContext) -> None:
+        result = event.payload
+        opened = self.open_calls.pop(result.call_id, None)
+        attrs: Attrs = {
+            n.OPERATION: n.EXECUTE_TOOL,
+            n.TOOL_NAME: result.name,
+            n.TOOL_CALL_ID: result.call_id,
+            n.TOOL_TYPE: "function",
+            n.INJECTED: result.injected,
+            n.LATENCY: result.latency_s,
+            n.RESULT_SEQ: event.seq,
+            n.RESULT_T_WALL: event.t_wall,
+            n.RESULT_T_MONO: event.t_mono,
+        }
+        events: list[SpanEvent] = []
+        start = event.t_wall - result.latency_s
+        if opened is not None:
+            call_event, events = opened
+            call = call_event.payload
+            start = call_event.t_wall
+            attrs.update(_position(call_event))
+            attrs[n.TOOL_NAME] = call.name
+            attrs[n.ARGS_VALID] = call.arguments is not None
+            if self.content:
+                if call.arguments is not None:
+                    attrs[n.TOOL_ARGUMENTS] = json.dumps(
+                        scrub_value(call.arguments), sort_keys=True
+                    )
+                if call.raw_arguments is not None:
+                    attrs[n.RAW_ARGUMENTS] = scrub_text(call.raw_arguments)
+                attrs[n.TOOL_RESULT] = scrub_text(result.output)
+            if call.parse_error is not None:
+                attrs[n.PARSE_ERROR] = scrub_text(call.parse_error)
+        else:
+            attrs.update({n.TURN: event.turn, n.STEP: event.step})
+        status = None
+        if result.error_class is not None:
+            attrs[n.ERROR_TYPE] = result.error_class.value
+            if result.error is not None:
+                attrs[n.ERROR_TEXT] = scrub_text(result.error)
+            status = Status(StatusCode.ERROR, result.error_class.value)
+        ctx = self._ctx(f"tool-{event.seq}")
+        name = f"{n.EXECUTE_TOOL} {attrs[n.TOOL_NAME]}"
+        self._span(name, ctx, parent, attrs, start, event.t_wall, events, status)
+
+    def _verdict(self, event: VerdictEvent) -> list[SpanEvent]:
+        outcome = event.payload
+        at = _ns(event.t_wall)
+        attrs: Attrs = {
+            n.EVALUATION_NAME: n.VERDICT,
+            n.SCORE_VALUE: outcome.reward,
+            n.SCORE_LABEL: "pass" if outcome.success else "fail",
+            n.CRITERIA: json.dumps(
+                scrub_value([c.model_dump(mode="json") for c in outcome.criteria])
+            ),
+            **_position(event),
+        }
+        events = [SpanEvent(n.EVALUATION_EVENT, attrs, at)]
+        for c in outcome.criteria:
+            label = "not_evaluated" if c.passed is None else ("pass" if c.passed else "fail")
+            crit: Attrs = {n.EVALUATION_NAME: c.name, n.SCORE_LABEL: label}
+            if c.passed is not None:
+                crit[n.SCORE_VALUE] = float(c.passed)
+            if c.evidence:
+                crit[n.EXPLANATION] = scrub_text(c.evidence)
+            events.append(SpanEvent(n.EVALUATION_EVENT, crit, at))
+        return events
+
+    def finish(self) -> list[ReadableSpan]:
+        """Close the open spans and return every span, the root last."""
+        self._close_turn()
+        for call_event, events in self.open_calls.values():
+            # A call with no result (the session ended first): a span without a result.
+            call = call_event.payload
+            call_attrs: Attrs = {
+                n.OPERATION: n.EXECUTE_TOOL,
+                n.TOOL_NAME: call.name,
+                n.TOOL_CALL_ID: call.id,
+                n.ARGS_VALID: call.arguments is not None,
+                **_position(call_event),
+            }
+            ctx = self._ctx(f"call-{call_event.seq}")
+            name = f"{n.EXECUTE_TOOL} {call.name}"
+            self._span(
+                name, ctx, self.root_ctx, call_attrs, call_event.t_wall, call_event.t_wall, events
+            )
+        s = self.s
+        agent = s.model or "agent"
+        attrs: Attrs = {
+            n.OPERATION: n.INVOKE_AGENT,
+            n.AGENT_NAME: agent,
+            n.CONVERSATION_ID: s.session_id,
+            n.INPUT_TOKENS: s.usage.input_tokens,
+            n.OUTPUT_TOKENS: s.usage.output_tokens,
+            n.CACHED_TOKENS: s.usage.cached_tokens,
+            n.RUN_ID: s.run_id,
+            n.SCENARIO_ID: s.scenario_id,
+            n.TRIAL: s.trial,
+            n.ARM: s.arm,
+            n.MODEL: s.model,
+            n.TERMINATION: s.termination.value,
+            n.TERMINATION_DETAIL: scrub_text(s.termination_detail),
+            n.STARTED_AT: s.started_at,
+            n.ENDED_AT: s.ended_at,
+            n.METADATA: json.dumps(scrub_value(s.metadata), sort_keys=True),
+        }
+        status = None
+        if s.infra_error:
+            attrs[n.ERROR_TYPE] = s.termination.value
+            status = Status(StatusCode.ERROR, s.termination.value)
+        start = s.started_at or (s.events[0].t_wall if s.events else 0.0)
+        end = s.ended_at or (s.events[-1].t_wall if s.events else start)
+        self._span(
+            f"{n.INVOKE_AGENT} {agent}",
+            self.root_ctx,
+            None,
+            attrs,
+            start,
+            end,
+            self.root_events,
+            status,
+        )
+        return self.spans
+
+
+def session_spans(
+    session: Session, *, content: bool = False, resource: Resource | None = None
+) -> list[ReadableSpan]:
+    """The spans of one stored session (see the module docstring); content only if asked."""
+    builder = _Builder(session, content, resource or default_resource())
+    for event in session.events:
+        builder.add(event)
+    return builder.finish()
+
+
+def default_resource() -> Resource:
+    """The resource our spans carry: service `sessionproof` (OTEL_RESOURCE_ATTRIBUTES add to it)."""
+    return Resource.create({"service.name": "sessionproof", "service.version": __version__})

@@ -1,0 +1,162 @@
+"""The telemetry use cases: export a stored run as traces; import trace files as a run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ConfigError, InputFileError, StoreError
+from ..importers import RecordError, detect_format, import_file, without_bom
+from ..scoring import RunSummary, summarize
+from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
+from . import _names as n
+from ._otlp import send, write_file
+from ._rebuild import read_otlp_run
+from ._spans import default_resource, session_spans
+
+EXPORT_FORMATS = ("otlp-json", "otlp-proto")
+"""The trace file formats `export_traces` writes."""
+
+
+def run_spans(
+    run_id: str, *, store: str | Path = DEFAULT_STORE_PATH, content: bool = False
+) -> tuple[str, list[ReadableSpan]]:
+    """The full run id and the spans of every session of a stored run."""
+    path = Path(store)
+    if not path.exists():
+        raise StoreError(f"no store at {path}; run `sessionproof run` first or pass --store")
+    with Store.open_for_reading(path) as db:
+        manifest = db.get_run(run_id)
+        sessions = db.load_sessions(manifest.run_id)
+    run: dict[str, str | int | list[str]] = {n.RUN_ID: manifest.run_id, n.RUN_SUITE: manifest.suite}
+    if manifest.limit is not None:
+        run[n.RUN_LIMIT] = manifest.limit
+    if manifest.arms:
+        run[n.RUN_ARMS] = list(manifest.arms)
+    resource = default_resource().merge(Resource(run))
+    spans: list[ReadableSpan] = []
+    for session in sessions:
+        spans.extend(session_spans(session, content=content, resource=resource))
+    return manifest.run_id, spans
+
+
+def export_traces(
+    run_id: str,
+    *,
+    store: str | Path = DEFAULT_STORE_PATH,
+    fmt: str = "otlp-json",
+    output: str | Path | None = None,
+    endpoint: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    content: bool = False,
+    use_env: bool = False,
+) -> int:
+    """Export a stored run's sessions as OpenTelemetry GenAI traces: to `output` (an OTLP file
+    of `fmt`), to the OTLP/HTTP `endpoint`, or (`use_env`) where the OTEL_EXPORTER_OTLP_*
+    variables say. Message text, arguments and results only with `content`. Returns the span
+    count."""
+    if fmt not in EXPORT_FORMATS:
+        raise ConfigError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {fmt!r}")
+    if output is None and endpoint is None and not use_env:
+        raise ConfigError("say where the traces go: -o FILE and/or --otlp-endpoint URL")
+    _, spans = run_spans(run_id, store=store, content=content)
+    if output is not None:
+        write_file(spans, Path(output), fmt)
+    if endpoint is not None or use_env:
+        send(spans, endpoint, headers)
+    return len(spans)
+
+
+class TraceImport(BaseModel):
+    """What `sessionproof import` reports: the new run, its summary, and every problem."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    source: str
+    format: str
+    summary: RunSummary
+    errors: list[RecordError] = Field(default_factory=list)
+    store: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The `--json` object: the run id, the summary's numbers, skipped and warnings."""
+        return {
+            "run_id": self.run_id,
+            "source": self.source,
+            "format": self.format,
+            **self.summary.model_dump(mode="json"),
+            "skipped": [str(e) for e in self.errors if e.fatal],
+            "warnings": [str(e) for e in self.errors if not e.fatal],
+            "store": self.store,
+        }
+
+
+def import_traces(
+    path: str | Path,
+    *,
+    fmt: str = "auto",
+    store: str | Path | None = DEFAULT_STORE_PATH,
+    domain: str | None = None,
+    argv: Sequence[str] | None = None,
+) -> TraceImport:
+    """Read a trace or transcript file (any format the importers know) into a new `import` run
+    in `store` (None: not stored), keeping each session's own verdict."""
+    run_id = new_run_id()
+    source = Path(path)
+    fmt = _otlp_format(source, fmt)
+    suite, limit, arms = str(source.resolve()), None, list[str]()
+    if fmt in EXPORT_FORMATS:
+        # Read here, not through import_file: the run's own suite rides on the resource.
+        result, info = read_otlp_run(
+            source.read_bytes(), source=str(path), run_id=run_id, domain=domain, fmt=fmt
+        )
+        suite = info.suite or suite
+        limit, arms = info.limit, info.arms
+    else:
+        result = import_file(source, fmt, run_id=run_id, domain=domain)
+    sessions = [item.session for item in result.sessions]
+    errors = list(result.errors)
+    rows: Sequence[Any] = sessions
+    if store is not None and sessions:
+        manifest = RunManifest(
+            run_id=run_id,
+            command="import",
+            suite=suite,
+            limit=limit,
+            arms=arms,
+            model=", ".join(sorted({s.model for s in sessions if s.model})),
+            scenario_ids=sorted({s.scenario_id for s in sessions}),
+            options={"format": result.format, "domain": domain},
+            argv=list(argv or []),
+        )
+        with Store.open(Path(store)) as db, recorded_run(db, manifest, on_error="failed"):
+            db.write_sessions(sessions)
+            rows = db.session_rows(run_id)
+    return TraceImport(
+        run_id=run_id,
+        source=str(path),
+        format=result.format,
+        summary=summarize(rows),
+        errors=errors,
+        store=None if store is None else str(store),
+    )
+
+
+def _otlp_format(path: Path, fmt: str) -> str:
+    """`fmt`, or (auto) the detected format when the file is OTLP-JSON."""
+    if fmt != "auto":
+        return fmt
+    try:
+        raw = without_bom(path.read_bytes())
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return detect_format(raw)
+    except InputFileError:
+        return fmt  # import_file names the problem
