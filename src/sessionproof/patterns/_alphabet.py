@@ -14,7 +14,8 @@ Tokens, in event order (granularity in brackets: what each level adds):
   class (`rate_limited`, `validation_error`, ...) [outcome, args].
 - `guard:DECISION` — a guard decision other than a clean pass (`guard:retry`, `guard:repair`,
   `guard:escalate`, `guard:breaker_open`, ...).
-- `drift:KIND` [tool]; `drift:KIND:TOOL` [outcome, args] — a schema drift took effect.
+- `drift:KIND` [tool]; `drift:KIND:TOOL` [outcome, args] — a schema drift took effect (an
+  announced drift that changed no tool adds nothing).
 - `end:REASON` — the termination reason (`end:user_stop`, `end:transfer`, `end:max_steps`...).
 
 Injected faults add no token of their own: the result they cause carries the class, so a live
@@ -117,6 +118,8 @@ def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -
             if decision and decision != "pass":
                 token = f"guard:{decision}"
         elif isinstance(e, DriftAppliedEvent):
+            if not e.payload.applied:
+                continue  # nothing changed: the session met no drift
             kind = str(e.payload.kind or "unknown")
             tool = str(e.payload.tool or "")
             fine = granularity is not Granularity.tool and tool
