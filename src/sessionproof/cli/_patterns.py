@@ -74,8 +74,9 @@ def patterns(
 
 def render_patterns(report: PatternsReport, source: str) -> None:
     """The one-screen terminal view."""
+    arm = f"arm {escape(report.arm)}, " if report.arm is not None else ""
     out_console.print(
-        f"[bold]patterns[/] {escape(source)}: arm {escape(str(report.arm))}, "
+        f"[bold]patterns[/] {escape(source)}: {arm}"
         f"{report.sessions} sessions, {report.failures} failed, {report.tested} patterns tested, "
         f"{report.informative_strata} scenarios with both outcomes "
         f"(granularity {report.granularity})",

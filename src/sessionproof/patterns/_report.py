@@ -210,7 +210,12 @@ def mine(
         ranked.append((investment, finding.pattern, set(np.flatnonzero(pres & main.failed))))
     report.findings = mined.findings
     report.advice = rank_advice(ranked, report.failures)
-    if not mined.findings:
+    if mined.informative_strata == 0:
+        report.note = (
+            "nothing to contrast within scenario: no scenario has both a failed and a passed "
+            "session (the exploratory list is pooled, confounded by scenario)"
+        )
+    elif not mined.findings:
         report.note = (
             f"no pattern is significant within scenario (q < {opts.alpha}); "
             f"{mined.informative_strata} scenario(s) have both outcomes"
