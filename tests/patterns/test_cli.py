@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli import app, main
 
 runner = CliRunner()
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tau"
@@ -111,3 +113,60 @@ def test_broken_input_is_one_line(tmp_path: Path) -> None:
         assert result.exit_code != 0
         assert "Traceback" not in result.output
         assert not isinstance(result.exception, (AttributeError, TypeError, KeyError))
+
+
+def test_an_empty_run_and_a_run_without_passes_have_nothing_to_contrast(tmp_path: Path) -> None:
+    from sessionproof.patterns import mine
+    from sessionproof.store import Store
+
+    store = tmp_path / "s.duckdb"
+    # Every tool call refused: the tasks that need a tool fail, the one that does not passes,
+    # so no scenario holds both outcomes.
+    rid = _run(store, "--model", "oracle", "--limit", "3", "--faults", "rate_limited:100%")
+    out = _patterns(rid, "--store", str(store))
+    assert out["failures"] and out["failures"] != out["sessions"]
+    assert out["findings"] == [] and "nothing to contrast within scenario" in str(out["note"])
+    with Store.open(store, read_only=True) as db:
+        failed = [s for s in db.load_sessions(rid) if s.success is False]
+    assert failed
+    assert "nothing to contrast" in mine(failed).note and "no passes" in mine(failed).note
+    # A run recorded but killed before its first session: no sessions at all.
+    with Store.open(store) as db:
+        manifest = db.get_run(rid).model_copy(update={"run_id": "r-empty"})
+        db.create_run(manifest)
+    out = _patterns("r-empty", "--store", str(store))
+    assert out["sessions"] == 0 and "nothing to contrast" in str(out["note"])
+    text = runner.invoke(app, ["patterns", "r-empty", "--store", str(store)])
+    assert text.exit_code == 0 and "nothing to contrast" in text.stdout
+    assert "arm None" not in text.stdout
+
+
+def test_more_broken_input_is_one_line(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = tmp_path / "t.json"
+    shutil.copy(FIXTURES / "gpt-4.1_airline_default_gpt-4.1_1trials.json", good)
+    no_sims = tmp_path / "none.json"
+    no_sims.write_text('{"tasks": [], "simulations": []}')
+    cases = [
+        ([str(tmp_path / "empty.json")], ""),
+        ([str(tmp_path / "list.json")], "[]"),
+        ([str(tmp_path / "bom.json")], "\ufeff\ufeff{"),
+        ([str(good), "--granularity", "letters"], None),
+        ([str(good), "--arm", "no-such-arm"], None),
+    ]
+    for args, content in cases:
+        if content is not None:
+            Path(args[0]).write_text(content)
+        # Through the console entry point, which prints a SessionproofError as one line.
+        monkeypatch.setattr(sys, "argv", ["sessionproof", "patterns", *args])
+        with pytest.raises(SystemExit) as ended:
+            main()
+        assert ended.value.code not in (0, None), args
+        captured = capfd.readouterr()
+        said = captured.out + captured.err
+        lines = [line for line in said.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error:"), said
+        assert "Traceback" not in said
+    out = _patterns(str(no_sims))
+    assert out["sessions"] == 0 and "nothing to contrast" in str(out["note"])

@@ -43,15 +43,15 @@ def patterns(
     points to.
 
     Each session becomes tokens (`call:TOOL`, `result:TOOL:CLASS`, `guard:retry`,
-    `drift:KIND:TOOL`, `user:text`, `agent:text`, `end:REASON`). Patterns of up to --max-len
-    tokens (`→` adjacent, `…` up to --max-gap skipped) held by at least --min-support failed
-    sessions are tested within scenario (one-sided Cochran–Mantel–Haenszel), with
-    Benjamini–Hochberg q-values, and reduced to a non-redundant set. Fields: fail_support /
-    pass_support (sessions holding the pattern), odds_ratio with its 95% ci (Mantel–Haenszel),
-    q_value, covers_failures (share of failed sessions holding it), examples (failed session
-    ids), advice. Also: precursors (n-grams ending at each failed session's first divergence)
-    and risk (cross-validated AUC by prefix length, folds grouped by scenario, beside a
-    step-count baseline).
+    `drift:KIND:TOOL`, `user:text`, `user:correction`, `agent:text`, `end:REASON`). Patterns of
+    up to --max-len tokens (`→` adjacent, `…` up to --max-gap skipped) held by at least
+    --min-support failed sessions are tested within scenario (one-sided
+    Cochran–Mantel–Haenszel), with Benjamini–Hochberg q-values, and reduced to a non-redundant
+    set. Fields: fail_support / pass_support (sessions holding the pattern), odds_ratio with its
+    95% ci (Mantel–Haenszel), q_value, covers_failures (share of failed sessions holding it),
+    examples (failed session ids), advice. Also: precursors (n-grams ending at each failed
+    session's first divergence) and risk (cross-validated AUC by prefix length, folds grouped by
+    scenario, beside a step-count baseline).
     """
     opts = MineOptions(min_support=min_support, max_len=max_len, max_gap=max_gap, top=top)
     mined = runs.patterns(
@@ -74,8 +74,9 @@ def patterns(
 
 def render_patterns(report: PatternsReport, source: str) -> None:
     """The one-screen terminal view."""
+    arm = f"arm {escape(report.arm)}, " if report.arm is not None else ""
     out_console.print(
-        f"[bold]patterns[/] {escape(source)}: arm {escape(str(report.arm))}, "
+        f"[bold]patterns[/] {escape(source)}: {arm}"
         f"{report.sessions} sessions, {report.failures} failed, {report.tested} patterns tested, "
         f"{report.informative_strata} scenarios with both outcomes "
         f"(granularity {report.granularity})",

@@ -66,7 +66,7 @@ def run(
         list[str] | None, typer.Option(help="A condition to run, e.g. 'faults=3% guard'.")
     ] = None,
     faults: Annotated[str | None, typer.Option(help="Fault plan, e.g. 3% or timeout:2%.")] = None,
-    drift: Annotated[str | None, typer.Option(help="Schema drift KIND[@TURN].")] = None,
+    drift: Annotated[str | None, typer.Option(help="Schema drift KIND[:P%][@TURN[@TOOL]].")] = None,
     guard: Annotated[
         bool | None, typer.Option("--guard/--no-guard", help="Wrap tools in the guard.")
     ] = None,

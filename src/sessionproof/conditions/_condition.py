@@ -6,6 +6,7 @@ Arm grammar (the `--arm` flag; the arm is named by its spec string)::
     PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "guard"
 
 e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`,
+`drift=rename_param:50%@1@book_reservation`,
 `faults=rate_limited:5%,unavailable:5% guard`.
 """
 
@@ -73,8 +74,8 @@ def parse_arm(spec: str) -> Condition:
             raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
         else:
             raise ConfigError(
-                f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, drift=KIND[@TURN] "
-                "and guard, separated by spaces"
+                f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, "
+                "drift=KIND[:P%][@TURN[@TOOL]] and guard, separated by spaces"
             )
     return Condition(name=name, faults=faults, drift=drift, guard=guard)
 

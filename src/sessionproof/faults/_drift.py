@@ -1,9 +1,16 @@
 """Schema drift: the agent sees a changed API; the domain behind it still works.
 
-`DriftPlan.parse("KIND[@TURN]")` names the change and when it happens; `DriftHooks` applies
-it to one session. The drifted tool is chosen from the seed among the tools the kind applies
-to (never a transfer tool, since the engine recognises those by name), preferring tools the
-caller names (e.g. the scenario's gold actions) and tools with parameters.
+`DriftPlan.parse("KIND[:P%][@TURN[@TOOL]]")` names the change, in what share of sessions it
+happens, from which user turn and on which tool; `DriftHooks` applies it to one session.
+Without `@TOOL` the drifted tool is chosen from the seed among the tools the kind applies to
+(never a transfer tool, since the engine recognises those by name), preferring tools the
+caller names (e.g. the scenario's gold actions) and tools with parameters; with `@TOOL` only
+that tool drifts (a session without it, or where the kind does not apply to it, meets no
+drift). `:P%` drifts that share of sessions, drawn from the session seed (a canary rollout:
+some sessions see the new API version, the rest the old); without it every session drifts.
+`@TOOL` follows a turn, so `@x` alone stays a malformed turn. `rename_param@2@book_reservation`:
+from the second user turn, in every session, a parameter of `book_reservation` is renamed;
+`rename_param:50%@1@book_reservation`: the same from the start, in half the sessions.
 
 Like a real API after a release, the drifted tool validates calls against its new schema: a
 call in the old form (old parameter name, old type, old enum value, old tool name) fails
@@ -25,9 +32,9 @@ from ..domains import Emit, ToolContext, ToolSource, ToolSpec, WrapperToolSource
 from ..errors import ConfigError
 from ..records import DriftApplied, ErrorClass, EventKind, ToolCall, ToolResult
 from ._drift_kinds import BUILDERS, DriftKind, ToolDrift
-from ._hash import stable_pick
+from ._hash import stable_pick, unit_draw
 
-_SPEC = re.compile(r"^([a-z_]+)(?:@(\d+))?$")
+_SPEC = re.compile(r"^([a-z_]+)(?::(\d+(?:\.\d+)?)%)?(?:@(\d+)(?:@([A-Za-z_][A-Za-z0-9_.\-]*))?)?$")
 
 
 class DriftPlan(BaseModel):
@@ -40,25 +47,37 @@ class DriftPlan(BaseModel):
     at_turn: int = 1
     """1-based user turn from which the drift is in effect (`@2`: the second user message
     onwards); 1 (no `@`) means from the start."""
+    tool: str | None = None
+    """The one tool that drifts (`@TOOL`); None: chosen from the seed."""
+    share: float = 1.0
+    """Share of sessions that meet the drift (`:P%`), drawn per session seed."""
 
     @classmethod
     def parse(cls, spec: str) -> DriftPlan:
-        """Parse `KIND` or `KIND@TURN`; raises `ConfigError`."""
+        """Parse `KIND[:P%][@TURN[@TOOL]]`; raises `ConfigError`."""
         text = spec.strip()
         match = _SPEC.match(text)
         kinds = ", ".join(k.value for k in DriftKind)
         if match is None:
             raise ConfigError(
-                f"drift spec {spec!r}: write KIND or KIND@TURN (TURN a user turn from 1); "
-                f"kinds: {kinds}"
+                f"drift spec {spec!r}: write KIND or KIND@TURN (TURN a user turn from 1), "
+                f"optionally KIND:P%@TURN@TOOL (P a share of sessions, TOOL the one tool "
+                f"that drifts); kinds: {kinds}"
             )
-        name, turn = match.group(1), match.group(2)
+        name, percent, turn, tool = match.groups()
         if name not in DriftKind.__members__:
             raise ConfigError(f"drift spec {spec!r}: unknown drift kind {name!r}; kinds: {kinds}")
         at_turn = int(turn) if turn is not None else 1
         if at_turn < 1:
             raise ConfigError(f"drift spec {spec!r}: turns count from 1")
-        return cls(spec=text, kind=DriftKind(name), at_turn=at_turn)
+        share = float(percent) / 100 if percent is not None else 1.0
+        if not 0 < share <= 1:
+            raise ConfigError(f"drift spec {spec!r}: the share must be above 0% and at most 100%")
+        return cls(spec=text, kind=DriftKind(name), at_turn=at_turn, tool=tool, share=share)
+
+    def drifts(self, seed: int) -> bool:
+        """True when the session seeded with `seed` meets the drift (its share's draw)."""
+        return self.share >= 1 or unit_draw("drift-share", self.spec, seed) < self.share
 
     def active(self, turn: int) -> bool:
         """True at the engine's 0-based user turn index `turn`."""
@@ -120,7 +139,10 @@ class DriftHooks:
     def _choose(self, tools: Sequence[ToolSpec]) -> ToolDrift | None:
         if not self._chosen:
             self._chosen = True
-            self._drift = choose_drift(self.plan.kind, tools, self.seed, self.prefer_tools)
+            if self.plan.tool is not None:
+                tools = [t for t in tools if t.name == self.plan.tool]
+            if self.plan.drifts(self.seed):
+                self._drift = choose_drift(self.plan.kind, tools, self.seed, self.prefer_tools)
             if self._drift is not None:
                 params = self._drift.drifted.parameters
                 cls = jsonschema.validators.validator_for(params)
@@ -130,14 +152,15 @@ class DriftHooks:
     def tools(self, tools: list[ToolSpec], turn: int, emit: Emit) -> list[ToolSpec]:
         """The tool list the agent sees at 0-based user turn `turn`."""
         drift = self._choose(tools)
-        if not self.plan.active(turn):
+        if not self.plan.active(turn) or not self.plan.drifts(self.seed):
+            # Outside the plan's share the session sees the old API: nothing to announce.
             return tools
         if not self._announced:
             self._announced = True
             payload: dict[str, Any] = {
                 "kind": self.plan.kind.value,
                 "tool": drift.original.name if drift else None,
-                "detail": drift.detail if drift else f"no tool where {self.plan.kind} applies",
+                "detail": drift.detail if drift else self._nothing(),
                 "turn": turn,
                 "applied": drift is not None,
             }
@@ -147,6 +170,11 @@ class DriftHooks:
         if drift is None:
             return tools
         return [drift.drifted if t.name == drift.original.name else t for t in tools]
+
+    def _nothing(self) -> str:
+        if self.plan.tool is not None:
+            return f"{self.plan.kind} does not apply to {self.plan.tool!r} (or it is not listed)"
+        return f"no tool where {self.plan.kind} applies"
 
     def wrap(self, inner: ToolSource) -> ToolSource:
         """A source that speaks the drifted form to the agent and the old one to `inner`."""

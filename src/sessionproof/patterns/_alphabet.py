@@ -6,16 +6,26 @@ file alone.
 
 Tokens, in event order (granularity in brackets: what each level adds):
 
-- `user:text` — a user message. `agent:text` — an assistant message with text and no tool
-  calls (the tool calls an assistant message carries appear as `call:` tokens).
+- `user:text` — a user message; `user:correction` — a user message after the first that
+  changes an earlier instruction, by one fixed rule (`is_correction`): its text, lower-cased,
+  starts with one of `CORRECTION_OPENERS` ("actually", "no,", "wait", "instead",
+  "correction", "i meant", "scratch that", "change of plan"), and a "no" is not a polite
+  close ("no, that's all", "no, thanks"). `agent:text` — an assistant
+  message with text and no tool calls (the tool calls an assistant message carries appear
+  as `call:` tokens).
 - `call:TOOL` — a tool call [tool]; `call:TOOL(a,b)` with the sorted argument names [args];
   `call_wrong_args:TOOL` — a call whose arguments did not parse as a JSON object (every level).
 - `result:TOOL:ok` / `result:TOOL:error` [tool]; `result:TOOL:CLASS` with the taxonomy's error
   class (`rate_limited`, `validation_error`, ...) [outcome, args].
 - `guard:DECISION` — a guard decision other than a clean pass (`guard:retry`, `guard:repair`,
   `guard:escalate`, `guard:breaker_open`, ...).
-- `drift:KIND` [tool]; `drift:KIND:TOOL` [outcome, args] — a schema drift took effect.
+- `drift:KIND` [tool]; `drift:KIND:TOOL` [outcome, args] — a schema drift took effect (an
+  announced drift that changed no tool adds nothing).
 - `end:REASON` — the termination reason (`end:user_stop`, `end:transfer`, `end:max_steps`...).
+
+A batch of parallel calls reads call, result, call, result in live runs and in imported
+logs alike (a log lists the calls, then the results; `_interleaved` puts them in the live
+order), so the alphabet is the same for both.
 
 Injected faults add no token of their own: the result they cause carries the class, so a live
 run with faults and an imported transcript with the same failure read the same.
@@ -23,6 +33,7 @@ run with faults and an imported transcript with the same failure read the same.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -34,7 +45,37 @@ from ..records import (
     Session,
     ToolCall,
     ToolResult,
+    UserMessageEvent,
 )
+
+CORRECTION_OPENERS = (
+    "actually",
+    "no,",
+    "no.",
+    "no!",
+    "wait",
+    "instead",
+    "correction",
+    "i meant",
+    "scratch that",
+    "change of plan",
+)
+"""How a user message that takes back an earlier instruction opens (see `is_correction`)."""
+
+_OPENER = re.compile(r"^(?:" + "|".join(re.escape(o) for o in CORRECTION_OPENERS) + r")(?![a-z])")
+_CLOSE = re.compile(r"^no[,.!]?\s*(?:that['’]s all|thanks|thank you|nothing)")
+_LEADING = re.compile(r"^[\s\"'“‘(*_-]+")
+
+
+def is_correction(text: str | None) -> bool:
+    """True when a (later) user message opens like a correction: lower-cased, leading quotes,
+    spaces and markup stripped, it starts with one of `CORRECTION_OPENERS` as whole words
+    ("actually, make it two", "No, the other order"; not "nothing else", "waiting" or the
+    polite close "No, that's all, thanks")."""
+    if not text:
+        return False
+    opening = _LEADING.sub("", text.lower())
+    return _OPENER.match(opening) is not None and _CLOSE.match(opening) is None
 
 
 class Granularity(StrEnum):
@@ -79,6 +120,51 @@ def _result_token(result: ToolResult, granularity: Granularity) -> str:
     return f"result:{result.name}:{result.error_class.value}"
 
 
+def _call_id(
+    e: object, calls: dict[int, ToolCall], results: dict[int, ToolResult]
+) -> tuple[str, str] | None:
+    if id(e) in calls:
+        return ("call", calls[id(e)].id)
+    if id(e) in results:
+        return ("result", results[id(e)].call_id)
+    return None
+
+
+def _interleaved(
+    tokens: list[str], steps: list[int], ids: list[tuple[str, str] | None]
+) -> tuple[list[str], list[int]]:
+    """Each batch of parallel calls as call, its result, call, its result.
+
+    A live run executes a batch one call at a time (call, result, call, result); a chat log
+    lists the batch's calls, then their results. A run of consecutive calls followed at once
+    by a run of results answering them is put in the live order, so both read the same.
+    """
+    order: list[int] = []
+    i, n = 0, len(tokens)
+
+    def run_of(start: int, what: str) -> list[str]:
+        found: list[str] = []
+        while start + len(found) < n and (key := ids[start + len(found)]) and key[0] == what:
+            found.append(key[1])
+        return found
+
+    while i < n:
+        calls = run_of(i, "call")
+        answers = run_of(i + len(calls), "result")
+        by_call = {cid: i + len(calls) + r for r, cid in enumerate(answers)}
+        batch = len(calls) >= 2 and answers and len(by_call) == len(answers) <= len(calls)
+        if batch and set(by_call) <= set(calls):
+            for c, cid in enumerate(calls):
+                order.append(i + c)
+                if cid in by_call:
+                    order.append(by_call[cid])
+            i += len(calls) + len(answers)
+            continue
+        order.append(i)
+        i += 1
+    return [tokens[x] for x in order], [steps[x] for x in order]
+
+
 def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -> SessionTokens:
     """The session's token sequence at `granularity`."""
     calls = iter(session.tool_calls())
@@ -101,10 +187,15 @@ def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -
     result_events = iter(session.of_kind(EventKind.tool_result))
     typed_calls = {id(e): c for e, c in zip(call_events, calls, strict=False)}
     typed_results = {id(e): r for e, r in zip(result_events, results, strict=False)}
+    users = 0
+    ids: list[tuple[str, str] | None] = []
     for e in events:
         token: str | None = None
-        if e.kind is EventKind.user_message:
-            token = "user:text"
+        if isinstance(e, UserMessageEvent):
+            # The first user message sets the task; only later ones can correct it.
+            later = users > 0
+            users += 1
+            token = "user:correction" if later and is_correction(e.payload.content) else "user:text"
         elif isinstance(e, AssistantMessageEvent):
             if not e.payload.tool_calls and e.payload.content:
                 token = "agent:text"
@@ -117,6 +208,8 @@ def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -
             if decision and decision != "pass":
                 token = f"guard:{decision}"
         elif isinstance(e, DriftAppliedEvent):
+            if not e.payload.applied:
+                continue  # nothing changed: the session met no drift
             kind = str(e.payload.kind or "unknown")
             tool = str(e.payload.tool or "")
             fine = granularity is not Granularity.tool and tool
@@ -126,6 +219,8 @@ def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -
         if token is not None:
             tokens.append(token)
             steps.append(e.step)
+            ids.append(_call_id(e, typed_calls, typed_results))
+    tokens, steps = _interleaved(tokens, steps, ids)
     if not any(t.startswith("end:") for t in tokens):
         tokens.append(f"end:{session.termination.value}")
         steps.append(steps[-1] if steps else 0)

@@ -25,6 +25,7 @@ from ._matrix import TokenMatrix, encode
 from ._mine import Finding, MineOptions, mine_matrix
 from ._precursors import Precursor, precursors
 from ._risk import RiskReport, early_warning
+from ._stats import cmh_vector
 
 _EXPLORATORY_MAX = 5_000
 """The unstratified exploratory list is computed up to this many sessions."""
@@ -179,22 +180,42 @@ def mine(
             there = presence(m, pattern, codec)
             held, failed = int(there.sum()), int((there & m.failed).sum())
             still = finding.pattern in other_findings.get(name, set())
+            # The guarded arm's own findings went through the redundancy filter, which may
+            # keep a neighbour (e.g. the guard's repair right after the drift) instead: the
+            # pattern's own within-scenario test there says whether it still precedes failure.
+            p_there = cmh_vector(there, m.failed, m.strata)
+            associated = still or p_there < opts.alpha
             finding.guarded_arm = {
                 "arm": name,
                 "sessions_with_pattern": held,
                 "failed_with_pattern": failed,
                 "still_a_finding": still,
+                "p_value": p_there,
+                "still_precedes_failure": associated,
             }
+            if still:
+                verdict = "still a finding"
+            elif associated:
+                verdict = (
+                    f"not kept as a finding there, but still precedes failure (p {p_there:.2g})"
+                )
+            else:
+                verdict = "no longer a finding"
             text += (
                 f"; guarded arm {name!r} measured: {failed}/{held} sessions with it failed "
                 f"(here {finding.fail_support}/{finding.fail_support + finding.pass_support}), "
-                + ("still a finding" if still else "no longer a finding")
+                + verdict
             )
         finding.advice = text
         ranked.append((investment, finding.pattern, set(np.flatnonzero(pres & main.failed))))
     report.findings = mined.findings
     report.advice = rank_advice(ranked, report.failures)
-    if not mined.findings:
+    if mined.informative_strata == 0:
+        report.note = (
+            "nothing to contrast within scenario: no scenario has both a failed and a passed "
+            "session (the exploratory list is pooled, confounded by scenario)"
+        )
+    elif not mined.findings:
         report.note = (
             f"no pattern is significant within scenario (q < {opts.alpha}); "
             f"{mined.informative_strata} scenario(s) have both outcomes"

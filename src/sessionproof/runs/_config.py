@@ -113,7 +113,7 @@ class RunConfig(BaseModel):
     faults: str | None = None
     """Fault plan of the single arm, e.g. `3%` or `timeout:2%`."""
     drift: str | None = None
-    """Schema drift `KIND[@TURN]` of the single arm."""
+    """Schema drift `KIND[:P%][@TURN[@TOOL]]` of the single arm."""
     guard: bool | None = None
     """Wrap the single arm's tools in the guard."""
     agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S
