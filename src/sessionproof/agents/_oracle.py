@@ -20,8 +20,10 @@ class OracleAgent:
     """Performs the scenario's gold actions and says the facts it must communicate.
 
     At each user turn it emits that turn's gold actions in one assistant message (parallel
-    calls), then replies with every `communicate` fact. It never retries or reacts to a tool
-    error: that makes it the clean reference for measuring faults and the guard.
+    calls), then replies with every `communicate` fact, asking for any value the next turn's
+    gold actions need that the user withholds until asked (`Action.ask_first`). It never
+    retries or reacts to a tool error: that makes it the clean reference for measuring faults
+    and the guard.
     """
 
     name = "oracle"
@@ -44,10 +46,23 @@ class OracleAgent:
             return AgentResponse(message=Message.assistant(None, calls))
         facts = scenario.criteria.communicate
         text = "Done." if not facts else "Done. " + "; ".join(facts) + "."
+        wanted = _values_to_ask_for(scenario, request.turn, last_turn)
+        if wanted:
+            # The next turn's gold action needs a value the user gives only when asked:
+            # asking is the reference behaviour, guessing it would be wrong.
+            text += " Could you tell me the " + " and the ".join(wanted) + "?"
         return AgentResponse(message=Message.assistant(text))
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _values_to_ask_for(scenario: Scenario, turn: int, last_turn: int) -> list[str]:
+    """The withheld arguments (`ask_first`) of the next turn's gold actions, as words."""
+    if turn >= last_turn:
+        return []
+    names = [n for a in _actions_for_turn(scenario, turn + 1, last_turn) for n in a.ask_first]
+    return [n.replace("_", " ") for n in dict.fromkeys(names)]
 
 
 def _already_acted_this_turn(messages: list[Message]) -> bool:

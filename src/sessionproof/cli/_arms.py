@@ -7,7 +7,7 @@ import json
 import typer
 from rich.markup import escape
 
-from ..report import pct, pct_range, render_table
+from ..report import pct, pct_range, render_breakdowns, render_table
 from ..runs import RunReport
 from ..scoring import ARM_DEFINITIONS
 from ._app import out_console
@@ -60,5 +60,8 @@ def report_arms(run: RunReport, as_json: bool) -> None:
             ["arms", "pairs", "Δ accuracy", "95% CI", "McNemar p", "pairs needed"],
             paired,
         )
+    last = list(run.breakdowns)[-1:]
+    for name, tables in run.breakdowns.items():
+        render_breakdowns(out_console, tables, f"arm {name}", definitions=name in last)
     for name, text in ARM_DEFINITIONS.items():
         out_console.print(f"[bold]{escape(name)}[/]: {escape(text)}")

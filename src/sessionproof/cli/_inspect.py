@@ -12,6 +12,7 @@ from rich.markup import escape
 from ..errors import StoreError
 from ..report import (
     pct,
+    render_breakdowns,
     render_definitions,
     render_metric_definitions,
     render_metrics,
@@ -151,7 +152,12 @@ def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
     )
     for arm, report in found.arms.items():
         render_metrics(out_console, report, f"arm {arm}", definitions=False)
-    render_metric_definitions(out_console, found.definitions)
+        if arm in found.breakdowns:
+            render_breakdowns(out_console, found.breakdowns[arm], f"arm {arm}", definitions=False)
+    extra = next(iter(found.breakdowns.values()), None)
+    render_metric_definitions(
+        out_console, {**found.definitions, **(extra.definitions if extra else {})}
+    )
 
 
 @app.command("export")

@@ -15,7 +15,7 @@ from rich.markup import escape
 from .. import runs
 from ..agents import accepted_specs
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
-from ..report import render_summary
+from ..report import render_breakdowns, render_summary
 from ..runs import RESUME_KEEPS
 from ..scoring import METRIC_DEFINITIONS
 from ..store import DEFAULT_STORE_PATH
@@ -183,6 +183,8 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
         typer.echo(json.dumps(report.to_json(), indent=2))
         return
     render_summary(out_console, f"run {report.run_id}", report.summary)
+    for arm, tables in report.breakdowns.items():
+        render_breakdowns(out_console, tables, f"arm {arm}")
     store = report.store or ""
     out_console.print(
         f"stored in {escape(store)}; details: "

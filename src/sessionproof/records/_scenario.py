@@ -19,6 +19,11 @@ def _unset(value: Any) -> bool:
     return value is None
 
 
+def _empty_list(value: Any) -> bool:
+    # Like `_unset`, for a list added later: left out of dumps while empty.
+    return not value
+
+
 class Action(BaseModel):
     """A tool call named by a scenario (gold or forbidden)."""
 
@@ -31,6 +36,9 @@ class Action(BaseModel):
     compare_args: list[str] | None = Field(default=None, exclude_if=_unset)
     """As a gold action: only these arguments are compared with an agent's call (tau2's
     `compare_args`); None compares every argument."""
+    ask_first: list[str] = Field(default_factory=list, exclude_if=_empty_list)
+    """Arguments whose values the user gives only when asked: a reference agent asks for
+    them at the end of the turn before this action's turn instead of guessing them."""
 
 
 class ForbiddenAction(BaseModel):
@@ -41,6 +49,9 @@ class ForbiddenAction(BaseModel):
     tool: str
     args: dict[str, Any] | None = None
     """When given, only calls whose arguments include these key/value pairs are forbidden."""
+    turn: int | None = Field(default=None, exclude_if=_unset)
+    """When given, only calls made during this user turn (0-based) are forbidden (e.g. a
+    call that guesses a value the user has not given yet)."""
 
 
 def _empty(value: Any) -> bool:

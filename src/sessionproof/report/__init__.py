@@ -1,5 +1,6 @@
 """Reports: terminal (rich), JSON, and later HTML."""
 
+from ._breakdowns import render_breakdowns
 from ._format import pct, pct_range
 from ._metrics import render_metric_definitions, render_metrics, sparkline
 from ._terminal import render_definitions, render_summary, render_table, render_transcript
@@ -7,6 +8,7 @@ from ._terminal import render_definitions, render_summary, render_table, render_
 __all__ = [
     "pct",
     "pct_range",
+    "render_breakdowns",
     "render_definitions",
     "render_metric_definitions",
     "render_metrics",

@@ -13,7 +13,7 @@ from ..domains import DomainSpec, get_domain
 from ..errors import SessionproofError, StoreError
 from ..importers import import_file
 from ..records import Scenario, Session
-from ..scoring import ALL_METRIC_DEFINITIONS, MetricsReport, run_metrics
+from ..scoring import ALL_METRIC_DEFINITIONS, Breakdowns, MetricsReport, run_metrics
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store
 from ..suites import load_suite
 
@@ -47,6 +47,9 @@ class RunMetrics(BaseModel):
     arms: dict[str, MetricsReport]
     """Arm name → its metrics, in the manifest's arm order (unlisted arms after)."""
     definitions: dict[str, str] = Field(default_factory=lambda: dict(ALL_METRIC_DEFINITIONS))
+    breakdowns: dict[str, Breakdowns] = Field(default_factory=dict)
+    """Arm → the suite's own breakdown tables (e.g. the wild suite's); empty for suites that
+    have none."""
 
     def to_json(self) -> dict[str, Any]:
         """The `--json` object (definitions once, not per arm)."""
@@ -61,6 +64,12 @@ class RunMetrics(BaseModel):
                 for arm, report in self.arms.items()
             },
             "definitions": self.definitions,
+            # Only suites with breakdowns add the key, so other runs' JSON is unchanged.
+            **(
+                {"breakdowns": {a: b.model_dump(mode="json") for a, b in self.breakdowns.items()}}
+                if self.breakdowns
+                else {}
+            ),
         }
 
 
@@ -112,6 +121,24 @@ def scenarios_for(
     return {s.id: s for s in suite.scenarios}, suite.domain_for, note
 
 
+def _breakdowns(
+    manifest: RunManifest, sessions: Sequence[Session], arms: Sequence[str]
+) -> dict[str, Breakdowns]:
+    """The suite's own breakdowns of each arm, for a run of a suite that still loads."""
+    if manifest.command != "run":
+        return {}
+    try:
+        suite = load_suite(manifest.suite).limited(manifest.limit)
+    except SessionproofError:
+        return {}  # the metrics' `scenarios.source` already says why
+    found = {}
+    for arm in arms:
+        tables = suite.breakdowns([s for s in sessions if s.arm == arm])
+        if tables is not None:
+            found[arm] = tables
+    return found
+
+
 @contextlib.contextmanager
 def _reading(store: str | Path | Store) -> Iterator[Store]:
     if isinstance(store, Store):
@@ -143,6 +170,7 @@ def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunM
         for arm in arms
     }
     return RunMetrics(
+        breakdowns=_breakdowns(manifest, sessions, arms),
         run_id=manifest.run_id,
         command=manifest.command,
         suite=manifest.suite,

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import Session
-from ..scoring import ArmsReport, RunSummary
+from ..scoring import ArmsReport, Breakdowns, RunSummary
 from ..store import RunStatus
 
 
@@ -48,6 +48,9 @@ class RunReport(BaseModel):
     sessions: list[Session] = Field(default_factory=list, repr=False)
     """The sessions this call ran, in the order they finished (a resume's earlier sessions
     are in the store, not here)."""
+    breakdowns: dict[str, Breakdowns] = Field(default_factory=dict)
+    """Arm → the suite's own breakdown tables (e.g. the wild suite's task accuracy by
+    position); empty for suites that have none."""
 
     def to_json(self) -> dict[str, Any]:
         """The `sessionproof run --json` object: the summary (or, with several arms, each arm
@@ -59,6 +62,7 @@ class RunReport(BaseModel):
                     name: {
                         **arm.summary.model_dump(mode="json"),
                         **arm.model_dump(exclude={"summary"}),
+                        **self._breakdowns_json(name),
                     }
                     for name, arm in self.comparison.arms.items()
                 },
@@ -70,4 +74,10 @@ class RunReport(BaseModel):
             **self.summary.model_dump(mode="json"),
             "resumed_sessions": self.resumed_sessions,
             "store": self.store,
+            **self._breakdowns_json(self.arms[0] if self.arms else ""),
         }
+
+    def _breakdowns_json(self, arm: str) -> dict[str, Any]:
+        # Only suites with breakdowns add the key, so every other run's JSON is unchanged.
+        found = self.breakdowns.get(arm)
+        return {} if found is None else {"breakdowns": found.model_dump(mode="json")}

@@ -193,7 +193,18 @@ async def execute(
             if on_start is not None:
                 on_start(_start(config, manifest.run_id, loaded, len(plan.skip)))
             finished = await _sessions(agent, user, loaded, plan, db, progress)
-    return report_stored(db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished)
+    report = report_stored(db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished)
+    return with_breakdowns(report, loaded, db.load_sessions(manifest.run_id))
+
+
+def with_breakdowns(report: RunReport, loaded: Suite, sessions: Sequence[Session]) -> RunReport:
+    """`report` with the suite's own breakdown tables of each arm's sessions, if it has any."""
+    found = {}
+    for arm in report.arms:
+        tables = loaded.breakdowns([s for s in sessions if s.arm == arm])
+        if tables is not None:
+            found[arm] = tables
+    return report.model_copy(update={"breakdowns": found}) if found else report
 
 
 def report_stored(
@@ -237,7 +248,7 @@ async def _in_memory(
     if len(plan.arms) > 1:
         by_arm = {a: [s for s in sessions if s.arm == a] for a in plan.arms}
         comparison = compare_arms(by_arm, by_arm)
-    return RunReport(
+    report = RunReport(
         run_id=run_id,
         store=None,
         arms=plan.arms,
@@ -245,3 +256,4 @@ async def _in_memory(
         comparison=comparison,
         sessions=sessions,
     )
+    return with_breakdowns(report, loaded, sessions)

@@ -11,6 +11,7 @@ from ._attribution import (
     attribute_failures,
     invented_facts,
 )
+from ._breakdowns import Breakdown, Breakdowns, RateCell, rate_cell, rate_table
 from ._calls import (
     CALL_DEFINITIONS,
     ArgumentCheck,
@@ -60,6 +61,8 @@ __all__ = [
     "ArmsReport",
     "Attribution",
     "AttributionReport",
+    "Breakdown",
+    "Breakdowns",
     "CallAccuracy",
     "CallCheck",
     "ClassRecovery",
@@ -69,6 +72,7 @@ __all__ = [
     "MetricsReport",
     "NeedBucket",
     "PairedRow",
+    "RateCell",
     "RecoveryReport",
     "RunSummary",
     "SessionSurvival",
@@ -87,6 +91,8 @@ __all__ = [
     "match_gold",
     "maximum_matching",
     "normalise_text",
+    "rate_cell",
+    "rate_table",
     "register_call_rules",
     "run_metrics",
     "session_survival",

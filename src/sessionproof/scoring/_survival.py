@@ -360,7 +360,9 @@ class _Walk:
             if traced is None:
                 return self._end(d, transfer=False)
             call = traced.call
-            forbidden = any(forbidden_match(call, f) for f in self.scenario.criteria.forbidden)
+            forbidden = any(
+                forbidden_match(call, f, traced.turn) for f in self.scenario.criteria.forbidden
+            )
             if call.name in self.transfers and not traced.failed:
                 if forbidden:
                     return self._diverge(d, DivergenceClass.premature_stop, "a forbidden transfer")

@@ -14,6 +14,7 @@ from ..records import (
     Scenario,
     Session,
     ToolCall,
+    ToolCallEvent,
 )
 
 
@@ -34,8 +35,11 @@ def gold_state_hash(scenario: Scenario, spec: DomainSpec) -> tuple[str, list[str
     return domain.state_hash(), errors
 
 
-def _matches(call: ToolCall, forbidden: ForbiddenAction) -> bool:
+def _matches(call: ToolCall, forbidden: ForbiddenAction, turn: int | None = None) -> bool:
+    # `turn`: the user turn the call was made in (None when unknown: then any turn matches).
     if call.name != forbidden.tool:
+        return False
+    if forbidden.turn is not None and turn is not None and turn != forbidden.turn:
         return False
     if forbidden.args is None:
         return True
@@ -132,7 +136,12 @@ def evaluate_session(
     if criteria.expected_calls:
         results.append(_expected_result(session, criteria.expected_calls))
     if criteria.forbidden:
-        hits = [c.name for c in session.tool_calls() for f in criteria.forbidden if _matches(c, f)]
+        hits = [
+            e.payload.name
+            for e in session.events_of(ToolCallEvent)
+            for f in criteria.forbidden
+            if _matches(e.payload, f, e.turn)
+        ]
         results.append(
             CriterionResult(
                 name="forbidden",

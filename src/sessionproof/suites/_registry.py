@@ -15,6 +15,8 @@ BUILTIN_SUITES: dict[str, str] = {
     "tau2-airline[:SPLIT]": "tau2-bench airline tasks (simulated user)",
     "bfcl:CATEGORY": "BFCL v4 single-call questions: simple_python, multiple, parallel, "
     "parallel_multiple, irrelevance",
+    "wild": "WildToolBench-style sessions of four tasks over the demo world (scripted users; "
+    "breakdowns by task position, type, intent and transitions)",
 }
 
 
@@ -36,6 +38,8 @@ def load_suite(name: str) -> Suite:
         return _load_demo()
     if name.startswith(("tau2-retail", "tau2-airline")):
         return _load_factory("sessionproof.suites.tau2", "tau2_suite", name)
+    if name == "wild":
+        return _load_factory("sessionproof.suites.wild", "make_wild_suite", name)
     if name.startswith("bfcl:"):
         return _load_factory("sessionproof.suites.bfcl", "make_bfcl_suite", name)
     path = Path(name)

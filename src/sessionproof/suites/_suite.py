@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
 from ..domains import Domain, DomainSpec, get_domain
 from ..records import Outcome, Scenario, Session
-from ..scoring import evaluate_session
+from ..scoring import Breakdowns, evaluate_session
 
 _INT64 = range(-(2**63), 2**64)
 """Integers orjson can write."""
@@ -90,6 +91,10 @@ class Suite:
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
         """Judge one finished session."""
         return evaluate_session(scenario, session, final_domain, self.domain_for(scenario))
+
+    def breakdowns(self, sessions: Sequence[Session]) -> Breakdowns | None:
+        """Suite-specific breakdown tables of one arm's sessions (None: the suite has none)."""
+        return None
 
 
 class FileSuite(Suite):

@@ -1,0 +1,146 @@
+"""Per-task verdicts of a wild session, each judged on the session's own history.
+
+Task `i` is user turn `i - 1`; the last task also owns any turn after it (a perturbation may
+add one). A task passes when, within its turns:
+- every gold write of the task was made, successfully, with the gold arguments, and no other
+  write was made;
+- every gold read was made successfully with the gold arguments in this task or before it
+  (a read whose answer is already in the context need not be repeated);
+- a chat task made no call at all;
+- when the next task's gold calls need a value the user withholds until asked
+  (`Action.ask_first`), the agent asked (a reply with a question mark) and did not make
+  such a call yet (a guess);
+- the task's facts appear in the agent's replies from the task on.
+
+The session succeeds when every task passes and the generic criteria hold (final state
+equal to the gold replay, state assertions, forbidden calls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ...records import (
+    Action,
+    AssistantMessageEvent,
+    CriterionResult,
+    Scenario,
+    Session,
+    ToolCall,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from ...scoring import normalise_text
+from ._generate import TaskLabel, WildMeta
+from ._tasks import TaskType
+
+TASK_CRITERION = "task:"
+"""Per-task criteria are named `task:1` .. `task:4`."""
+
+
+@dataclass
+class TurnView:
+    """One user turn of a session: the calls made (with whether they succeeded), the agent's
+    replies, and its assistant messages' call batches."""
+
+    calls: list[tuple[ToolCall, bool]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    batches: list[list[ToolCall]] = field(default_factory=list)
+
+
+def turn_views(session: Session) -> dict[int, TurnView]:
+    """The session's events grouped by user turn."""
+    ok = {e.payload.call_id: e.payload.ok for e in session.events_of(ToolResultEvent)}
+    views: dict[int, TurnView] = {}
+    for event in session.events:
+        view = views.setdefault(event.turn, TurnView())
+        if isinstance(event, ToolCallEvent):
+            view.calls.append((event.payload, ok.get(event.payload.id, False)))
+        elif isinstance(event, AssistantMessageEvent):
+            if event.payload.content:
+                view.texts.append(event.payload.content)
+            if event.payload.tool_calls:
+                view.batches.append(list(event.payload.tool_calls))
+    return views
+
+
+def same_call(call: ToolCall, action: Action) -> bool:
+    """True when `call` is `action`: same tool, equal arguments."""
+    return call.name == action.tool and (call.arguments or {}) == action.args
+
+
+def task_turns(position: int, tasks: int, last_turn: int) -> list[int]:
+    """The user turns task `position` (1-based) owns."""
+    first = position - 1
+    return list(range(first, max(last_turn, first) + 1)) if position == tasks else [first]
+
+
+def _check_task(
+    label: TaskLabel,
+    scenario: Scenario,
+    views: dict[int, TurnView],
+    writes: frozenset[str],
+    tasks: int,
+) -> CriterionResult:
+    last_turn = max(views) if views else 0
+    turns = task_turns(label.position, tasks, last_turn)
+    mine = [c for t in turns for c in views.get(t, TurnView()).calls]
+    before = [c for t in range(turns[0]) for c in views.get(t, TurnView()).calls]
+    gold = [a for a in scenario.criteria.gold_actions if (a.turn or 0) in turns]
+    problems: list[str] = []
+    unmatched = [(c, ok) for c, ok in mine if c.name in writes]
+    for action in gold:
+        if action.tool in writes:
+            hits = [h for h in unmatched if same_call(h[0], action)]
+            # A failed attempt followed by a successful one is still the write done.
+            hit = next((h for h in hits if h[1]), hits[0] if hits else None)
+            if hit is None or not hit[1]:
+                problems.append(f"missing write {action.tool}{action.args}")
+            if hit is not None:
+                unmatched.remove(hit)
+        elif not any(ok and same_call(c, action) for c, ok in before + mine):
+            problems.append(f"missing read {action.tool}{action.args}")
+    problems += [f"extra write {c.name}{c.arguments}" for c, _ in unmatched]
+    if label.type is TaskType.chat and mine:
+        problems.append(f"{len(mine)} call(s) in a chat task")
+    asked_for = [
+        a for a in scenario.criteria.gold_actions if a.ask_first and a.turn == turns[-1] + 1
+    ]
+    if asked_for:
+        texts = [t for turn in turns for t in views.get(turn, TurnView()).texts]
+        if not any("?" in t for t in texts):
+            problems.append(
+                "did not ask for " + ", ".join(n for a in asked_for for n in a.ask_first)
+            )
+        guesses = [c.name for c, _ in mine if any(c.name == a.tool for a in asked_for)]
+        problems += [f"guessed {name} before being told" for name in guesses]
+    said = normalise_text(
+        "\n".join(t for turn, v in views.items() if turn >= turns[0] for t in v.texts)
+    )
+    missing = [f for f in label.facts if normalise_text(f) not in said]
+    if missing:
+        problems.append("did not say " + ", ".join(missing))
+    return CriterionResult(
+        name=f"{TASK_CRITERION}{label.position}",
+        passed=not problems,
+        evidence="; ".join(problems) if problems else f"{label.type.value} task done",
+    )
+
+
+def judge_tasks(
+    scenario: Scenario, meta: WildMeta, session: Session, writes: frozenset[str]
+) -> list[CriterionResult]:
+    """One criterion per task of `scenario` (rules: the module docstring)."""
+    views = turn_views(session)
+    return [_check_task(t, scenario, views, writes, len(meta.tasks)) for t in meta.tasks]
+
+
+def batched(action_groups: Sequence[Sequence[Action]], view_batches: list[list[ToolCall]]) -> bool:
+    """True when each group of gold actions was made within one assistant message."""
+    for group in action_groups:
+        if not any(
+            all(any(same_call(c, a) for c in batch) for a in group) for batch in view_batches
+        ):
+            return False
+    return True
