@@ -70,6 +70,14 @@ def run(
     guard: Annotated[
         bool | None, typer.Option("--guard/--no-guard", help="Wrap tools in the guard.")
     ] = None,
+    perturb: Annotated[
+        str | None,
+        typer.Option(
+            help="Imperfect instructions: missing_arg | shifted_arg | coreference, "
+            "optionally @TURN (as an arm: perturb=KIND[@TURN]).",
+            metavar="KIND[@TURN]",
+        ),
+    ] = None,
     agent_timeout: Annotated[
         float,
         typer.Option(
@@ -142,6 +150,7 @@ def run(
                     faults=faults,
                     drift=drift,
                     guard=guard,
+                    perturb=perturb,
                     agent_timeout=agent_timeout,
                     store=store,
                 )

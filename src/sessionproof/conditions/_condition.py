@@ -3,11 +3,12 @@
 Arm grammar (the `--arm` flag; the arm is named by its spec string)::
 
     ARM := "baseline" | PART (" " PART)*
-    PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "guard"
+    PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "perturb=" KIND["@"TURN] | "guard"
 
 e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`,
 `drift=rename_param:50%@1@book_reservation`,
-`faults=rate_limited:5%,unavailable:5% guard`.
+`faults=rate_limited:5%,unavailable:5% guard`, `perturb=missing_arg`,
+`perturb=coreference@2`.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from ..domains import ToolContext, ToolSource, WrapperToolSource
+from ..domains import DomainSpec, ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
 from ..faults import DriftHooks, DriftPlan, FaultInjector, FaultPlan
 from ..guard import Guard, GuardConfig, VirtualClock, guard_source
-from ..records import ToolCall, ToolResult
+from ..records import Scenario, ToolCall, ToolResult
+from ..users import User
+from ._answering import AnsweringUser
+from ._perturb import PerturbedScenario, PerturbPlan, perturb
 
 SECONDS_PER_CALL = 5.0
 """Virtual time the harness lets pass before each tool call under the guard: an agent's
@@ -39,11 +43,15 @@ class Condition(BaseModel):
     faults: FaultPlan | None = None
     drift: DriftPlan | None = None
     guard: bool = False
+    perturb: PerturbPlan | None = None
+    """Imperfect instructions: the scenario's user side rewritten (see `_perturb`)."""
 
     @property
     def baseline(self) -> bool:
-        """True when nothing is changed: no faults, no drift, no guard."""
-        return self.faults is None and self.drift is None and not self.guard
+        """True when nothing is changed: no faults, no drift, no guard, no perturbation."""
+        return (
+            self.faults is None and self.drift is None and not self.guard and self.perturb is None
+        )
 
 
 def parse_arm(spec: str) -> Condition:
@@ -55,6 +63,7 @@ def parse_arm(spec: str) -> Condition:
         return Condition(name=name)
     faults: FaultPlan | None = None
     drift: DriftPlan | None = None
+    perturbation: PerturbPlan | None = None
     guard = False
     for part in name.split(" "):
         key, eq, value = part.partition("=")
@@ -70,14 +79,19 @@ def parse_arm(spec: str) -> Condition:
             if drift is not None:
                 raise ConfigError(f"arm {spec!r}: drift= is given twice")
             drift = DriftPlan.parse(value)
+        elif key == "perturb" and eq:
+            if perturbation is not None:
+                raise ConfigError(f"arm {spec!r}: perturb= is given twice")
+            perturbation = PerturbPlan.parse(value)
         elif part == "baseline":
             raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
         else:
             raise ConfigError(
                 f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, "
-                "drift=KIND[:P%][@TURN[@TOOL]] and guard, separated by spaces"
+                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN] and guard, separated by "
+                "spaces"
             )
-    return Condition(name=name, faults=faults, drift=drift, guard=guard)
+    return Condition(name=name, faults=faults, drift=drift, guard=guard, perturb=perturbation)
 
 
 class _Ticking(WrapperToolSource):
@@ -108,9 +122,12 @@ class ConditionHooks:
         *,
         prefer_tools: Sequence[str] = (),
         guard_config: GuardConfig | None = None,
+        domain: DomainSpec | None = None,
     ) -> None:
         self.condition = condition
         self.seed = seed
+        self.domain = domain
+        self._perturbed: PerturbedScenario | None = None
         self.drift = DriftHooks(condition.drift, seed, prefer_tools) if condition.drift else None
         self.faults = FaultInjector(condition.faults, seed) if condition.faults else None
         self.guard_config = guard_config
@@ -127,6 +144,20 @@ class ConditionHooks:
             source = _Ticking(guard_source(guard, source), clock)
         return source
 
+    def rewrite(self, scenario: Scenario) -> Scenario:
+        """The scenario the session runs: perturbed when the condition says so."""
+        if self.condition.perturb is None:
+            return scenario
+        self._perturbed = perturb(scenario, self.condition.perturb, self.domain)
+        return self._perturbed.scenario
+
+    def wrap_user(self, user: User) -> User:
+        """The user of a perturbed scenario gives withheld values when asked; else `user`."""
+        found = self._perturbed
+        if found is None or not found.applied:
+            return user
+        return AnsweringUser(found.scenario.user.turns or [], found.answers)
+
 
 def hooks_for(
     condition: Condition,
@@ -134,6 +165,7 @@ def hooks_for(
     *,
     prefer_tools: Sequence[str] = (),
     guard_config: GuardConfig | None = None,
+    domain: DomainSpec | None = None,
 ) -> ConditionHooks:
     """The hooks that make `condition` for one session seeded with `seed`.
 
@@ -141,6 +173,9 @@ def hooks_for(
     `prefer_tools` (e.g. the tools of the scenario's gold actions) steers which tool a drift
     changes, so the drift meets the task; `guard_config` overrides the guard's defaults.
     The guard runs on a virtual clock: backoff and Retry-After cost no wall time and the
-    waits recorded in the trace are reproducible.
+    waits recorded in the trace are reproducible. `domain` (the scenario's) lets a
+    perturbation check that its rewritten gold calls still replay.
     """
-    return ConditionHooks(condition, seed, prefer_tools=prefer_tools, guard_config=guard_config)
+    return ConditionHooks(
+        condition, seed, prefer_tools=prefer_tools, guard_config=guard_config, domain=domain
+    )

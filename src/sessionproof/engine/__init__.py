@@ -2,7 +2,7 @@
 termination rule. It imports neither suites nor scoring: a suite is a `JudgedSuite`
 structurally."""
 
-from ._boundary import NoHooks, SessionHooks
+from ._boundary import NoHooks, ScenarioHooks, SessionHooks
 from ._judge import PREMATURE, Judge, JudgedSuite, with_termination
 from ._loop import (
     DEFAULT_AGENT_TIMEOUT_S,
@@ -34,6 +34,7 @@ __all__ = [
     "NoHooks",
     "Progress",
     "RunPlan",
+    "ScenarioHooks",
     "SessionHooks",
     "SessionList",
     "SessionPlan",

@@ -6,9 +6,11 @@ guard — composed in `conditions`); the engine knows nothing of what the wrappe
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..domains import ToolSource
+from ..records import Scenario
+from ..users import User
 
 
 class SessionHooks(Protocol):
@@ -25,3 +27,17 @@ class NoHooks:
     def wrap(self, source: ToolSource) -> ToolSource:
         """The source unchanged."""
         return source
+
+
+@runtime_checkable
+class ScenarioHooks(Protocol):
+    """Hooks that also change the user side (imperfect instructions): the scenario a session
+    runs and is judged on, and the user who plays it. Optional: the engine checks for it."""
+
+    def rewrite(self, scenario: Scenario) -> Scenario:
+        """The scenario the session runs (called once, before `wrap_user`)."""
+        ...
+
+    def wrap_user(self, user: User) -> User:
+        """The user of the rewritten scenario, given the one the engine would use."""
+        ...

@@ -12,7 +12,7 @@ from typing import Protocol
 from ..agents import Agent
 from ..records import Scenario, Session
 from ..users import InstructionUser, ScriptedUser, SimulatedUser, User
-from ._boundary import NoHooks, SessionHooks
+from ._boundary import NoHooks, ScenarioHooks, SessionHooks
 from ._judge import JudgedSuite
 from ._loop import (
     DEFAULT_AGENT_TIMEOUT_S,
@@ -137,19 +137,24 @@ async def execute_run(
             except asyncio.QueueEmpty:
                 return
             seed = session_seed(plan.seed, scenario.id, trial)
+            hooks = hooks_for(arm, seed, scenario)
+            runs = hooks.rewrite(scenario) if isinstance(hooks, ScenarioHooks) else scenario
+            user = user_for(runs, user_model)
+            if isinstance(hooks, ScenarioHooks):
+                user = hooks.wrap_user(user)
             session_plan = SessionPlan(
                 run_id=plan.run_id,
                 session_id=session_id(scenario.id, trial, arm_index, len(plan.arms)),
-                scenario=scenario,
+                scenario=runs,
                 trial=trial,
                 arm=arm,
                 seed=seed,
                 max_steps=scenario.max_steps or plan.max_steps,
                 max_errors=plan.max_errors,
                 agent_timeout=plan.agent_timeout,
-                hooks=hooks_for(arm, seed, scenario),
+                hooks=hooks,
             )
-            session = await run_session(session_plan, suite, agent, user_for(scenario, user_model))
+            session = await run_session(session_plan, suite, agent, user)
             sink.write_session(session)
             finished.append(session)
             if progress:

@@ -51,13 +51,17 @@ def suite_reference(suite: str | Suite) -> str:
 
 
 def arm_names(
-    arms: list[str], faults: str | None, drift: str | None, guard: bool | None
+    arms: list[str],
+    faults: str | None,
+    drift: str | None,
+    guard: bool | None,
+    perturb: str | None = None,
 ) -> list[str]:
     """The arms a run makes, by their normalised names: `arms` as given, or the one arm that
-    `faults`/`drift`/`guard` spell, or `baseline`. Raises `ConfigError` on a bad or repeated
-    arm, or when both ways are used."""
-    if arms and (faults or drift or guard is not None):
-        raise ConfigError("use either --arm or --faults/--drift/--guard, not both")
+    `faults`/`drift`/`guard`/`perturb` spell, or `baseline`. Raises `ConfigError` on a bad
+    or repeated arm, or when both ways are used."""
+    if arms and (faults or drift or guard is not None or perturb):
+        raise ConfigError("use either --arm or --faults/--drift/--guard/--perturb, not both")
     if arms:
         names = [parse_arm(a).name for a in arms]  # normalised, and junk fails fast
         if len(set(names)) != len(names):
@@ -66,6 +70,8 @@ def arm_names(
     parts = [f"faults={faults}"] if faults else []
     if drift:
         parts.append(f"drift={drift}")
+    if perturb:
+        parts.append(f"perturb={perturb}")
     if guard:
         parts.append("guard")
     return [parse_arm(" ".join(parts) or "baseline").name]
@@ -116,6 +122,9 @@ class RunConfig(BaseModel):
     """Schema drift `KIND[:P%][@TURN[@TOOL]]` of the single arm."""
     guard: bool | None = None
     """Wrap the single arm's tools in the guard."""
+    perturb: str | None = None
+    """Imperfect instructions of the single arm: `missing_arg`, `shifted_arg` or
+    `coreference`, optionally `@TURN`."""
     agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S
     """Seconds one agent decision may take; past it the session ends as a `timeout` agent
     error."""
@@ -147,13 +156,13 @@ class RunConfig(BaseModel):
 
     @model_validator(mode="after")
     def _arms_parse(self) -> RunConfig:
-        arm_names(self.arms, self.faults, self.drift, self.guard)  # fails fast on junk
+        arm_names(self.arms, self.faults, self.drift, self.guard, self.perturb)  # fails fast
         return self
 
     @property
     def arm_names(self) -> list[str]:
         """The arms this run makes, normalised (`["baseline"]` when none is named)."""
-        return arm_names(self.arms, self.faults, self.drift, self.guard)
+        return arm_names(self.arms, self.faults, self.drift, self.guard, self.perturb)
 
     @property
     def workers(self) -> int:

@@ -29,6 +29,7 @@ RESUME_KEEPS = (
     "faults",
     "drift",
     "guard",
+    "perturb",
     "agent_timeout",
 )
 """Settings a resumed run takes from its manifest: asking for one on resume is an error."""

@@ -20,8 +20,9 @@ StartHook = Callable[[RunStart], None]
 """Told once, when the run is recorded and about to execute (the CLI prints a line)."""
 
 
-def hooks_factory(arms: Sequence[str]) -> HooksFactory | None:
-    """The engine's hooks for each arm's condition; None for a baseline-only run."""
+def hooks_factory(arms: Sequence[str], suite: Suite | None = None) -> HooksFactory | None:
+    """The engine's hooks for each arm's condition; None for a baseline-only run. `suite`
+    gives a perturbation the scenario's domain (to check its rewritten gold calls)."""
     if list(arms) == ["baseline"]:
         return None
     from ..conditions import hooks_for, parse_arm
@@ -31,7 +32,11 @@ def hooks_factory(arms: Sequence[str]) -> HooksFactory | None:
     def make(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
         # Drift lands on a tool the task uses, so it meets the agent's path.
         gold_tools = [a.tool for a in scenario.criteria.gold_actions]
-        return hooks_for(conditions[arm], seed, prefer_tools=gold_tools)
+        condition = conditions[arm]
+        domain = None
+        if condition.perturb is not None and suite is not None:
+            domain = suite.domain_for(scenario)
+        return hooks_for(condition, seed, prefer_tools=gold_tools, domain=domain)
 
     return make
 
@@ -163,7 +168,7 @@ async def _sessions(
     sink: Store | SessionList,
     progress: Progress | None,
 ) -> list[Session]:
-    hooks = hooks_factory(plan.arms)
+    hooks = hooks_factory(plan.arms, loaded)
     if hooks is None:
         return await execute_run(loaded, agent, plan, sink, user_model=user, progress=progress)
     return await execute_run(

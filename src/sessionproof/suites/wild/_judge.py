@@ -6,7 +6,7 @@ add one). A task passes when, within its turns:
   write was made;
 - every gold read was made successfully with the gold arguments in this task or before it
   (a read whose answer is already in the context need not be repeated);
-- a chat task made no call at all;
+- a chat task made no call but its gold ones (it has none unless a perturbation moved one in);
 - when the next task's gold calls need a value the user withholds until asked
   (`Action.ask_first`), the agent asked (a reply with a question mark) and did not make
   such a call yet (a guess);
@@ -102,19 +102,30 @@ def _check_task(
         elif not any(ok and same_call(c, action) for c, ok in before + mine):
             problems.append(f"missing read {action.tool}{action.args}")
     problems += [f"extra write {c.name}{c.arguments}" for c, _ in unmatched]
-    if label.type is TaskType.chat and mine:
-        problems.append(f"{len(mine)} call(s) in a chat task")
-    asked_for = [
-        a for a in scenario.criteria.gold_actions if a.ask_first and a.turn == turns[-1] + 1
-    ]
-    if asked_for:
-        texts = [t for turn in turns for t in views.get(turn, TurnView()).texts]
-        if not any("?" in t for t in texts):
+    if label.type is TaskType.chat:
+        # Only a perturbation (a withheld value given now) puts gold calls in a chat turn.
+        stray = [c for c, _ in mine if not any(same_call(c, a) for a in gold)]
+        if stray:
+            problems.append(f"{len(stray)} call(s) in a chat task")
+    for turn in turns:
+        # A value the user withholds until asked, needed at the next turn: ask, don't guess.
+        asked_for = [
+            a for a in scenario.criteria.gold_actions if a.ask_first and a.turn == turn + 1
+        ]
+        if not asked_for:
+            continue
+        view = views.get(turn, TurnView())
+        if not any("?" in t for t in view.texts):
             problems.append(
                 "did not ask for " + ", ".join(n for a in asked_for for n in a.ask_first)
             )
-        guesses = [c.name for c, _ in mine if any(c.name == a.tool for a in asked_for)]
-        problems += [f"guessed {name} before being told" for name in guesses]
+        tools = {a.tool for a in asked_for}
+        guesses = [
+            c
+            for c, _ in view.calls
+            if c.name in tools and not any(same_call(c, a) for a in gold)  # gold: not a guess
+        ]
+        problems += [f"guessed {c.name} before being told" for c in guesses]
     said = normalise_text(
         "\n".join(t for turn, v in views.items() if turn >= turns[0] for t in v.texts)
     )
