@@ -35,10 +35,11 @@ def test_the_arm_grammar_reads_a_perturbation_and_refuses_junk() -> None:
     condition = parse_arm("perturb=missing_arg@2 guard")
     assert condition.perturb == PerturbPlan(kind="missing_arg", turn=2)
     assert condition.guard and not condition.baseline
-    assert parse_arm("perturb=coreference").perturb == PerturbPlan(kind="coreference", turn=0)
+    assert parse_arm("perturb=coreference").perturb == PerturbPlan(kind="coreference", turn=1)
     for bad, says in [
         ("perturb=typo", "unknown perturbation 'typo'"),
         ("perturb=missing_arg@x", "@TURN must be"),
+        ("perturb=missing_arg@0", "counted from 1"),
         ("perturb=coreference perturb=shifted_arg", "given twice"),
     ]:
         with pytest.raises(ConfigError, match=says) as caught:
@@ -46,7 +47,7 @@ def test_the_arm_grammar_reads_a_perturbation_and_refuses_junk() -> None:
         assert "\n" not in str(caught.value)
     with pytest.raises(ConfigError, match="not both"):
         runs.RunConfig(arms=["baseline"], perturb="missing_arg")
-    assert runs.RunConfig(perturb="missing_arg@1").arm_names == ["perturb=missing_arg@1"]
+    assert runs.RunConfig(perturb="missing_arg@2").arm_names == ["perturb=missing_arg@2"]
 
 
 def test_missing_arg_withholds_a_value_moves_its_call_and_forbids_the_guess() -> None:
@@ -95,7 +96,7 @@ def test_oracle_asks_and_the_guessing_agent_fails_the_perturbed_arm() -> None:
 
 def test_oracle_scores_one_on_every_perturbation_of_the_wild_suite() -> None:
     arms = ["baseline", MISSING, "perturb=missing_arg@2", "perturb=shifted_arg"]
-    arms += ["perturb=coreference@1"]
+    arms += ["perturb=coreference@2"]
     out = _arms("wild", "oracle", arms)
     for arm in arms:
         assert out["arms"][arm]["session_accuracy"] == 1.0, arm
@@ -104,8 +105,8 @@ def test_oracle_scores_one_on_every_perturbation_of_the_wild_suite() -> None:
 
 
 def test_guessing_fails_the_withheld_task_in_the_wild_breakdowns() -> None:
-    out = _arms("wild", GUESSES, ["baseline", "perturb=missing_arg@1"])
-    base, hit = out["arms"]["baseline"], out["arms"]["perturb=missing_arg@1"]
+    out = _arms("wild", GUESSES, ["baseline", "perturb=missing_arg@2"])
+    base, hit = out["arms"]["baseline"], out["arms"]["perturb=missing_arg@2"]
     assert hit["session_accuracy"] < base["session_accuracy"]
     (paired,) = out["paired"]
     assert paired["difference"] < 0 and paired["only_b"] == 0
@@ -137,7 +138,7 @@ def test_shifted_arg_changes_a_value_said_earlier_and_the_gold_follows() -> None
 
 def test_coreference_says_that_one_instead_of_repeating_a_value() -> None:
     suite = load_suite("wild")
-    plan = PerturbPlan(kind="coreference", turn=1)
+    plan = PerturbPlan(kind="coreference", turn=2)
     before, out = next((s, out) for s in suite.scenarios if (out := perturb(s, plan)).applied)
     assert out.scenario.criteria == before.criteria
     changed = [

@@ -14,9 +14,9 @@ rewrites a scripted scenario's user side and its criteria.
 - `coreference`: a later turn that repeats a value said earlier says "that one" instead;
   the criteria stay as they were.
 
-`@TURN` picks the first target at or after that 0-based user turn (default 0). A scenario
-without a target (or without scripted turns) runs unchanged: `PerturbedScenario.applied`
-says whether it was rewritten.
+`@TURN` picks the first target at or after that user turn (1-based, as drift's; default 1).
+A scenario without a target (or without scripted turns) runs unchanged:
+`PerturbedScenario.applied` says whether it was rewritten.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ class PerturbPlan(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: PerturbKind
-    turn: int = 0
+    turn: int = 1
+    """The 1-based user turn from which a target is looked for (as drift's `@TURN`)."""
 
     @classmethod
     def parse(cls, spec: str) -> PerturbPlan:
@@ -55,9 +56,9 @@ class PerturbPlan(BaseModel):
             raise ConfigError(
                 f"unknown perturbation {kind!r}; use one of {', '.join(PERTURB_KINDS)}[@TURN]"
             )
-        if at and not (turn.isdigit()):
-            raise ConfigError(f"perturbation {spec!r}: @TURN must be a 0-based turn number")
-        return cls(kind=kind, turn=int(turn) if at else 0)  # type: ignore[arg-type]
+        if at and not (turn.isdigit() and int(turn) >= 1):
+            raise ConfigError(f"perturbation {spec!r}: @TURN must be a user turn, counted from 1")
+        return cls(kind=kind, turn=int(turn) if at else 1)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -197,11 +198,12 @@ def perturb(
     turns = list(scenario.user.turns or [])
     if not turns:
         return PerturbedScenario(scenario)
+    start = plan.turn - 1  # the engine counts turns from 0
     found: Any
     if plan.kind == "missing_arg":
-        found = _missing_arg(scenario, turns, plan.turn)
+        found = _missing_arg(scenario, turns, start)
     elif plan.kind == "shifted_arg":
-        found = _shifted_arg(scenario, turns, plan.turn, spec)
+        found = _shifted_arg(scenario, turns, start, spec)
     else:
-        found = _coreference(scenario, turns, plan.turn)
+        found = _coreference(scenario, turns, start)
     return found if found is not None else PerturbedScenario(scenario)
