@@ -3,6 +3,7 @@
 from ._format import pct, pct_range
 from ._metrics import render_metric_definitions, render_metrics, sparkline
 from ._terminal import render_definitions, render_summary, render_table, render_transcript
+from ._turns import turns_table
 
 __all__ = [
     "pct",
@@ -14,4 +15,5 @@ __all__ = [
     "render_table",
     "render_transcript",
     "sparkline",
+    "turns_table",
 ]
