@@ -138,6 +138,13 @@ def test_cli_prints_both_readings_and_the_json_defines_them(tmp_path: Path) -> N
     metrics = cli.invoke(app, ["show", data["run_id"], "--store", str(store), "--metrics"])
     assert metrics.exit_code == 0, metrics.output
     assert "gold prefix" in metrics.output and "turn_accuracy_gold_prefix" in metrics.output
+    # The metrics find the per-turn scenarios the gold-prefix run ran (not the whole ones).
+    shown_json = cli.invoke(
+        app, ["show", data["run_id"], "--store", str(store), "--metrics", "--json"]
+    )
+    found = json.loads(shown_json.stdout)
+    assert found["arms"]["baseline"]["scenarios_missing"] == []
+    assert found["arms"]["baseline"]["turns"]["gold_prefix"]
     bad = cli.invoke(app, [*base, "--model", "oracle", "--reading", "sideways"])
     # main() prints a ConfigError as one line; the app raises it.
     assert isinstance(bad.exception, ConfigError)

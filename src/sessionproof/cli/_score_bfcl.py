@@ -16,7 +16,13 @@ from ..suites.bfcl import BfclScore
 
 
 def _table(score: BfclScore) -> Table:
-    table = Table(title="BFCL AST verdicts (parallel calls paired optimally)")
+    multi_turn = any(name.startswith("multi_turn") for name in score.categories)
+    title = (
+        "BFCL multi-turn verdicts (BFCL's checker semantics)"
+        if multi_turn
+        else "BFCL AST verdicts (parallel calls paired optimally)"
+    )
+    table = Table(title=title)
     for column in ("category", "n", "accuracy", "95% CI", "BFCL greedy", "top errors"):
         table.add_column(
             column, justify="left" if column in ("category", "top errors") else "right"
