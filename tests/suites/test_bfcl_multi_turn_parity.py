@@ -101,3 +101,32 @@ def test_calls_parse_without_eval_and_run_on_bfcls_classes() -> None:
     assert world.execute("nope(").startswith("Error during execution: ")
     expected = "mv(source='a', destination='b')"
     assert call_string("mv", {"source": "a", "destination": "b"}) == expected
+
+
+def test_cli_strict_empty_turns_flag(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sessionproof.cli import app
+
+    questions, answers = _files("multi_turn_miss_param")
+    rows = [
+        r
+        for r in _verdicts("multi_turn_miss_param")
+        if r["variant"] == "calls_in_clarification_turns"
+    ]
+    given = tmp_path / "in.jsonl"
+    given.write_text(
+        "".join(
+            json.dumps({"id": r["id"], "model_output_decoded": r["model_output_decoded"]}) + "\n"
+            for r in rows
+        )
+    )
+    valid = {}
+    for flag in ([], ["--strict-empty-turns"]):
+        out = tmp_path / f"out{len(flag)}.jsonl"
+        args = ["score", str(given), "--format", "bfcl", "--questions", str(questions)]
+        done = CliRunner().invoke(app, [*args, "--answers", str(answers), "-o", str(out), *flag])
+        assert done.exit_code == 0, done.output
+        valid[bool(flag)] = [json.loads(line)["valid"] for line in out.read_text().splitlines()]
+    assert all(valid[False]) and len(valid[False]) == len(rows)
+    assert not any(valid[True])

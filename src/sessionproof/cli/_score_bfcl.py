@@ -45,7 +45,13 @@ def _table(score: BfclScore) -> Table:
 
 
 def score_bfcl_command(
-    path: Path, questions: Path | None, answers: Path | None, output: Path | None, as_json: bool
+    path: Path,
+    questions: Path | None,
+    answers: Path | None,
+    output: Path | None,
+    as_json: bool,
+    *,
+    strict_empty_turns: bool = False,
 ) -> int:
     """Score `path` against BFCL questions/answers; print a table or (`as_json`) a summary.
 
@@ -54,7 +60,14 @@ def score_bfcl_command(
     a file cannot be read or written or holds no model output, `ConfigError` when `output`
     is one of the input files or `questions` / `answers` is missing.
     """
-    report = runs.score(path, fmt="bfcl", questions=questions, answers=answers, output=output)
+    report = runs.score(
+        path,
+        fmt="bfcl",
+        questions=questions,
+        answers=answers,
+        output=output,
+        strict_empty_turns=strict_empty_turns,
+    )
     if not isinstance(report, runs.BfclReport):
         raise TypeError("transcripts are scored by score_tau_command")
     score = report.score
