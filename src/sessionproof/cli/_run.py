@@ -86,6 +86,15 @@ def run(
             metavar="SECONDS",
         ),
     ] = DEFAULT_AGENT_TIMEOUT_S,
+    reading: Annotated[
+        str,
+        typer.Option(
+            help="How multi-turn sessions are read: own (each from its first turn, on the "
+            "agent's own history) or gold-prefix (each turn its own session, started from the "
+            "gold history of the turns before it).",
+            metavar="own|gold-prefix",
+        ),
+    ] = "own",
     no_report: NoReportOpt = False,
     otlp_endpoint: Annotated[
         str | None,
@@ -153,6 +162,7 @@ def run(
                     perturb=perturb,
                     agent_timeout=agent_timeout,
                     store=store,
+                    reading=reading,
                 )
                 report = runs.run(config, progress, on_start=announce, argv=sys.argv[1:])
     except KeyboardInterrupt:
@@ -194,6 +204,13 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
     render_summary(out_console, f"run {report.run_id}", report.summary)
     for arm, tables in report.breakdowns.items():
         render_breakdowns(out_console, tables, f"arm {arm}")
+    if report.turns is not None:
+        from ..report import turns_table
+        from ..scoring import TURN_DEFINITIONS
+
+        out_console.print(turns_table(report.turns))
+        for name, text in TURN_DEFINITIONS.items():
+            out_console.print(f"[bold]{escape(name)}[/]: {escape(text)}", highlight=False)
     store = report.store or ""
     out_console.print(
         f"stored in {escape(store)}; details: "

@@ -28,6 +28,13 @@ def score(
     judge: Annotated[str | None, typer.Option(help="Judge model for NL assertions.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    strict_empty_turns: Annotated[
+        bool,
+        typer.Option(
+            help="BFCL multi-turn: also fail a call made in a turn whose gold is empty (BFCL "
+            "2026.3.23 does not check this)."
+        ),
+    ] = False,
     no_report: NoReportOpt = False,
 ) -> None:
     """Judge recorded sessions offline and report agreement with the file's own verdicts.
@@ -44,7 +51,9 @@ def score(
     if fmt == "bfcl":
         from ._score_bfcl import score_bfcl_command
 
-        code = score_bfcl_command(path, questions, answers, output, as_json)
+        code = score_bfcl_command(
+            path, questions, answers, output, as_json, strict_empty_turns=strict_empty_turns
+        )
     else:
         from ._score_tau import score_tau_command
 

@@ -16,7 +16,13 @@ from ..suites.bfcl import BfclScore
 
 
 def _table(score: BfclScore) -> Table:
-    table = Table(title="BFCL AST verdicts (parallel calls paired optimally)")
+    multi_turn = any(name.startswith("multi_turn") for name in score.categories)
+    title = (
+        "BFCL multi-turn verdicts (BFCL's checker semantics)"
+        if multi_turn
+        else "BFCL AST verdicts (parallel calls paired optimally)"
+    )
+    table = Table(title=title)
     for column in ("category", "n", "accuracy", "95% CI", "BFCL greedy", "top errors"):
         table.add_column(
             column, justify="left" if column in ("category", "top errors") else "right"
@@ -39,7 +45,13 @@ def _table(score: BfclScore) -> Table:
 
 
 def score_bfcl_command(
-    path: Path, questions: Path | None, answers: Path | None, output: Path | None, as_json: bool
+    path: Path,
+    questions: Path | None,
+    answers: Path | None,
+    output: Path | None,
+    as_json: bool,
+    *,
+    strict_empty_turns: bool = False,
 ) -> int:
     """Score `path` against BFCL questions/answers; print a table or (`as_json`) a summary.
 
@@ -48,7 +60,14 @@ def score_bfcl_command(
     a file cannot be read or written or holds no model output, `ConfigError` when `output`
     is one of the input files or `questions` / `answers` is missing.
     """
-    report = runs.score(path, fmt="bfcl", questions=questions, answers=answers, output=output)
+    report = runs.score(
+        path,
+        fmt="bfcl",
+        questions=questions,
+        answers=answers,
+        output=output,
+        strict_empty_turns=strict_empty_turns,
+    )
     if not isinstance(report, runs.BfclReport):
         raise TypeError("transcripts are scored by score_tau_command")
     score = report.score

@@ -51,4 +51,5 @@ def with_termination(outcome: Outcome, termination: TerminationReason) -> Outcom
         success=outcome.success and not premature,
         reward=0.0 if premature else outcome.reward,
         criteria=[check, *outcome.criteria],
+        turns=outcome.turns,
     )

@@ -42,6 +42,9 @@ DEFAULT_AGENT_TIMEOUT_S = 600.0
 """Seconds one agent decision may take before the session ends as a `timeout` agent error."""
 
 
+GOLD_PREFIX_REPLY = "Done."
+"""The reply that closes each replayed turn of a gold prefix (as the oracle closes a turn)."""
+
 _MESSAGES = TypeAdapter(list[Message])
 
 
@@ -234,9 +237,38 @@ class _SessionRun:
             if not response.message.tool_calls:
                 return None
 
+    async def _gold_prefix(self, start: int) -> None:
+        """Replay the gold history of the turns before `start` (the gold-prefix reading):
+        each turn's user message, its gold actions run on the bare domain (no faults, drift
+        or guard: the prefix is the reference, not a session under test), a closing reply.
+
+        Nothing of it is recorded as events: the trace holds only what the agent did.
+        """
+        scenario = self.plan.scenario
+        turns = scenario.user.turns or []
+        for turn in range(start):
+            self.rec.turn = turn
+            if turn < len(turns) and turns[turn]:
+                self.conversation.append(Message.user(turns[turn]))
+            calls = [
+                ToolCall(id=f"gold-{turn}-{i}", name=a.tool, arguments=dict(a.args))
+                for i, a in enumerate(
+                    a for a in scenario.criteria.gold_actions if (a.turn or 0) == turn
+                )
+            ]
+            if calls:
+                self.conversation.append(Message.assistant(None, calls))
+                for call in calls:
+                    result = await self.domain.call_tool(call, self._context())
+                    self.conversation.append(Message.tool(result))
+            self.conversation.append(Message.assistant(GOLD_PREFIX_REPLY))
+        self.rec.turn = start
+
     async def run(self) -> tuple[Session, Domain[Any]]:
         started = time.time()
         try:
+            if self.plan.scenario.start_turn:
+                await self._gold_prefix(self.plan.scenario.start_turn)
             while True:
                 end = await self._turn()
                 if end:

@@ -24,7 +24,7 @@ from ._events import (
     parse_event,
 )
 from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
-from ._outcome import CriterionResult, Outcome
+from ._outcome import CriterionResult, Outcome, TurnResult
 from ._payloads import (
     AgentError,
     Decision,
@@ -78,6 +78,7 @@ __all__ = [
     "ToolResult",
     "ToolResultEvent",
     "ToolSpec",
+    "TurnResult",
     "Usage",
     "UserMessageEvent",
     "UserSpec",

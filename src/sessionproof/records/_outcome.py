@@ -17,6 +17,26 @@ class CriterionResult(BaseModel):
     evidence: str = ""
 
 
+class TurnResult(BaseModel):
+    """One scripted user turn's verdict, for a scenario with per-turn criteria."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int
+    """0-based index of the user turn."""
+    passed: bool | None
+    """None when the turn could not be judged (never counted as passed)."""
+    gold_prefix: bool = False
+    """True when the session started at this turn from the gold history of the turns before
+    it (the gold-prefix reading); False: judged on the agent's own history."""
+    evidence: str = ""
+
+
+def _empty(value: object) -> bool:
+    # Left out of dumps while empty, so outcomes stored before the field dump as they did.
+    return not value
+
+
 class Outcome(BaseModel):
     """The verdict of one session."""
 
@@ -25,6 +45,8 @@ class Outcome(BaseModel):
     success: bool
     reward: float
     criteria: list[CriterionResult] = Field(default_factory=list)
+    turns: list[TurnResult] = Field(default_factory=list, exclude_if=_empty)
+    """Per-turn verdicts, when the scenario's criteria are per turn (`Criteria.per_turn`)."""
 
     def criterion(self, name: str) -> CriterionResult | None:
         """The result of criterion `name`, if it was judged."""

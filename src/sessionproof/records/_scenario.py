@@ -100,6 +100,10 @@ class Criteria(BaseModel):
     items by index) -> the value it must have."""
     expected_calls: list[ExpectedCall] = Field(default_factory=list, exclude_if=_empty)
     """Calls the session must contain (each matched by some call, in any order)."""
+    per_turn: bool = Field(default=False, exclude_if=_empty)
+    """The suite's evaluator judges every scripted user turn on its own (`Outcome.turns`),
+    and each gold action names its turn (`Action.turn`): the scenario then has per-turn
+    accuracy in both readings (own history, and from a gold prefix: `Scenario.start_turn`)."""
 
 
 class UserSpec(BaseModel):
@@ -140,6 +144,11 @@ class Scenario(BaseModel):
     """The DB this scenario starts from, replacing its domain's default initial state
     (domains with a typed DB only)."""
     criteria: Criteria = Field(default_factory=Criteria)
+    start_turn: int | None = Field(default=None, ge=0, exclude_if=_unset)
+    """Gold-prefix reading: the session starts at this user turn, after the engine has
+    replayed the gold history of the turns before it (each turn's user message, its gold
+    actions run on the domain, a closing reply); only this turn is the agent's and judged.
+    None: the session starts at the first turn (the agent's own history)."""
     max_steps: int | None = Field(default=None, ge=1)
     """Overrides the run's step limit for this scenario (at least 1; None: the run's)."""
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -4,6 +4,7 @@ from ._breakdowns import render_breakdowns
 from ._format import pct, pct_range
 from ._metrics import render_metric_definitions, render_metrics, sparkline
 from ._terminal import render_definitions, render_summary, render_table, render_transcript
+from ._turns import turns_table
 
 __all__ = [
     "pct",
@@ -16,4 +17,5 @@ __all__ = [
     "render_table",
     "render_transcript",
     "sparkline",
+    "turns_table",
 ]

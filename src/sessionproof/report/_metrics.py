@@ -11,6 +11,7 @@ from rich.table import Table
 from ..scoring import MetricsReport, NeedBucket, SurvivalPoint
 from ..scoring.stats import Interval
 from ._format import pct, pct_range
+from ._turns import turns_table
 
 _BARS = "▁▂▃▄▅▆▇█"
 _MAX_ROWS = 12
@@ -209,6 +210,8 @@ def render_metrics(
     tables: list[Table | None] = [_calls(report), _recovery(report)]
     tables += _survival(report)
     tables += _sources(report)
+    if report.turns is not None:
+        tables.append(turns_table(report.turns))
     for table in tables:
         if table is not None:
             console.print(table)

@@ -19,6 +19,10 @@ ToolMode = Literal["native", "prompted", "auto"]
 
 TOOL_MODES: tuple[ToolMode, ...] = ("native", "prompted", "auto")
 
+Reading = Literal["own", "gold-prefix"]
+"""How multi-turn sessions are read: each from its first turn on the agent's own history, or
+each per-turn scenario split into one session per turn started from the gold prefix."""
+
 LOCAL_CONCURRENCY = 1
 """Sessions at once for a local model: one embedded llama.cpp server serves one at a time."""
 REMOTE_CONCURRENCY = 4
@@ -130,6 +134,9 @@ class RunConfig(BaseModel):
     error."""
     store: Path | None = None
     """DuckDB store file; None keeps the sessions in memory only (nothing to resume)."""
+    reading: Reading = "own"
+    """`gold-prefix`: every scenario with per-turn criteria runs once per turn, from the gold
+    history of the turns before it (`suites.gold_prefix_suite`); `own`: as written."""
 
     def __init__(self, **data: Any) -> None:
         """Validate; a bad value raises `ConfigError` naming the field."""
@@ -143,6 +150,13 @@ class RunConfig(BaseModel):
     def _known_tool_mode(cls, value: object) -> object:
         if value not in TOOL_MODES:
             raise ConfigError(f"--tool-mode must be native, prompted or auto, not {value!r}")
+        return value
+
+    @field_validator("reading", mode="before")
+    @classmethod
+    def _known_reading(cls, value: object) -> object:
+        if value not in ("own", "gold-prefix"):
+            raise ConfigError(f"--reading must be own or gold-prefix, not {value!r}")
         return value
 
     @field_validator("agent_timeout")

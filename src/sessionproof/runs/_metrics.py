@@ -15,7 +15,7 @@ from ..importers import import_file
 from ..records import Scenario, Session
 from ..scoring import ALL_METRIC_DEFINITIONS, Breakdowns, MetricsReport, run_metrics
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store
-from ..suites import load_suite
+from ..suites import gold_prefix_suite, load_suite
 
 DomainFor = Callable[[Scenario], DomainSpec]
 """How to get a scenario's domain."""
@@ -113,6 +113,8 @@ def scenarios_for(
         return found, _by_domain_name, f"re-read from {path}"
     try:
         suite = load_suite(manifest.suite).limited(manifest.limit)
+        if manifest.options.get("reading") == "gold-prefix":
+            suite = gold_prefix_suite(suite)  # the per-turn scenarios the run ran
     except SessionproofError as exc:
         return {}, _by_domain_name, f"suite {manifest.suite!r} cannot be loaded: {exc}"
     note = f"suite {manifest.suite}"

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import Session
-from ..scoring import ArmsReport, Breakdowns, RunSummary
+from ..scoring import TURN_DEFINITIONS, ArmsReport, Breakdowns, RunSummary, TurnReport
 from ..store import RunStatus
 
 
@@ -45,6 +45,8 @@ class RunReport(BaseModel):
     """Over every session of the run (the resumed ones too)."""
     comparison: ArmsReport | None = None
     """Per-arm summaries, recovery, drift tolerance and paired differences (several arms)."""
+    turns: TurnReport | None = None
+    """Per-turn accuracy in both readings, when the suite has per-turn criteria."""
     sessions: list[Session] = Field(default_factory=list, repr=False)
     """The sessions this call ran, in the order they finished (a resume's earlier sessions
     are in the store, not here)."""
@@ -55,6 +57,16 @@ class RunReport(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The `sessionproof run --json` object: the summary (or, with several arms, each arm
         and the paired differences), the run id and the store."""
+        turns = (
+            {}
+            if self.turns is None
+            else {
+                "turns": {
+                    **self.turns.model_dump(mode="json"),
+                    "definitions": dict(TURN_DEFINITIONS),
+                }
+            }
+        )
         if self.comparison is not None:
             return {
                 "run_id": self.run_id,
@@ -68,6 +80,7 @@ class RunReport(BaseModel):
                 },
                 "paired": [p.model_dump(mode="json") for p in self.comparison.paired],
                 "store": self.store,
+                **turns,
             }
         return {
             "run_id": self.run_id,
@@ -75,6 +88,7 @@ class RunReport(BaseModel):
             "resumed_sessions": self.resumed_sessions,
             "store": self.store,
             **self._breakdowns_json(self.arms[0] if self.arms else ""),
+            **turns,
         }
 
     def _breakdowns_json(self, arm: str) -> dict[str, Any]:

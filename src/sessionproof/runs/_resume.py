@@ -31,6 +31,7 @@ RESUME_KEEPS = (
     "guard",
     "perturb",
     "agent_timeout",
+    "reading",
 )
 """Settings a resumed run takes from its manifest: asking for one on resume is an error."""
 
@@ -109,6 +110,7 @@ def resumed_config(
         arms=list(manifest.arms) or ["baseline"],
         agent_timeout=float(options.get("agent_timeout", DEFAULT_AGENT_TIMEOUT_S)),
         store=store,
+        reading=str(options.get("reading", "own")),
     )
 
 
@@ -142,7 +144,7 @@ async def aresume(
             suite=suite,
             concurrency=concurrency,
         )
-        loaded = load(config.suite, config.limit)
+        loaded = load(config.suite, config.limit, config.reading)
         if loaded.content_hash() != manifest.suite_hash:
             raise ConfigError(
                 f"suite {manifest.suite!r} changed since run {manifest.run_id} started; "

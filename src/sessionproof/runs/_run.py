@@ -10,9 +10,9 @@ from pathlib import Path
 from ..agents import Agent, display_spec, plays_users
 from ..engine import HooksFactory, Progress, RunPlan, SessionHooks, SessionList, execute_run
 from ..records import Scenario, Session
-from ..scoring import compare_arms, summarize
+from ..scoring import compare_arms, summarize, turn_report
 from ..store import RunManifest, Store, new_run_id, recorded_run
-from ..suites import Suite, load_suite
+from ..suites import Suite, gold_prefix_suite, has_per_turn_criteria, load_suite
 from ._config import RunConfig, model_name, suite_reference
 from ._results import RunReport, RunStart
 
@@ -41,9 +41,11 @@ def hooks_factory(arms: Sequence[str], suite: Suite | None = None) -> HooksFacto
     return make
 
 
-def load(suite: str | Suite, limit: int | None) -> Suite:
-    """The suite a config names, cut to its first `limit` scenarios."""
-    return (load_suite(suite) if isinstance(suite, str) else suite).limited(limit)
+def load(suite: str | Suite, limit: int | None, reading: str = "own") -> Suite:
+    """The suite a config names, cut to its first `limit` scenarios, in `reading` (the
+    gold-prefix reading splits each per-turn scenario into one scenario per turn)."""
+    loaded = (load_suite(suite) if isinstance(suite, str) else suite).limited(limit)
+    return gold_prefix_suite(loaded) if reading == "gold-prefix" else loaded
 
 
 @contextlib.asynccontextmanager
@@ -94,7 +96,12 @@ def new_manifest(
         max_steps=config.max_steps,
         limit=config.limit,
         concurrency=config.workers,
-        options={"tool_mode": config.tool_mode, "agent_timeout": config.agent_timeout},
+        options={
+            "tool_mode": config.tool_mode,
+            "agent_timeout": config.agent_timeout,
+            # Only when asked for, so manifests of ordinary runs stay as they were.
+            **({"reading": config.reading} if config.reading != "own" else {}),
+        },
         scenario_ids=[s.id for s in loaded.scenarios],
         argv=list(argv or []),
     )
@@ -108,7 +115,7 @@ async def arun(
     argv: Sequence[str] | None = None,
 ) -> RunReport:
     """Async form of `run`."""
-    loaded = load(config.suite, config.limit)
+    loaded = load(config.suite, config.limit, config.reading)
     if config.store is None:
         return await _in_memory(config, loaded, progress, on_start)
     manifest = new_manifest(config, loaded, argv)
@@ -198,7 +205,10 @@ async def execute(
             if on_start is not None:
                 on_start(_start(config, manifest.run_id, loaded, len(plan.skip)))
             finished = await _sessions(agent, user, loaded, plan, db, progress)
-    report = report_stored(db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished)
+    per_turn = any(has_per_turn_criteria(s) for s in loaded.scenarios)
+    report = report_stored(
+        db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, per_turn=per_turn
+    )
     return with_breakdowns(report, loaded, db.load_sessions(manifest.run_id))
 
 
@@ -219,8 +229,11 @@ def report_stored(
     store: Path | None,
     resumed: int,
     finished: list[Session],
+    *,
+    per_turn: bool = False,
 ) -> RunReport:
-    """The report of a stored run: its summary over every session, arms compared."""
+    """The report of a stored run: its summary over every session, arms compared, and (when
+    `per_turn`: the suite has per-turn criteria) per-turn accuracy in both readings."""
     rows = db.session_rows(run_id)
     comparison = None
     if len(arms) > 1:
@@ -234,6 +247,7 @@ def report_stored(
         resumed_sessions=resumed,
         summary=summarize(rows),
         comparison=comparison,
+        turns=turn_report(db.load_sessions(run_id)) if per_turn else None,
         sessions=finished,
     )
 
@@ -259,6 +273,7 @@ async def _in_memory(
         arms=plan.arms,
         summary=summarize(sessions),
         comparison=comparison,
+        turns=turn_report(sessions),
         sessions=sessions,
     )
     return with_breakdowns(report, loaded, sessions)

@@ -74,6 +74,7 @@ def score(
     answers: str | Path | None = None,
     output: str | Path | None = None,
     argv: Sequence[str] | None = None,
+    strict_empty_turns: bool = False,
 ) -> ScoreReport | BfclReport:
     """Judge the recorded sessions of `path` offline.
 
@@ -81,7 +82,9 @@ def score(
     session's tool calls replayed into its domain and judged like a live run; they are stored
     as a `score` run in `store` (None: not stored) and the report says how our verdicts agree
     with the file's own. BFCL outputs (`fmt="bfcl"`, with `questions` and `answers`) are
-    matched with BFCL's AST semantics, one verdict per line written to `output` if given.
+    matched with BFCL's AST semantics (multi-turn files with BFCL's multi-turn checker
+    semantics; `strict_empty_turns` also fails calls in turns whose gold is empty), one
+    verdict per line written to `output` if given.
     Raises `ConfigError` for bad options, `InputFileError` for a file that cannot be used.
     """
     if fmt not in SCORE_FORMATS:
@@ -90,7 +93,9 @@ def score(
         if questions is None or answers is None:
             raise ConfigError("--format bfcl needs --questions and --answers")
         out = None if output is None else Path(output)
-        result = score_bfcl_file(Path(path), Path(questions), Path(answers), out)
+        result = score_bfcl_file(
+            Path(path), Path(questions), Path(answers), out, strict_empty_turns=strict_empty_turns
+        )
         return BfclReport(score=result, output=None if out is None else str(out))
     return score_transcripts(
         Path(path),

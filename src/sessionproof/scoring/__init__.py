@@ -46,6 +46,7 @@ from ._survival import (
     SessionSurvival,
     session_survival,
 )
+from ._turns import TURN_DEFINITIONS, TurnPoint, TurnReport, turn_report
 from ._verdict import evaluate_session, gold_state_hash, normalise_text
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "METRIC_DEFINITIONS",
     "ON_PATH_FAILURE",
     "SURVIVAL_DEFINITIONS",
+    "TURN_DEFINITIONS",
     "ArgumentCheck",
     "ArmReport",
     "ArmsReport",
@@ -78,6 +80,8 @@ __all__ = [
     "SessionSurvival",
     "SurvivalPoint",
     "SurvivalReport",
+    "TurnPoint",
+    "TurnReport",
     "attribute_failure",
     "attribute_failures",
     "call_accuracy",
@@ -101,5 +105,6 @@ __all__ = [
     "survival_curve",
     "survival_report",
     "survival_skip_reason",
+    "turn_report",
     "with_termination",
 ]

@@ -31,6 +31,7 @@ from ._survival import (
     session_survival,
 )
 from ._trace import drifted_tools
+from ._turns import TURN_DEFINITIONS, TurnReport, turn_report
 from .stats import (
     Flakiness,
     Interval,
@@ -55,6 +56,7 @@ ALL_METRIC_DEFINITIONS: dict[str, str] = {
     "error_recovery_rate": ARM_DEFINITIONS["error_recovery_rate"],
     **SURVIVAL_DEFINITIONS,
     **ATTRIBUTION_DEFINITIONS,
+    **TURN_DEFINITIONS,
 }
 """Every metric of `MetricsReport`, by name, with its definition."""
 # -- the run-level picture ----------------------------------------------------------------------
@@ -210,6 +212,8 @@ class MetricsReport(BaseModel):
     error_recovery: dict[str, Any] = Field(default_factory=dict)
     survival: SurvivalReport | None = None
     failure_sources: AttributionReport
+    turns: TurnReport | None = None
+    """Per-turn accuracy in both readings (sessions with per-turn criteria only)."""
     scenarios_missing: list[str] = Field(default_factory=list)
     """Scenario ids the sessions name but `scenarios` does not hold (or whose domain failed)."""
     skipped: dict[str, str] = Field(default_factory=dict)
@@ -346,6 +350,7 @@ def run_metrics(
         error_recovery=summary_rec,
         survival=survival,
         failure_sources=sources,
+        turns=turn_report(sessions),
         scenarios_missing=missing,
         skipped=skipped,
     )

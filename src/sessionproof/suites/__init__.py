@@ -14,6 +14,7 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._domains import DomainRef, McpRef, resolve_reference
     from ._files import load_suite_dir, load_suite_file, parse_scenarios
+    from ._readings import READINGS, GoldPrefixSuite, gold_prefix_suite, has_per_turn_criteria
     from ._registry import BUILTIN_SUITES, load_suite
     from ._suite import FileSuite, Suite
 
@@ -21,6 +22,10 @@ _MODULE_OF: dict[str, str] = {
     "BUILTIN_SUITES": "._registry",
     "DomainRef": "._domains",
     "FileSuite": "._suite",
+    "GoldPrefixSuite": "._readings",
+    "READINGS": "._readings",
+    "gold_prefix_suite": "._readings",
+    "has_per_turn_criteria": "._readings",
     "McpRef": "._domains",
     "Suite": "._suite",
     "load_suite": "._registry",
@@ -33,10 +38,14 @@ _MODULE_OF: dict[str, str] = {
 
 __all__ = [
     "BUILTIN_SUITES",
+    "READINGS",
     "DomainRef",
     "FileSuite",
+    "GoldPrefixSuite",
     "McpRef",
     "Suite",
+    "gold_prefix_suite",
+    "has_per_turn_criteria",
     "load_suite",
     "load_suite_dir",
     "load_suite_file",

@@ -14,7 +14,8 @@ BUILTIN_SUITES: dict[str, str] = {
     "tau2-retail[:SPLIT]": "tau2-bench retail tasks (simulated user; split from split_tasks.json)",
     "tau2-airline[:SPLIT]": "tau2-bench airline tasks (simulated user)",
     "bfcl:CATEGORY": "BFCL v4 single-call questions: simple_python, multiple, parallel, "
-    "parallel_multiple, irrelevance",
+    "parallel_multiple, irrelevance; multi-turn entries (BFCL's classes, from bfcl-eval): "
+    "multi_turn_base, multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context",
     "wild": "WildToolBench-style sessions of four tasks over the demo world (scripted users; "
     "breakdowns by task position, type, intent and transitions)",
 }

@@ -5,6 +5,11 @@
 `load_bfcl_suite` turns the shipped BFCL v4 questions into one-turn scenarios, and
 `make_bfcl_suite` (`--suite bfcl:CATEGORY`, registered in `sessionproof.suites` by name) runs
 them; `expected_calls` gives the session call metrics BFCL's own rules for a question.
+
+The multi-turn categories (`bfcl:multi_turn_base`, `_miss_func`, `_miss_param`,
+`_long_context`) run BFCL's own API classes from the installed bfcl-eval (`_mt_*` modules):
+sessions judged with BFCL's multi-turn checker semantics, one verdict per turn, and
+`score_bfcl_file` judges multi-turn result files the same way.
 """
 
 from ._bfcl import BfclSuite, make_bfcl_suite

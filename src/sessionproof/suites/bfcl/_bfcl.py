@@ -13,6 +13,7 @@ from ...records import Outcome, Scenario, Session
 from .._suite import Suite, without_derived_fields
 from ._data import SUITE_CATEGORIES
 from ._domain import bfcl_domain
+from ._mt_package import MULTI_TURN_CATEGORIES
 from ._suite import evaluate_bfcl, load_bfcl_suite
 
 
@@ -40,12 +41,20 @@ class BfclSuite(Suite):
         return evaluate_bfcl(scenario, session.tool_calls())
 
 
-def make_bfcl_suite(name: str) -> BfclSuite:
-    """The suite named `bfcl:<category>`; raises `UnknownSuiteError` for another category."""
+def make_bfcl_suite(name: str) -> Suite:
+    """The suite named `bfcl:<category>`; raises `UnknownSuiteError` for another category.
+
+    A multi-turn category (`multi_turn_base`, ...) runs BFCL's own classes from the installed
+    bfcl-eval (`BfclEvalMissing` when it is not installed).
+    """
     category = name.split(":", 1)[1] if name.startswith("bfcl:") else ""
+    if category in MULTI_TURN_CATEGORIES:
+        from ._mt_suite import make_multi_turn_suite
+
+        return make_multi_turn_suite(name, category)
     if category not in SUITE_CATEGORIES:
         raise UnknownSuiteError(
             f"unknown suite {name!r}; BFCL suites: "
-            + ", ".join(f"bfcl:{c}" for c in SUITE_CATEGORIES)
+            + ", ".join(f"bfcl:{c}" for c in (*SUITE_CATEGORIES, *MULTI_TURN_CATEGORIES))
         )
     return BfclSuite(name, load_bfcl_suite(category))

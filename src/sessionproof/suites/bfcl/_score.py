@@ -13,13 +13,24 @@ from ...errors import ForeignJSONError, InputFileError
 from ...importers import load_json
 from ._data import BAD_QUESTION, UnjudgeableQuestion, compile_question, load_questions, read_bytes
 from ._match import BfclVerdict, QuestionRule
+from ._mt_data import is_multi_turn_file
+from ._mt_score import MultiTurnMatcher, MultiTurnRule, MultiTurnVerdict
 from ._output import AtomicOutput, refuse_input_as_output
 
 INPUT_ERROR = "input_error:"
 """Prefix of the error types that blame the input line, not the model. Such lines are counted
 apart (`input_errors`) and left out of every accuracy."""
 
-_OURS = ("id", "valid", "error_type", "error", "category", "greedy_valid", "assignment")
+_OURS = (
+    "id",
+    "valid",
+    "error_type",
+    "error",
+    "category",
+    "greedy_valid",
+    "assignment",
+    "turns_valid",
+)
 
 
 class CategoryScore(BaseModel):
@@ -81,13 +92,17 @@ class BfclMatcher:
         return rule.judge(output)
 
 
+AnyMatcher = BfclMatcher | MultiTurnMatcher
+"""A single-call or a multi-turn matcher (same `rules` and `judge`)."""
+
+
 def _input_error(kind: str, message: str) -> BfclVerdict:
     return BfclVerdict(
         valid=False, error_type=INPUT_ERROR + kind, error=message, greedy_valid=False
     )
 
 
-def _row(matcher: BfclMatcher, line: bytes) -> tuple[dict[str, Any], BfclVerdict, str | None]:
+def _row(matcher: AnyMatcher, line: bytes) -> tuple[dict[str, Any], BfclVerdict, str | None]:
     try:
         record = load_json(line)
     except ForeignJSONError as exc:
@@ -98,7 +113,7 @@ def _row(matcher: BfclMatcher, line: bytes) -> tuple[dict[str, Any], BfclVerdict
     if not isinstance(qid, str):
         return record, _input_error("missing_id", "the line has no string `id`"), None
     rule = matcher.rules.get(qid)
-    category = rule.category if isinstance(rule, QuestionRule) else None
+    category = rule.category if isinstance(rule, QuestionRule | MultiTurnRule) else None
     if "model_output_decoded" not in record:
         return record, _input_error("missing_output", "no `model_output_decoded`"), category
     return record, matcher.judge(qid, record["model_output_decoded"]), category
@@ -114,6 +129,8 @@ def _out_line(record: dict[str, Any], verdict: BfclVerdict, category: str | None
         "greedy_valid": verdict.greedy_valid,
         "assignment": verdict.assignment,
     }
+    if isinstance(verdict, MultiTurnVerdict):
+        out["turns_valid"] = verdict.turns_valid
     for key, value in record.items():
         # The input's own fields ride along; a clash with ours keeps both under a new name.
         out[f"input_{key}" if key in _OURS and key != "id" else key] = value
@@ -121,7 +138,12 @@ def _out_line(record: dict[str, Any], verdict: BfclVerdict, category: str | None
 
 
 def score_bfcl_file(
-    path: Path, questions: Path, answers: Path, output: Path | None = None
+    path: Path,
+    questions: Path,
+    answers: Path,
+    output: Path | None = None,
+    *,
+    strict_empty_turns: bool = False,
 ) -> BfclScore:
     """Judge every line `{"id", "model_output_decoded", ...}` of `path`.
 
@@ -131,6 +153,11 @@ def score_bfcl_file(
     `input_error:*` verdict and the rest are still judged. Raises `ConfigError` when `output`
     is one of the input files, `InputFileError` when a file cannot be read or written, holds
     no model output, or a question/answer file is malformed.
+
+    A multi-turn questions file (its entries have `initial_config`) is judged with BFCL's
+    multi-turn checker semantics: `model_output_decoded` is [turn][step][call string], and
+    each output line also carries `turns_valid`. `strict_empty_turns` also fails a call made
+    in a turn whose gold is empty (BFCL 2026.3.23 does not check that).
     """
     if output is not None:
         refuse_input_as_output(output, [path, questions, answers])
@@ -138,7 +165,11 @@ def score_bfcl_file(
     rows = [(n, line) for n, line in enumerate(raw.splitlines(), start=1) if line.strip()]
     if not rows:
         raise InputFileError(f"no model outputs in {path}: the file is empty")
-    matcher = BfclMatcher(questions, answers)
+    matcher: AnyMatcher
+    if is_multi_turn_file(questions):
+        matcher = MultiTurnMatcher(questions, answers, strict_empty_turns=strict_empty_turns)
+    else:
+        matcher = BfclMatcher(questions, answers)
     lines = 0
     errors: Counter[str] = Counter()
     error_lines: list[int] = []
