@@ -78,6 +78,14 @@ def run(
             metavar="SECONDS",
         ),
     ] = DEFAULT_AGENT_TIMEOUT_S,
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            help="Where sessions run: local, ray (a local loopback Ray cluster, or RAY_ADDRESS) "
+            "or ray:ADDRESS; needs sessionproof[ray]. Default local (on resume: the run's).",
+            metavar="local|ray[:ADDRESS]",
+        ),
+    ] = None,
     no_report: NoReportOpt = False,
     otlp_endpoint: Annotated[
         str | None,
@@ -123,6 +131,7 @@ def run(
                     model=model if "model" in given else None,
                     user_model=user_model if "user_model" in given else None,
                     concurrency=concurrency,
+                    executor=executor,
                     given=given,
                     progress=progress,
                     on_start=announce,
@@ -144,6 +153,7 @@ def run(
                     guard=guard,
                     agent_timeout=agent_timeout,
                     store=store,
+                    executor=executor or "local",
                 )
                 report = runs.run(config, progress, on_start=announce, argv=sys.argv[1:])
     except KeyboardInterrupt:

@@ -11,7 +11,7 @@ from ..agents import Agent, display_spec, plays_users
 from ..engine import HooksFactory, Progress, RunPlan, SessionHooks, SessionList, execute_run
 from ..records import Scenario, Session
 from ..scoring import compare_arms, summarize
-from ..store import RunManifest, Store, new_run_id, recorded_run
+from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
 from ..suites import Suite, load_suite
 from ._config import RunConfig, model_name, suite_reference
 from ._results import RunReport, RunStart
@@ -89,7 +89,11 @@ def new_manifest(
         max_steps=config.max_steps,
         limit=config.limit,
         concurrency=config.workers,
-        options={"tool_mode": config.tool_mode, "agent_timeout": config.agent_timeout},
+        options={
+            "tool_mode": config.tool_mode,
+            "agent_timeout": config.agent_timeout,
+            "executor": scrub_text(config.executor),
+        },
         scenario_ids=[s.id for s in loaded.scenarios],
         argv=list(argv or []),
     )
@@ -156,6 +160,7 @@ def _plan(config: RunConfig, run_id: str, skip: set[tuple[str, int, str]]) -> Ru
 
 
 async def _sessions(
+    config: RunConfig,
     agent: Agent,
     user: Agent | None,
     loaded: Suite,
@@ -163,6 +168,10 @@ async def _sessions(
     sink: Store | SessionList,
     progress: Progress | None,
 ) -> list[Session]:
+    if config.executor != "local":
+        from ._ray import execute_ray  # Ray is optional: imported only when asked for
+
+        return await execute_ray(config, loaded, plan, sink, progress=progress)
     hooks = hooks_factory(plan.arms)
     if hooks is None:
         return await execute_run(loaded, agent, plan, sink, user_model=user, progress=progress)
@@ -192,7 +201,7 @@ async def execute(
         with recorded_run(db, manifest, create=skip is None, on_error=None):
             if on_start is not None:
                 on_start(_start(config, manifest.run_id, loaded, len(plan.skip)))
-            finished = await _sessions(agent, user, loaded, plan, db, progress)
+            finished = await _sessions(config, agent, user, loaded, plan, db, progress)
     return report_stored(db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished)
 
 
@@ -231,7 +240,7 @@ async def _in_memory(
         on_start(_start(config, run_id, loaded, 0))
     sink = SessionList()
     async with run_agents(config) as (agent, user):
-        await _sessions(agent, user, loaded, plan, sink, progress)
+        await _sessions(config, agent, user, loaded, plan, sink, progress)
     sessions = sink.sessions
     comparison = None
     if len(plan.arms) > 1:
