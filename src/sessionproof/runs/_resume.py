@@ -10,11 +10,12 @@ from .._secrets import register_spec_credentials
 from ..agents import Agent
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
 from ..errors import ConfigError
+from ..executors import load
 from ..store import DEFAULT_STORE_PATH, REDACTED, RunManifest, Store, scrub_text
 from ..suites import Suite
 from ._config import RunConfig
 from ._results import RunReport
-from ._run import StartHook, execute, load
+from ._run import StartHook, execute
 
 RESUME_KEEPS = (
     "suite",

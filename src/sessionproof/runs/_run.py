@@ -7,68 +7,29 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from ..agents import Agent, display_spec, plays_users
-from ..engine import HooksFactory, Progress, RunPlan, SessionHooks, SessionList, execute_run
-from ..records import Scenario, Session
+from ..agents import Agent, display_spec
+from ..engine import Progress, RunPlan, SessionList, execute_run
+from ..executors import agents_for, hooks_factory, load
+from ..records import Session
 from ..scoring import compare_arms, summarize
 from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
-from ..suites import Suite, load_suite
+from ..suites import Suite
 from ._config import RunConfig, model_name, suite_reference
+from ._ray import execute_ray, ray_spec
 from ._results import RunReport, RunStart
 
 StartHook = Callable[[RunStart], None]
 """Told once, when the run is recorded and about to execute (the CLI prints a line)."""
 
 
-def hooks_factory(arms: Sequence[str]) -> HooksFactory | None:
-    """The engine's hooks for each arm's condition; None for a baseline-only run."""
-    if list(arms) == ["baseline"]:
-        return None
-    from ..conditions import hooks_for, parse_arm
-
-    conditions = {a: parse_arm(a) for a in arms}  # parse up front: a bad spec fails fast
-
-    def make(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
-        # Drift lands on a tool the task uses, so it meets the agent's path.
-        gold_tools = [a.tool for a in scenario.criteria.gold_actions]
-        return hooks_for(conditions[arm], seed, prefer_tools=gold_tools)
-
-    return make
-
-
-def load(suite: str | Suite, limit: int | None) -> Suite:
-    """The suite a config names, cut to its first `limit` scenarios."""
-    return (load_suite(suite) if isinstance(suite, str) else suite).limited(limit)
-
-
 @contextlib.asynccontextmanager
 async def run_agents(config: RunConfig) -> AsyncIterator[tuple[Agent, Agent | None]]:
-    """(the agent, who plays simulated users or None), closing the agents made from specs.
-
-    A separate `user_model` plays users; else the agent itself when it is a model (a
-    reference agent gets the scenario's instructions as one message instead).
-    """
-    from ..agents import make_agent
-
-    made: list[Agent] = []
-    try:
-        agent = config.model
-        if isinstance(agent, str):
-            agent = make_agent(agent, tool_mode=config.tool_mode, seed=config.seed)
-            made.append(agent)
-        user: Agent | None = None
-        wanted = config.user_model
-        if isinstance(wanted, str) and wanted and wanted != config.model:
-            user = make_agent(wanted, tool_mode="native", seed=config.seed)
-            made.append(user)
-        elif wanted is not None and not isinstance(wanted, str):
-            user = wanted
-        elif plays_users(agent):
-            user = agent
-        yield agent, user
-    finally:
-        for each in reversed(made):
-            await each.aclose()
+    """(the agent, who plays simulated users or None) for `config`, closing the agents made
+    from specs (the one rule, `agents_for`, that Ray workers follow too)."""
+    async with agents_for(
+        config.model, config.user_model, tool_mode=config.tool_mode, seed=config.seed
+    ) as agents:
+        yield agents
 
 
 def new_manifest(
@@ -169,9 +130,8 @@ async def _sessions(
     progress: Progress | None,
 ) -> list[Session]:
     if config.executor != "local":
-        from ._ray import execute_ray  # Ray is optional: imported only when asked for
-
-        return await execute_ray(config, loaded, plan, sink, progress=progress)
+        spec = ray_spec(config, plan, loaded)
+        return await execute_ray(spec, loaded, plan, sink, progress, config.executor)
     hooks = hooks_factory(plan.arms)
     if hooks is None:
         return await execute_run(loaded, agent, plan, sink, user_model=user, progress=progress)
