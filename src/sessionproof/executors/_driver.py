@@ -110,9 +110,9 @@ async def _drive(
                 ) from None
             except ray.exceptions.RayError as exc:
                 raise InfraError(
-                    f"session {scenario_id} trial {trial}: its Ray worker died "
-                    f"{SESSION_RETRIES + 1} times ({type(exc).__name__}); the run can be "
-                    "resumed"
+                    f"session {scenario_id} trial {trial}: its Ray worker died, and again on "
+                    f"each of {SESSION_RETRIES} retries ({type(exc).__name__}); the run can "
+                    "be resumed"
                 ) from None
             key = (session.scenario_id, session.trial, session.arm)
             if key in stored:
