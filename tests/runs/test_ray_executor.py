@@ -4,6 +4,7 @@ losing or duplicating a session, and resumes runs across executors."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
@@ -15,8 +16,17 @@ import duckdb
 import pytest
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
+from sessionproof.engine import RunPlan, SessionList
 from sessionproof.errors import ConfigError
-from sessionproof.records import FaultInjectedEvent, Session
+from sessionproof.executors import (
+    RayRateLimiter,
+    TokenBucket,
+    WorkerSpec,
+    execute_ray,
+    limited_by,
+    load,
+)
+from sessionproof.records import AssistantMessageEvent, FaultInjectedEvent, Session
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
 from tests.runs.ray_agents import MARKER_ENV
@@ -197,3 +207,36 @@ def test_without_ray_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) 
 def test_a_bad_executor_spec_is_a_config_error(bad: str) -> None:
     with pytest.raises(ConfigError, match="--executor must be"):
         RunConfig(executor=bad)
+
+
+def test_the_token_bucket_spaces_requests_beyond_its_burst() -> None:
+    now = [100.0]
+    bucket = TokenBucket(rate_per_s=2.0, burst=2, clock=lambda: now[0])
+    assert [bucket.reserve() for _ in range(4)] == [0.0, 0.0, 0.5, 1.0]  # burst, then queued
+    now[0] += 10.0  # long idle: refills to the burst, never beyond
+    assert [bucket.reserve() for _ in range(3)] == [0.0, 0.0, 0.5]
+    assert bucket.granted == 7
+    with pytest.raises(ConfigError, match="positive rate"):
+        TokenBucket(rate_per_s=0)
+
+
+def test_every_worker_s_model_calls_go_through_the_shared_limiter(cluster: Any) -> None:
+    loaded = load("demo", 4)
+    plan = RunPlan(run_id="limited", trials=2, concurrency=4)
+    limiter = RayRateLimiter.start(rpm=600_000)  # high enough that nobody waits long
+    spec = WorkerSpec(
+        suite="demo",
+        limit=4,
+        suite_hash=loaded.content_hash(),
+        model="oracle",
+        user_model=None,
+        tool_mode="auto",
+        plan=plan,
+        cwd=os.getcwd(),
+        wrap_agent=limited_by(limiter),
+    )
+    sink = SessionList()
+    asyncio.run(execute_ray(spec, loaded, plan, sink))
+    decisions = sum(isinstance(e, AssistantMessageEvent) for s in sink.sessions for e in s.events)
+    assert len(sink.sessions) == 8 and decisions > 8
+    assert cluster.get(limiter.granted.remote()) == decisions  # one token per model call
