@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -240,3 +241,18 @@ def test_every_worker_s_model_calls_go_through_the_shared_limiter(cluster: Any) 
     decisions = sum(isinstance(e, AssistantMessageEvent) for s in sink.sessions for e in s.events)
     assert len(sink.sessions) == 8 and decisions > 8
     assert cluster.get(limiter.granted.remote()) == decisions  # one token per model call
+
+
+def test_the_cli_refuses_a_bad_executor_in_one_line(tmp_path: Path) -> None:
+    src = Path(__file__).resolve().parents[2] / "src"
+    args = ["run", "--model", "oracle", "--limit", "1", "--executor", "ray:"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessionproof.cli", *args, "--store", str(tmp_path / "s.duckdb")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(src)},
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "--executor must be local | ray | ray:ADDRESS" in proc.stderr
+    assert "Traceback" not in proc.stderr
