@@ -107,7 +107,7 @@ def test_ray_stores_the_verdicts_terminations_and_faults_of_the_local_run(
 
 
 def test_a_killed_worker_s_sessions_are_retried_and_stored_exactly_once(
-    cluster: Any, tmp_path: Path
+    cluster: Any, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     store = tmp_path / "s.duckdb"
     marker = Path(os.environ[MARKER_ENV])
@@ -123,6 +123,7 @@ def test_a_killed_worker_s_sessions_are_retried_and_stored_exactly_once(
         )
     )
     assert marker.exists()  # a worker did die mid-run
+    assert "died" not in capfd.readouterr().out  # Ray's notice of it kept off stdout
     assert int(marker.read_text()) != os.getpid()  # ... a worker, not this driver
     with Store.open(store, read_only=True) as db:
         rows = db.session_rows(report.run_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,6 +32,13 @@ def import_ray() -> Any:
     return ray
 
 
+def _notices_to_stderr() -> contextlib.AbstractContextManager[object]:
+    # Ray prints its raylet's notices (a worker died, ...) on the driver's stdout, from a
+    # thread, where a run's stdout carries its JSON report: during the run they go to
+    # stderr with the progress lines.
+    return contextlib.redirect_stdout(sys.stderr)
+
+
 def _cpus(ray: Any) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
@@ -45,7 +53,8 @@ def connect(address: str | None) -> Iterator[int]:
     """
     ray = import_ray()
     if ray.is_initialized():
-        yield _cpus(ray)
+        with _notices_to_stderr():
+            yield _cpus(ray)
         return
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
     try:
@@ -61,6 +70,7 @@ def connect(address: str | None) -> Iterator[int]:
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise ConfigError(f"cannot reach the Ray cluster at {address}: {exc}") from None
     try:
-        yield _cpus(ray)
+        with _notices_to_stderr():
+            yield _cpus(ray)
     finally:
         ray.shutdown()
