@@ -14,7 +14,8 @@ fi
 pip=(.venv/bin/python -m pip --disable-pip-version-check --quiet)
 
 extras="local"
-[ "${1:-}" = "test" ] && extras="local,test"
+# The tests also run the Ray executor on a local cluster.
+[ "${1:-}" = "test" ] && extras="local,test,ray"
 stamp=".venv/.sessionproof-$extras-$(cat pyproject.toml | .venv/bin/python -c 'import hashlib,sys; print(hashlib.sha1(sys.stdin.buffer.read()).hexdigest()[:12])')"
 if [ ! -f "$stamp" ]; then
   echo "installing sessionproof[$extras] into .venv ..." >&2

@@ -95,6 +95,14 @@ def run(
             metavar="own|gold-prefix",
         ),
     ] = "own",
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            help="Where sessions run: local, ray (a local loopback Ray cluster, or RAY_ADDRESS) "
+            "or ray:ADDRESS; needs sessionproof[ray]. Default local (on resume: the run's).",
+            metavar="local|ray[:ADDRESS]",
+        ),
+    ] = None,
     no_report: NoReportOpt = False,
     otlp_endpoint: Annotated[
         str | None,
@@ -140,6 +148,7 @@ def run(
                     model=model if "model" in given else None,
                     user_model=user_model if "user_model" in given else None,
                     concurrency=concurrency,
+                    executor=executor,
                     given=given,
                     progress=progress,
                     on_start=announce,
@@ -163,6 +172,7 @@ def run(
                     agent_timeout=agent_timeout,
                     store=store,
                     reading=reading,
+                    executor=executor or "local",
                 )
                 report = runs.run(config, progress, on_start=announce, argv=sys.argv[1:])
     except KeyboardInterrupt:

@@ -11,6 +11,7 @@ same whichever way it is started:
   replays their user side against a candidate model.
 """
 
+from ..executors import hooks_factory
 from ._config import (
     LOCAL_CONCURRENCY,
     REMOTE_CONCURRENCY,
@@ -27,7 +28,7 @@ from ._patterns import PatternsRun, patterns
 from ._report import REPORT_NAME, compare, default_report_path, report
 from ._results import RunReport, RunStart
 from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
-from ._run import StartHook, arun, hooks_factory, run
+from ._run import StartHook, arun, run
 from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, rerun, score
 
 __all__ = [

@@ -30,6 +30,23 @@ REMOTE_CONCURRENCY = 4
 
 _SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
+EXECUTORS = "local | ray | ray:ADDRESS"
+"""Where sessions run: this process's asyncio pool, or Ray tasks (a local loopback cluster,
+or the cluster at ADDRESS)."""
+
+
+def parse_executor(spec: str) -> tuple[str, str | None]:
+    """(`local` or `ray`, the Ray cluster address or None) for an `--executor` spec.
+
+    Raises `ConfigError` for anything but `local`, `ray` or `ray:ADDRESS`.
+    """
+    kind, sep, address = spec.strip().partition(":")
+    if kind == "local" and not sep:
+        return "local", None
+    if kind == "ray" and (not sep or address.strip()):
+        return "ray", address.strip() or None
+    raise ConfigError(f"--executor must be {EXECUTORS}, not {spec!r}")
+
 
 def model_name(model: str | Agent) -> str:
     """The name a model goes by: its spec string, or an `Agent` object's `name`."""
@@ -137,6 +154,10 @@ class RunConfig(BaseModel):
     reading: Reading = "own"
     """`gold-prefix`: every scenario with per-turn criteria runs once per turn, from the gold
     history of the turns before it (`suites.gold_prefix_suite`); `own`: as written."""
+    executor: str = "local"
+    """Where sessions run: `local` (an asyncio pool here), `ray` (Ray tasks on a local
+    loopback cluster, or the one `RAY_ADDRESS` names) or `ray:ADDRESS`; needs
+    `sessionproof[ray]`."""
 
     def __init__(self, **data: Any) -> None:
         """Validate; a bad value raises `ConfigError` naming the field."""
@@ -167,6 +188,12 @@ class RunConfig(BaseModel):
                 f"--agent-timeout must be a positive, finite number of seconds, not {value:g}"
             )
         return value
+
+    @field_validator("executor")
+    @classmethod
+    def _known_executor(cls, value: str) -> str:
+        parse_executor(value)
+        return value.strip()
 
     @model_validator(mode="after")
     def _arms_parse(self) -> RunConfig:

@@ -10,11 +10,12 @@ from .._secrets import register_spec_credentials
 from ..agents import Agent
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
 from ..errors import ConfigError
+from ..executors import load
 from ..store import DEFAULT_STORE_PATH, REDACTED, RunManifest, Store, scrub_text
 from ..suites import Suite
 from ._config import RunConfig
 from ._results import RunReport
-from ._run import StartHook, execute, load
+from ._run import StartHook, execute
 
 RESUME_KEEPS = (
     "suite",
@@ -90,8 +91,11 @@ def resumed_config(
     user_model: str | Agent | None = None,
     suite: Suite | None = None,
     concurrency: int | None = None,
+    executor: str | None = None,
 ) -> RunConfig:
-    """The `RunConfig` a stored run was started with (what `resume` runs)."""
+    """The `RunConfig` a stored run was started with (what `resume` runs); `concurrency`
+    and `executor` may differ from the run's (a run started locally resumes on Ray and
+    the other way round)."""
     options = manifest.options
     return RunConfig(
         suite=suite if suite is not None else manifest.suite,
@@ -111,6 +115,7 @@ def resumed_config(
         agent_timeout=float(options.get("agent_timeout", DEFAULT_AGENT_TIMEOUT_S)),
         store=store,
         reading=str(options.get("reading", "own")),
+        executor=executor or str(options.get("executor", "local")),
     )
 
 
@@ -122,6 +127,7 @@ async def aresume(
     user_model: str | Agent | None = None,
     suite: Suite | None = None,
     concurrency: int | None = None,
+    executor: str | None = None,
     given: Collection[str] = (),
     progress: Progress | None = None,
     on_start: StartHook | None = None,
@@ -143,6 +149,7 @@ async def aresume(
             user_model=user_model,
             suite=suite,
             concurrency=concurrency,
+            executor=executor,
         )
         loaded = load(config.suite, config.limit, config.reading)
         if loaded.content_hash() != manifest.suite_hash:
@@ -162,6 +169,7 @@ def resume(
     user_model: str | Agent | None = None,
     suite: Suite | None = None,
     concurrency: int | None = None,
+    executor: str | None = None,
     given: Collection[str] = (),
     progress: Progress | None = None,
     on_start: StartHook | None = None,
@@ -171,9 +179,10 @@ def resume(
 
     Give `model` / `user_model` again only when the stored spec had its credentials
     redacted, or as the `Agent` object the run was started with; `suite` when it was a
-    `Suite` object (its content must not have changed). `concurrency` may differ. `given`
-    names the settings the caller was explicitly asked for (`sessionproof run --resume`
-    passes its command-line flags): any that the run keeps from its manifest is refused.
+    `Suite` object (its content must not have changed). `concurrency` and `executor`
+    (`local`, `ray`, `ray:ADDRESS`; default: the run's) may differ. `given` names the settings
+    the caller was explicitly asked for (`sessionproof run --resume` passes its command-line
+    flags): any that the run keeps from its manifest is refused.
     Raises `ConfigError` for a run not made by `run`, a changed suite, or a refused setting.
     """
     return asyncio.run(
@@ -184,6 +193,7 @@ def resume(
             user_model=user_model,
             suite=suite,
             concurrency=concurrency,
+            executor=executor,
             given=given,
             progress=progress,
             on_start=on_start,

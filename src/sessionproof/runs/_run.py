@@ -7,75 +7,29 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from ..agents import Agent, display_spec, plays_users
-from ..engine import HooksFactory, Progress, RunPlan, SessionHooks, SessionList, execute_run
-from ..records import Scenario, Session
+from ..agents import Agent, display_spec
+from ..engine import Progress, RunPlan, SessionList, execute_run
+from ..executors import agents_for, hooks_factory, load
+from ..records import Session
 from ..scoring import compare_arms, summarize, turn_report
-from ..store import RunManifest, Store, new_run_id, recorded_run
-from ..suites import Suite, gold_prefix_suite, has_per_turn_criteria, load_suite
+from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
+from ..suites import Suite, has_per_turn_criteria
 from ._config import RunConfig, model_name, suite_reference
+from ._ray import execute_ray, ray_spec
 from ._results import RunReport, RunStart
 
 StartHook = Callable[[RunStart], None]
 """Told once, when the run is recorded and about to execute (the CLI prints a line)."""
 
 
-def hooks_factory(arms: Sequence[str], suite: Suite | None = None) -> HooksFactory | None:
-    """The engine's hooks for each arm's condition; None for a baseline-only run. `suite`
-    gives a perturbation the scenario's domain (to check its rewritten gold calls)."""
-    if list(arms) == ["baseline"]:
-        return None
-    from ..conditions import hooks_for, parse_arm
-
-    conditions = {a: parse_arm(a) for a in arms}  # parse up front: a bad spec fails fast
-
-    def make(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
-        # Drift lands on a tool the task uses, so it meets the agent's path.
-        gold_tools = [a.tool for a in scenario.criteria.gold_actions]
-        condition = conditions[arm]
-        domain = None
-        if condition.perturb is not None and suite is not None:
-            domain = suite.domain_for(scenario)
-        return hooks_for(condition, seed, prefer_tools=gold_tools, domain=domain)
-
-    return make
-
-
-def load(suite: str | Suite, limit: int | None, reading: str = "own") -> Suite:
-    """The suite a config names, cut to its first `limit` scenarios, in `reading` (the
-    gold-prefix reading splits each per-turn scenario into one scenario per turn)."""
-    loaded = (load_suite(suite) if isinstance(suite, str) else suite).limited(limit)
-    return gold_prefix_suite(loaded) if reading == "gold-prefix" else loaded
-
-
 @contextlib.asynccontextmanager
 async def run_agents(config: RunConfig) -> AsyncIterator[tuple[Agent, Agent | None]]:
-    """(the agent, who plays simulated users or None), closing the agents made from specs.
-
-    A separate `user_model` plays users; else the agent itself when it is a model (a
-    reference agent gets the scenario's instructions as one message instead).
-    """
-    from ..agents import make_agent
-
-    made: list[Agent] = []
-    try:
-        agent = config.model
-        if isinstance(agent, str):
-            agent = make_agent(agent, tool_mode=config.tool_mode, seed=config.seed)
-            made.append(agent)
-        user: Agent | None = None
-        wanted = config.user_model
-        if isinstance(wanted, str) and wanted and wanted != config.model:
-            user = make_agent(wanted, tool_mode="native", seed=config.seed)
-            made.append(user)
-        elif wanted is not None and not isinstance(wanted, str):
-            user = wanted
-        elif plays_users(agent):
-            user = agent
-        yield agent, user
-    finally:
-        for each in reversed(made):
-            await each.aclose()
+    """(the agent, who plays simulated users or None) for `config`, closing the agents made
+    from specs (the one rule, `agents_for`, that Ray workers follow too)."""
+    async with agents_for(
+        config.model, config.user_model, tool_mode=config.tool_mode, seed=config.seed
+    ) as agents:
+        yield agents
 
 
 def new_manifest(
@@ -101,6 +55,7 @@ def new_manifest(
             "agent_timeout": config.agent_timeout,
             # Only when asked for, so manifests of ordinary runs stay as they were.
             **({"reading": config.reading} if config.reading != "own" else {}),
+            "executor": scrub_text(config.executor),
         },
         scenario_ids=[s.id for s in loaded.scenarios],
         argv=list(argv or []),
@@ -168,6 +123,7 @@ def _plan(config: RunConfig, run_id: str, skip: set[tuple[str, int, str]]) -> Ru
 
 
 async def _sessions(
+    config: RunConfig,
     agent: Agent,
     user: Agent | None,
     loaded: Suite,
@@ -175,6 +131,9 @@ async def _sessions(
     sink: Store | SessionList,
     progress: Progress | None,
 ) -> list[Session]:
+    if config.executor != "local":
+        spec = ray_spec(config, plan, loaded)
+        return await execute_ray(spec, loaded, plan, sink, progress, config.executor)
     hooks = hooks_factory(plan.arms, loaded)
     if hooks is None:
         return await execute_run(loaded, agent, plan, sink, user_model=user, progress=progress)
@@ -204,7 +163,7 @@ async def execute(
         with recorded_run(db, manifest, create=skip is None, on_error=None):
             if on_start is not None:
                 on_start(_start(config, manifest.run_id, loaded, len(plan.skip)))
-            finished = await _sessions(agent, user, loaded, plan, db, progress)
+            finished = await _sessions(config, agent, user, loaded, plan, db, progress)
     per_turn = any(has_per_turn_criteria(s) for s in loaded.scenarios)
     report = report_stored(
         db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, per_turn=per_turn
@@ -261,7 +220,7 @@ async def _in_memory(
         on_start(_start(config, run_id, loaded, 0))
     sink = SessionList()
     async with run_agents(config) as (agent, user):
-        await _sessions(agent, user, loaded, plan, sink, progress)
+        await _sessions(config, agent, user, loaded, plan, sink, progress)
     sessions = sink.sessions
     comparison = None
     if len(plan.arms) > 1:
