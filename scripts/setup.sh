@@ -14,7 +14,8 @@ fi
 pip=(.venv/bin/python -m pip --disable-pip-version-check --quiet)
 
 extras="local"
-[ "${1:-}" = "test" ] && extras="local,test"
+# The tests read real inspect_ai eval logs, so the test install brings the inspect extra.
+[ "${1:-}" = "test" ] && extras="local,test,inspect"
 stamp=".venv/.sessionproof-$extras-$(cat pyproject.toml | .venv/bin/python -c 'import hashlib,sys; print(hashlib.sha1(sys.stdin.buffer.read()).hexdigest()[:12])')"
 if [ ! -f "$stamp" ]; then
   echo "installing sessionproof[$extras] into .venv ..." >&2
