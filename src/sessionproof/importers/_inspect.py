@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, InputFileError
 from ..records import ErrorClass, ModelCall, Session, TerminationReason, Usage
-from ._common import ImportedSession, ImportResult, RecordError, ReportedVerdict, SessionBuilder
+from ._common import (
+    ImportedSession,
+    ImportResult,
+    RecordError,
+    ReportedVerdict,
+    SessionBuilder,
+    parse_time,
+)
 from ._common import tool_call as make_call
 from ._labels import LabelRule, set_outcome
 
@@ -96,38 +103,57 @@ def read_inspect(
     return result
 
 
-def _model_calls(sample: EvalSample, model: str) -> list[ModelCall]:
+def _seconds(value: object) -> float | None:
+    """Unix seconds of an inspect timestamp (a datetime, or ISO text in older logs)."""
+    stamp = getattr(value, "timestamp", None)
+    if callable(stamp):
+        return float(stamp())
+    return parse_time(value)
+
+
+def _model_calls(sample: EvalSample, model: str) -> list[tuple[ModelCall, float | None]]:
+    """Each model event's call, and when its reply came."""
     calls = []
     for event in sample.events or []:
         if getattr(event, "event", None) != "model":
             continue
         usage = getattr(event.output, "usage", None)
-        calls.append(
-            ModelCall(
-                provider=str(event.model).split("/", 1)[0] if event.model else "unknown",
-                model=str(event.model or model or "unknown"),
-                usage=Usage(
-                    input_tokens=usage.input_tokens if usage else 0,
-                    output_tokens=usage.output_tokens if usage else 0,
-                    cached_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
-                ),
-                latency_s=float(getattr(event, "working_time", None) or 0.0),
-            )
+        call = ModelCall(
+            provider=str(event.model).split("/", 1)[0] if event.model else "unknown",
+            model=str(event.model or model or "unknown"),
+            usage=Usage(
+                input_tokens=usage.input_tokens if usage else 0,
+                output_tokens=usage.output_tokens if usage else 0,
+                cached_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
+            ),
+            latency_s=float(getattr(event, "working_time", None) or 0.0),
         )
+        calls.append((call, _seconds(event.completed or event.timestamp)))
     return calls
 
 
+def _tool_times(sample: EvalSample) -> dict[str, float | None]:
+    """When each tool call's result came, by call id."""
+    return {
+        str(event.id): _seconds(event.completed or event.timestamp)
+        for event in sample.events or []
+        if getattr(event, "event", None) == "tool"
+    }
+
+
 def _session(sample: EvalSample, sid: str, run_id: str, model: str, domain: str | None) -> Session:
-    builder = SessionBuilder(run_id, sid)
+    # inspect's messages carry no times; its events do.
+    builder = SessionBuilder(run_id, sid, start=_seconds(sample.started_at))
     model_calls = iter(_model_calls(sample, model))
+    tool_times = _tool_times(sample)
     for msg in sample.messages:
         role = msg.role
         if role == "user":
             builder.user(msg.text)
         elif role == "assistant":
-            call = next(model_calls, None)
+            call, at = next(model_calls, (None, None))
             if call is not None:
-                builder.model_call(call)
+                builder.model_call(call, at)
             calls = []
             for tc in getattr(msg, "tool_calls", None) or []:
                 made = make_call(tc.id, tc.function, tc.arguments)
@@ -135,7 +161,7 @@ def _session(sample: EvalSample, sid: str, run_id: str, model: str, domain: str 
                     update = {"arguments": None, "parse_error": tc.parse_error}
                     made = made.model_copy(update=update)
                 calls.append(made)
-            builder.assistant(msg.text or None, calls)
+            builder.assistant(msg.text or None, calls, at)
         elif role == "tool":
             error = getattr(msg, "error", None)
             call_id = getattr(msg, "tool_call_id", None) or ""
@@ -143,6 +169,7 @@ def _session(sample: EvalSample, sid: str, run_id: str, model: str, domain: str 
                 call_id,
                 msg.text,
                 error is not None,
+                tool_times.get(call_id),
                 error=error.message if error is not None else None,
                 error_class=_ERROR_TYPES.get(error.type) if error is not None else None,
             )
@@ -162,6 +189,9 @@ def _session(sample: EvalSample, sid: str, run_id: str, model: str, domain: str 
         model=model,
         metadata=metadata,
     )
+    ended = _seconds(sample.completed_at)
+    if ended is not None:
+        session.ended_at = max(ended, session.started_at)
     usage = Usage()
     for call in session.model_calls():
         usage = usage + call.usage
