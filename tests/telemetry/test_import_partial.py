@@ -13,6 +13,7 @@ import pytest
 from sessionproof.errors import InputFileError
 from sessionproof.importers import import_file
 from sessionproof.records import ToolCallEvent
+from sessionproof.telemetry import import_traces
 
 from .test_import_malformed import T1, T2, _attr, _file, _read, _session, _span
 
@@ -87,3 +88,13 @@ def test_no_spans_and_not_traces(tmp_path: Path) -> None:
     other.write_text(json.dumps({"spans": []}))
     with pytest.raises(InputFileError, match="resourceSpans"):
         import_file(other, "otlp-json", run_id="r")
+
+
+@pytest.mark.parametrize("fmt", ["otlp-json", "otlp-proto"])
+def test_a_missing_or_empty_trace_file_is_one_clear_error(tmp_path: Path, fmt: str) -> None:
+    with pytest.raises(InputFileError, match="cannot read"):
+        import_traces(tmp_path / "nowhere.json", fmt=fmt, store=None)
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"  \n")
+    with pytest.raises(InputFileError, match="empty"):
+        import_traces(empty, fmt=fmt, store=None)

@@ -117,7 +117,7 @@ def import_traces(
     if fmt in EXPORT_FORMATS:
         # Read here, not through import_file: the run's own suite rides on the resource.
         result, info = read_otlp_run(
-            source.read_bytes(),
+            _trace_bytes(source),
             source=str(path),
             run_id=run_id,
             domain=domain,
@@ -155,6 +155,18 @@ def import_traces(
         errors=errors,
         store=None if store is None else str(store),
     )
+
+
+def _trace_bytes(path: Path) -> bytes:
+    """The file's bytes; InputFileError (one line) when it cannot be read or is empty, as
+    `import_file` says it for every other format."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not raw.strip():
+        raise InputFileError(f"{path}: the file is empty")
+    return raw
 
 
 def _otlp_format(path: Path, fmt: str) -> str:
