@@ -130,3 +130,13 @@ def test_a_cut_file_is_one_clear_error(tmp_path: Path) -> None:
         path.write_bytes(EXCHANGE.read_bytes()[:size])
         with pytest.raises(InputFileError, match="not an ATIF trajectory"):
             import_file(path, "atif", run_id="r")
+
+
+def test_a_list_of_trajectories_is_detected(tmp_path: Path) -> None:
+    docs = [json.loads(line) for line in TWO.read_text().splitlines()]
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps(docs, indent=2))
+    assert detect_format(path.read_bytes()) == "atif"
+    result = import_file(path, "auto", run_id="r")
+    assert [i.session.session_id for i in result.sessions] == ["run-a", "run-b"]
+    assert all(i.session.outcome is None for i in result.sessions)  # no reward, no label
