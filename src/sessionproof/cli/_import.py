@@ -26,14 +26,27 @@ def import_command(
     domain: Annotated[str | None, typer.Option(help="Domain the sessions ran in.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    label_from: Annotated[
+        str | None,
+        typer.Option(
+            "--label-from",
+            help="Attribute holding each session's outcome label (traces: a span or span "
+            "event attribute, or an evaluation name; ATIF: a dotted path; inspect: a scorer), "
+            "e.g. user.feedback; NAME>=N for a numeric score.",
+        ),
+    ] = None,
 ) -> None:
-    """Import OTLP traces (OTLP-JSON or protobuf; `gen_ai.*` or OpenInference attributes) or a
-    transcript file as a stored run: every metric, `patterns` and the report then work on it.
+    """Import OTLP traces (OTLP-JSON or protobuf; `gen_ai.*` or OpenInference attributes), a
+    Harbor ATIF trajectory, an inspect_ai eval log or a transcript file as a stored run: every
+    metric, `patterns` and the report then work on it. --label-from names where each
+    session's outcome is (true/false, 1/0, pass/fail, success/failure, C/I, thumbs_up/down).
 
     Exit code: 0 when every record was read; 1 when some were skipped or kept with a warning
     (each named on stderr); 2 when the file cannot be used at all.
     """
-    report = import_traces(path, fmt=fmt, store=store, domain=domain, argv=sys.argv[1:])
+    report = import_traces(
+        path, fmt=fmt, store=store, domain=domain, argv=sys.argv[1:], label_from=label_from
+    )
     for problem in report.errors:
         label = "skipped" if problem.fatal else "warning"
         err_console.print(

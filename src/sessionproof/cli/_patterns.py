@@ -11,12 +11,13 @@ import typer
 from rich.markup import escape
 
 from .. import runs
+from ..importers import format_names
 from ..patterns import MineOptions, PatternsReport
 from ..report import render_table
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
 
-_FORMATS = ("auto", "tau2", "tau-bench", "openai", "anthropic")
+_FORMATS = ("auto", *format_names())
 
 
 @app.command("patterns")
@@ -38,6 +39,14 @@ def patterns(
     domain: Annotated[str | None, typer.Option(help="Domain of a transcript file.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    label_from: Annotated[
+        str | None,
+        typer.Option(
+            "--label-from",
+            help="Trace, ATIF or inspect files: the attribute holding each session's outcome "
+            "label (NAME>=N for a numeric score); see `import --help`.",
+        ),
+    ] = None,
 ) -> None:
     """Tool-call sequences that precede failure within scenario, with the investment each
     points to.
@@ -55,7 +64,14 @@ def patterns(
     """
     opts = MineOptions(min_support=min_support, max_len=max_len, max_gap=max_gap, top=top)
     mined = runs.patterns(
-        target, store=store, fmt=fmt, domain=domain, options=opts, granularity=granularity, arm=arm
+        target,
+        store=store,
+        fmt=fmt,
+        domain=domain,
+        options=opts,
+        granularity=granularity,
+        arm=arm,
+        label_from=label_from,
     )
     if mined.skipped_records:
         err_console.print(

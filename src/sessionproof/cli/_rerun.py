@@ -133,6 +133,14 @@ def rerun_command(
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     no_report: NoReportOpt = False,
+    label_from: Annotated[
+        str | None,
+        typer.Option(
+            "--label-from",
+            help="Trace, ATIF or inspect files: the attribute holding each session's outcome "
+            "label (NAME>=N for a numeric score); see `import --help`.",
+        ),
+    ] = None,
 ) -> None:
     try:
         with RunProgress(err_console, "reruns") as progress:
@@ -151,6 +159,7 @@ def rerun_command(
                 max_steps=max_steps,
                 progress=progress,
                 argv=sys.argv[1:],
+                label_from=label_from,
             )
     except KeyboardInterrupt:
         err_console.print("interrupted; the sessions finished so far are stored")

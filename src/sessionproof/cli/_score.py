@@ -1,4 +1,5 @@
-"""`sessionproof score`: judge recorded sessions offline (tau2, tau-bench, chat logs, BFCL)."""
+"""`sessionproof score`: judge recorded sessions offline (tau2, tau-bench, chat logs, traces,
+ATIF trajectories, inspect_ai logs, BFCL)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ def score(
         ),
     ] = False,
     no_report: NoReportOpt = False,
+    label_from: Annotated[
+        str | None,
+        typer.Option(
+            "--label-from",
+            help="Trace, ATIF or inspect files: the attribute holding each session's outcome "
+            "label (NAME>=N for a numeric score); see `import --help`.",
+        ),
+    ] = None,
 ) -> None:
     """Judge recorded sessions offline and report agreement with the file's own verdicts.
 
@@ -57,5 +66,7 @@ def score(
     else:
         from ._score_tau import score_tau_command
 
-        code = score_tau_command(path, fmt, domain, store, as_json, judge, no_report)
+        code = score_tau_command(
+            path, fmt, domain, store, as_json, judge, no_report, label_from=label_from
+        )
     raise typer.Exit(code)

@@ -46,6 +46,8 @@ def score_tau_command(
     as_json: bool,
     judge: str | None,
     no_report: bool = False,
+    *,
+    label_from: str | None = None,
 ) -> int:
     """Score a transcript file, store its sessions, print a table or (`as_json`) the summary.
 
@@ -55,7 +57,15 @@ def score_tau_command(
     lost call: a misspelt block type, a result answering no call. Raises `InputFileError` /
     `ConfigError` when the file or the options cannot be used at all.
     """
-    report = score(path, fmt=fmt, domain=domain, store=store, judge=judge, argv=sys.argv)
+    report = score(
+        path,
+        fmt=fmt,
+        domain=domain,
+        store=store,
+        judge=judge,
+        argv=sys.argv,
+        label_from=label_from,
+    )
     if isinstance(report, BfclReport):
         raise TypeError("BFCL outputs are scored by score_bfcl_command")
     err = Console(stderr=True)

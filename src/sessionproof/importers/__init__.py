@@ -1,11 +1,14 @@
 """Importers: transcript files in foreign formats → sessions (and the scenarios they were
 graded against), with a clear error per broken record and the rest imported.
 
-Generic formats only (OpenAI and Anthropic chat logs as JSONL) and format detection; the
+Generic formats only (OpenAI and Anthropic chat logs as JSONL, Harbor ATIF trajectories,
+inspect_ai eval logs through inspect's own reader) and format detection; outcome labels
+(`--label-from`); the
 benchmark formats (tau2, tau-bench) live with their suites and are registered here lazily by
 name (`register_format`). The helpers below are the kit for writing another format's reader.
 """
 
+from ._atif import read_atif
 from ._common import (
     ForeignRecord,
     ImportedSession,
@@ -13,6 +16,7 @@ from ._common import (
     RecordError,
     ReportedVerdict,
     SessionBuilder,
+    distinct_trials,
     domain_problem,
     first_problem,
     parse_time,
@@ -24,30 +28,39 @@ from ._common import (
 from ._detect import FORMATS, detect_format, import_file
 from ._formats import (
     FormatReader,
+    LabelledFormatReader,
     TaskReader,
     format_names,
     format_reader,
+    labelled_reader,
+    reads_labels,
     register_format,
     scenario_from_any_task,
 )
+from ._inspect import read_inspect
 from ._json import MAX_DEPTH, TOO_DEEP, load_json, load_salvaging, too_deep, without_bom
 from ._jsonl import import_jsonl
+from ._labels import LABEL_CRITERION, LabelRule, label_rule, set_outcome
 from ._openai import read_openai_messages
 from ._tools import known_tools
 
 __all__ = [
     "FORMATS",
+    "LABEL_CRITERION",
     "MAX_DEPTH",
     "TOO_DEEP",
     "ForeignRecord",
     "FormatReader",
     "ImportResult",
     "ImportedSession",
+    "LabelRule",
+    "LabelledFormatReader",
     "RecordError",
     "ReportedVerdict",
     "SessionBuilder",
     "TaskReader",
     "detect_format",
+    "distinct_trials",
     "domain_problem",
     "first_problem",
     "format_names",
@@ -55,13 +68,19 @@ __all__ = [
     "import_file",
     "import_jsonl",
     "known_tools",
+    "label_rule",
+    "labelled_reader",
     "load_json",
     "load_salvaging",
     "parse_time",
+    "read_atif",
+    "read_inspect",
     "read_openai_messages",
+    "reads_labels",
     "register_format",
     "repeated_call_ids",
     "scenario_from_any_task",
+    "set_outcome",
     "too_deep",
     "tool_call",
     "trial_problem",

@@ -17,6 +17,7 @@ from ..records import (
     EventKind,
     EventPayload,
     Message,
+    ModelCall,
     Scenario,
     Session,
     Termination,
@@ -212,25 +213,39 @@ class SessionBuilder:
             # Each call is its own step; its result is filed under the same step.
             self.step += 1
 
+    def model_call(self, call: ModelCall, at: float | None = None) -> None:
+        """One model call (usage, latency) the log records for the next agent message."""
+        self._emit(EventKind.model_call, call, at)
+
     def knows_call(self, call_id: str) -> bool:
         """True when a call with this id was already recorded in the session."""
         return call_id in self._call_steps
 
     def tool_result(
-        self, call_id: str, output: str, failed: bool | None, at: float | None = None
+        self,
+        call_id: str,
+        output: str,
+        failed: bool | None,
+        at: float | None = None,
+        *,
+        error: str | None = None,
+        error_class: ErrorClass | None = None,
     ) -> ToolCall | None:
         """The reply to an earlier call; returns that call (None when no unanswered call has
-        this id: the result is still recorded, its tool name empty)."""
+        this id: the result is still recorded, its tool name empty). A log that records the
+        failure apart from the output passes its text as `error` (and its class, if known)."""
         call = self._pending.pop(call_id, None)
         name = call.name if call else ""
         if failed is None:
-            failed = looks_like_error(output)
-        error_text = output.removeprefix("Error:").strip() if failed else None
+            failed = looks_like_error(output) or error is not None
+        error_text = (error or output.removeprefix("Error:").strip()) if failed else None
+        if failed and error_class is None:
+            error_class = classify_text(error or output, ErrorClass.validation_error)
         result = ToolResult(
             call_id=call_id,
             name=name,
             output=output,
-            error_class=classify_text(output, ErrorClass.validation_error) if failed else None,
+            error_class=error_class if failed else None,
             error=error_text,
         )
         # File the result under the step of its call, not the current one.
@@ -368,3 +383,27 @@ def unanswered_result(
         record_id=record_id,
         fatal=False,
     )
+
+
+def distinct_trials(items: list[ImportedSession], *, keep: set[int] | None = None) -> None:
+    """Number the trials of sessions that share a scenario and arm 0, 1, 2, ... in file order.
+
+    A foreign log rarely says which trial a session was, and the store keeps one session per
+    (scenario, trial, arm): without this, the second session of a task would be refused.
+    Sessions whose position is in `keep` said their trial themselves and keep it.
+    """
+    taken = {
+        (i.session.scenario_id, i.session.trial, i.session.arm)
+        for i in items
+        if keep is not None and i.index in keep
+    }
+    for item in items:
+        if keep is not None and item.index in keep:
+            continue
+        s = item.session
+        trial = 0
+        while (s.scenario_id, trial, s.arm) in taken:
+            trial += 1
+        taken.add((s.scenario_id, trial, s.arm))
+        if trial != s.trial:
+            item.session = s.model_copy(update={"trial": trial})

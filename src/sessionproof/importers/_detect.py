@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError, ForeignJSONError, InputFileError
+from ._atif import looks_like_atif
 from ._common import ImportResult
-from ._formats import format_names, format_reader
+from ._formats import format_names, format_reader, labelled_reader
+from ._inspect import ZIP_MAGIC, looks_like_inspect
 from ._json import load_json, load_salvaging, without_bom
 from ._jsonl import import_jsonl
+from ._labels import LabelRule
 
 FORMATS = format_names()
 """Every built-in format `import_file` reads (plus "auto"); see `format_names()` for the
@@ -42,6 +45,8 @@ def _chat_flavour(record: object) -> str | None:
 
 def detect_format(raw: bytes) -> str:
     """The format of a transcript file's content; raises InputFileError when it is none."""
+    if raw.startswith(ZIP_MAGIC):
+        return "inspect"  # an inspect_ai `.eval` log is a zip archive
     raw = without_bom(raw)
     head = raw.lstrip()[:1]
     if head == b"{":
@@ -58,20 +63,37 @@ def detect_format(raw: bytes) -> str:
         doc = load_salvaging(raw)
         if isinstance(doc.value, dict) and "simulations" in doc.value:
             return "tau2"
+        if looks_like_atif(doc.value):
+            return "atif"
+        if looks_like_inspect(raw, doc.value):
+            return "inspect"
     elif head == b"[":
         doc = load_salvaging(raw)
         items = doc.value if isinstance(doc.value, list) else []
         if items and isinstance(items[0], dict) and "traj" in items[0]:
             return "tau-bench"
+        if looks_like_atif(items):
+            return "atif"
     raise InputFileError(
         'cannot tell the format: expected a tau2 results file ({..., "simulations": [...]}), '
-        'a tau-bench trajectory list ([{..., "traj": [...]}]) or a JSONL chat log '
-        '(one {"messages": [...]} per line); pass --format'
+        'a tau-bench trajectory list ([{..., "traj": [...]}]), a JSONL chat log '
+        '(one {"messages": [...]} per line), OTLP-JSON traces ({"resourceSpans": [...]}), an '
+        'ATIF trajectory ({"schema_version": "ATIF-v1.x", "steps": [...]}) or an inspect_ai '
+        "eval log; pass --format"
     )
 
 
-def import_file(path: Path, fmt: str, *, run_id: str, domain: str | None = None) -> ImportResult:
-    """Read one transcript file of format `fmt` ("auto" to detect it) into sessions."""
+def import_file(
+    path: Path,
+    fmt: str,
+    *,
+    run_id: str,
+    domain: str | None = None,
+    label_from: LabelRule | None = None,
+) -> ImportResult:
+    """Read one transcript file of format `fmt` ("auto" to detect it) into sessions; with
+    `label_from`, each session's outcome is the label it names (formats that carry labels:
+    traces, ATIF, inspect logs)."""
     if fmt != "auto" and fmt not in format_names():
         raise ConfigError(f"unknown format {fmt!r}; use auto, {', '.join(format_names())}")
     try:
@@ -90,6 +112,14 @@ def import_file(path: Path, fmt: str, *, run_id: str, domain: str | None = None)
         except InputFileError as exc:
             raise InputFileError(f"{path}: {exc}") from None
     source = str(path)
+    if label_from is not None:
+        labelled = labelled_reader(fmt)
+        if labelled is None:
+            raise ConfigError(
+                f"--label-from reads trace, ATIF and inspect files; a {fmt} file carries its "
+                "own verdicts"
+            )
+        return labelled(raw, source=source, run_id=run_id, domain=domain, label_from=label_from)
     reader = format_reader(fmt)
     if reader is not None:
         return reader(raw, source=source, run_id=run_id, domain=domain)

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from ..records import Scenario
 from ._common import ImportResult
+from ._labels import LabelRule
 
 
 class FormatReader(Protocol):
@@ -19,6 +20,22 @@ class FormatReader(Protocol):
 
     def __call__(self, raw: bytes, *, source: str, run_id: str, domain: str | None) -> ImportResult:
         """Sessions read from `raw`, every problem met listed in the result."""
+        ...
+
+
+class LabelledFormatReader(Protocol):
+    """A format reader that also finds each session's outcome label (`--label-from`)."""
+
+    def __call__(
+        self,
+        raw: bytes,
+        *,
+        source: str,
+        run_id: str,
+        domain: str | None,
+        label_from: LabelRule | None = None,
+    ) -> ImportResult:
+        """Sessions read from `raw`, outcomes from `label_from` when given."""
         ...
 
 
@@ -37,7 +54,11 @@ _READERS: dict[str, str] = {
     "tau-bench": "sessionproof.suites.tau2:import_taubench",
     "otlp-json": "sessionproof.telemetry:read_otlp_json",
     "otlp-proto": "sessionproof.telemetry:read_otlp_proto",
+    "atif": "sessionproof.importers:read_atif",
+    "inspect": "sessionproof.importers:read_inspect",
 }
+_LABELLED = {"otlp-json", "otlp-proto", "atif", "inspect"}
+"""Formats whose reader takes `label_from` (a LabelledFormatReader)."""
 _JSONL = ("openai", "anthropic")
 
 _TASK_READER = "sessionproof.suites.tau2:scenario_from_any_task"
@@ -49,9 +70,17 @@ def _resolve(path: str) -> Any:
     return getattr(importlib.import_module(module_name), attr)
 
 
-def register_format(name: str, reader_path: str) -> None:
-    """Declare a lazily imported format: `reader_path` is `module:function` (a FormatReader)."""
+def register_format(name: str, reader_path: str, *, labels: bool = False) -> None:
+    """Declare a lazily imported format: `reader_path` is `module:function` (a FormatReader;
+    with `labels`, a LabelledFormatReader)."""
     _READERS[name] = reader_path
+    if labels:
+        _LABELLED.add(name)
+
+
+def reads_labels(name: str) -> bool:
+    """True when format `name` can take its outcomes from `--label-from`."""
+    return name in _LABELLED
 
 
 def format_names() -> tuple[str, ...]:
@@ -65,6 +94,15 @@ def format_reader(name: str) -> FormatReader | None:
     if path is None:
         return None
     reader: FormatReader = _resolve(path)
+    return reader
+
+
+def labelled_reader(name: str) -> LabelledFormatReader | None:
+    """The reader of a format that takes `label_from`; None for any other."""
+    path = _READERS.get(name)
+    if path is None or name not in _LABELLED:
+        return None
+    reader: LabelledFormatReader = _resolve(path)
     return reader
 
 

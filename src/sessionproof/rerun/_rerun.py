@@ -9,7 +9,7 @@ from pathlib import Path
 from ..agents import Agent, plays_users
 from ..engine import DEFAULT_MAX_STEPS, Progress, RunPlan, execute_run
 from ..errors import ConfigError
-from ..importers import import_file
+from ..importers import LabelRule, import_file
 from ..records import EventKind, Session
 from ..store import RunManifest, Store, new_run_id, recorded_run
 from ..suites.tau2 import AgentJudge, NLJudge, make_judge
@@ -109,6 +109,7 @@ async def arerun(
     max_steps: int = DEFAULT_MAX_STEPS,
     progress: Progress | None = None,
     argv: list[str] | None = None,
+    label_from: LabelRule | None = None,
 ) -> RerunReport:
     """Async form of `rerun`."""
     _check(trials, limit, concurrency, max_steps)
@@ -116,7 +117,11 @@ async def arerun(
     run_id = new_run_id()
     # `recorded` is no domain the importer knows: it only says where the answers come from.
     result = import_file(
-        source, fmt, run_id=run_id, domain=None if domain == RECORDED_DOMAIN else domain
+        source,
+        fmt,
+        run_id=run_id,
+        domain=None if domain == RECORDED_DOMAIN else domain,
+        label_from=label_from,
     )
     skipped, warnings = import_problems(result)
     candidate, user, made = await _agents(model, user_model, seed)
@@ -226,6 +231,7 @@ def rerun(
     max_steps: int = DEFAULT_MAX_STEPS,
     progress: Progress | None = None,
     argv: list[str] | None = None,
+    label_from: LabelRule | None = None,
 ) -> RerunReport:
     """Rerun every transcript of `path` against `model` (a `--model` spec or an `Agent`).
 
@@ -240,6 +246,7 @@ def rerun(
     Sessions are stored as a run (`command="rerun"`) when `store_path` is given. Records
     that cannot be read or rerun are listed in `skipped`; the rest still run. Raises
     `InputFileError` when the file cannot be read at all, `ConfigError` for bad options.
+    `label_from` (traces, ATIF, inspect logs) names each original's outcome label.
     """
     return asyncio.run(
         arerun(
@@ -257,5 +264,6 @@ def rerun(
             max_steps=max_steps,
             progress=progress,
             argv=argv,
+            label_from=label_from,
         )
     )

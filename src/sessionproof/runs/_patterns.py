@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..domains import DomainSpec, get_domain
 from ..errors import InputFileError
+from ..importers import LabelRule, label_rule
 from ..patterns import MineOptions, PatternsReport, mine
 from ..records import Scenario
 from ..store import DEFAULT_STORE_PATH, Store
@@ -39,16 +40,19 @@ def patterns(
     options: MineOptions | None = None,
     granularity: str = "outcome",
     arm: str | None = None,
+    label_from: str | LabelRule | None = None,
 ) -> PatternsRun:
     """Mine `target`: an existing transcript file (judged as `score` judges it, nothing
-    stored) or the id of a stored run. Raises `InputFileError` for a path that does not exist
-    and `StoreError` for an unknown run."""
+    stored; `label_from` as for `score`) or the id of a stored run. Raises `InputFileError`
+    for a path that does not exist and `StoreError` for an unknown run."""
     opts = options or MineOptions()
     path = Path(target)
     if path.is_file():
         from ..suites.tau2 import score_transcripts
 
-        scored = score_transcripts(path, fmt, domain, store_path=None)
+        scored = score_transcripts(
+            path, fmt, domain, store_path=None, label_from=label_rule(label_from)
+        )
         report = mine(scored.judged, opts, granularity, scored.scenarios, _by_name, arm)
         return PatternsRun(source=str(path), skipped_records=len(scored.errors), report=report)
     if path.suffix in (".json", ".jsonl") or "/" in target:

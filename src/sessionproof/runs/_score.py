@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from ..agents import Agent
 from ..engine import DEFAULT_MAX_STEPS, Progress
 from ..errors import ConfigError
-from ..importers import FORMATS
+from ..importers import FORMATS, LabelRule, format_names, label_rule
 from ..rerun import RerunReport
 from ..rerun import rerun as rerun_transcripts
 from ..scoring.stats import wilson_interval
@@ -20,8 +20,9 @@ from ..suites.bfcl import BfclScore, score_bfcl_file
 from ..suites.tau2 import NLJudge, ScoreReport, score_transcripts
 from ._config import default_concurrency
 
-SCORE_FORMATS = ("auto", "tau2", "tau-bench", "openai", "anthropic", "bfcl")
-"""What `score` reads: transcripts in these formats (or detected), or BFCL model outputs."""
+SCORE_FORMATS = ("auto", *format_names(), "bfcl")
+"""What `score` reads: transcripts and traces in any format the importers register (or
+detected), or BFCL model outputs."""
 
 
 class BfclReport(BaseModel):
@@ -75,6 +76,7 @@ def score(
     output: str | Path | None = None,
     argv: Sequence[str] | None = None,
     strict_empty_turns: bool = False,
+    label_from: str | LabelRule | None = None,
 ) -> ScoreReport | BfclReport:
     """Judge the recorded sessions of `path` offline.
 
@@ -84,12 +86,17 @@ def score(
     with the file's own. BFCL outputs (`fmt="bfcl"`, with `questions` and `answers`) are
     matched with BFCL's AST semantics (multi-turn files with BFCL's multi-turn checker
     semantics; `strict_empty_turns` also fails calls in turns whose gold is empty), one
-    verdict per line written to `output` if given.
+    verdict per line written to `output` if given. `label_from` (traces, ATIF, inspect logs)
+    names where each session's own outcome label is.
     Raises `ConfigError` for bad options, `InputFileError` for a file that cannot be used.
     """
-    if fmt not in SCORE_FORMATS:
+    # format_names() too: a format registered after this module was imported.
+    if fmt not in SCORE_FORMATS and fmt not in format_names():
         raise ConfigError(f"--format must be one of {', '.join(SCORE_FORMATS)}, not {fmt!r}")
+    rule = label_rule(label_from)
     if fmt == "bfcl":
+        if rule is not None:
+            raise ConfigError("--label-from reads trace, ATIF and inspect files, not BFCL outputs")
         if questions is None or answers is None:
             raise ConfigError("--format bfcl needs --questions and --answers")
         out = None if output is None else Path(output)
@@ -104,6 +111,7 @@ def score(
         None if store is None else Path(store),
         judge,
         argv=None if argv is None else list(argv),
+        label_from=rule,
     )
 
 
@@ -123,6 +131,7 @@ def rerun(
     max_steps: int = DEFAULT_MAX_STEPS,
     progress: Progress | None = None,
     argv: Sequence[str] | None = None,
+    label_from: str | LabelRule | None = None,
 ) -> RerunReport:
     """Rerun every transcript of `path` against `model` in its domain, judge each rerun as
     the original was judged, store the reruns as a `rerun` run in `store` (None: not
@@ -130,7 +139,7 @@ def rerun(
 
     `concurrency` None is the default for the model (1 for a local model, else 4).
     """
-    if fmt != "auto" and fmt not in FORMATS:
+    if fmt != "auto" and fmt not in FORMATS and fmt not in format_names():
         raise ConfigError(f"--format must be auto or one of {', '.join(FORMATS)}, not {fmt!r}")
     return rerun_transcripts(
         path,
@@ -147,4 +156,5 @@ def rerun(
         max_steps=max_steps,
         progress=progress,
         argv=None if argv is None else list(argv),
+        label_from=label_rule(label_from),
     )

@@ -20,8 +20,10 @@ from ..errors import SessionproofError
 from ..importers import (
     ImportedSession,
     ImportResult,
+    LabelRule,
     RecordError,
     ReportedVerdict,
+    distinct_trials,
     first_problem,
 )
 from ..records import (
@@ -42,6 +44,7 @@ from ..records import (
 from ..taxonomy import classify_text
 from . import _names as n
 from ._decode import SpanData, SpanEventData, Value, decode_spans
+from ._labelled import apply_label
 
 _HARNESS = {
     f"sessionproof.{k.value}": k
@@ -368,16 +371,31 @@ def _run_info(spans: list[SpanData]) -> RunInfo:
 
 
 def read_otlp(
-    raw: bytes, *, source: str, run_id: str, domain: str | None, fmt: str = "otlp-json"
+    raw: bytes,
+    *,
+    source: str,
+    run_id: str,
+    domain: str | None,
+    fmt: str = "otlp-json",
+    label_from: LabelRule | None = None,
 ) -> ImportResult:
     """The sessions an OTLP file holds (the importers' `FormatReader` for OTLP)."""
-    return read_otlp_run(raw, source=source, run_id=run_id, domain=domain, fmt=fmt)[0]
+    return read_otlp_run(
+        raw, source=source, run_id=run_id, domain=domain, fmt=fmt, label_from=label_from
+    )[0]
 
 
 def read_otlp_run(
-    raw: bytes, *, source: str, run_id: str, domain: str | None, fmt: str = "otlp-json"
+    raw: bytes,
+    *,
+    source: str,
+    run_id: str,
+    domain: str | None,
+    fmt: str = "otlp-json",
+    label_from: LabelRule | None = None,
 ) -> tuple[ImportResult, RunInfo]:
-    """The sessions an OTLP file holds, and what its resource says of the run."""
+    """The sessions an OTLP file holds, and what its resource says of the run; with
+    `label_from`, each session's outcome is the label it names instead of its own verdict."""
     spans, problems = decode_spans(raw, fmt)
     groups = _group(spans, problems)
     result = ImportResult(format=fmt, source=source, domain=domain)
@@ -394,12 +412,22 @@ def read_otlp_run(
                 RecordError(index=index, field=where, message=message, record_id=group.key)
             )
             continue
+        if label_from is not None:
+            problem = apply_label(group.spans, group.root, session, label_from, index)
+            if problem is not None:
+                result.errors.append(problem)
         reported = None
         if session.outcome is not None:
             reported = ReportedVerdict(
                 reward=session.outcome.reward, success=session.outcome.success
             )
         result.sessions.append(ImportedSession(index=index, session=session, reported=reported))
+    # Our export names each trial; a foreign trace does not, and its sessions of one task
+    # would collide in the store.
+    distinct_trials(
+        result.sessions,
+        keep={i for i, g in enumerate(groups) if g.root and n.TRIAL in g.root.attrs},
+    )
     info = _run_info(spans)
     _attach_scenarios(result, info)
     return result, info
@@ -421,8 +449,17 @@ def _attach_scenarios(result: ImportResult, info: RunInfo) -> None:
 
 
 def _reader(fmt: str) -> Callable[..., ImportResult]:
-    def read(raw: bytes, *, source: str, run_id: str, domain: str | None) -> ImportResult:
-        return read_otlp(raw, source=source, run_id=run_id, domain=domain, fmt=fmt)
+    def read(
+        raw: bytes,
+        *,
+        source: str,
+        run_id: str,
+        domain: str | None,
+        label_from: LabelRule | None = None,
+    ) -> ImportResult:
+        return read_otlp(
+            raw, source=source, run_id=run_id, domain=domain, fmt=fmt, label_from=label_from
+        )
 
     read.__doc__ = f"Reads an {fmt} file into sessions."
     return read

@@ -11,7 +11,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError, InputFileError, StoreError
-from ..importers import RecordError, detect_format, import_file, without_bom
+from ..importers import LabelRule, RecordError, detect_format, import_file, label_rule, without_bom
 from ..scoring import RunSummary, summarize
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
 from . import _names as n
@@ -104,9 +104,12 @@ def import_traces(
     store: str | Path | None = DEFAULT_STORE_PATH,
     domain: str | None = None,
     argv: Sequence[str] | None = None,
+    label_from: str | LabelRule | None = None,
 ) -> TraceImport:
     """Read a trace or transcript file (any format the importers know) into a new `import` run
-    in `store` (None: not stored), keeping each session's own verdict."""
+    in `store` (None: not stored), keeping each session's own verdict, or (`label_from`, a
+    trace, ATIF or inspect file) taking each session's outcome from the label it names."""
+    rule = label_rule(label_from)
     run_id = new_run_id()
     source = Path(path)
     fmt = _otlp_format(source, fmt)
@@ -114,12 +117,17 @@ def import_traces(
     if fmt in EXPORT_FORMATS:
         # Read here, not through import_file: the run's own suite rides on the resource.
         result, info = read_otlp_run(
-            source.read_bytes(), source=str(path), run_id=run_id, domain=domain, fmt=fmt
+            _trace_bytes(source),
+            source=str(path),
+            run_id=run_id,
+            domain=domain,
+            fmt=fmt,
+            label_from=rule,
         )
         suite = info.suite or suite
         limit, arms = info.limit, info.arms
     else:
-        result = import_file(source, fmt, run_id=run_id, domain=domain)
+        result = import_file(source, fmt, run_id=run_id, domain=domain, label_from=rule)
     sessions = [item.session for item in result.sessions]
     errors = list(result.errors)
     rows: Sequence[Any] = sessions
@@ -132,7 +140,8 @@ def import_traces(
             arms=arms,
             model=", ".join(sorted({s.model for s in sessions if s.model})),
             scenario_ids=sorted({s.scenario_id for s in sessions}),
-            options={"format": result.format, "domain": domain},
+            options={"format": result.format, "domain": domain}
+            | ({"label_from": str(rule)} if rule is not None else {}),
             argv=list(argv or []),
         )
         with Store.open(Path(store)) as db, recorded_run(db, manifest, on_error="failed"):
@@ -146,6 +155,18 @@ def import_traces(
         errors=errors,
         store=None if store is None else str(store),
     )
+
+
+def _trace_bytes(path: Path) -> bytes:
+    """The file's bytes; InputFileError (one line) when it cannot be read or is empty, as
+    `import_file` says it for every other format."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not raw.strip():
+        raise InputFileError(f"{path}: the file is empty")
+    return raw
 
 
 def _otlp_format(path: Path, fmt: str) -> str:

@@ -39,8 +39,9 @@ def _writes_only(domain: Domain[Any], name: str) -> bool:
 
 
 def replayed_calls(session: Session) -> list[ToolCall]:
-    """The session's tool calls that reached the domain (they have a recorded reply)."""
-    answered = {result.call_id for result in session.tool_results()}
+    """The session's tool calls that reached the domain (they have a recorded reply that the
+    domain gave: an injected fault's reply means the call never got there)."""
+    answered = {result.call_id for result in session.tool_results() if not result.injected}
     return [c for c in session.tool_calls() if c.id in answered and c.arguments is not None]
 
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...domains import get_domain
 from ...errors import SessionproofError, StoreError
-from ...importers import ImportedSession, RecordError, import_file
+from ...importers import ImportedSession, LabelRule, RecordError, import_file
 from ...records import EventKind, Outcome, Scenario, Session, make_event
 from ...scoring import evaluate_session
 from ._evaluate import Judgement, judge_tau2, judge_taubench
@@ -165,18 +165,20 @@ def score_transcripts(
     judge: str | NLJudge | None = None,
     run_id: str | None = None,
     argv: list[str] | None = None,
+    label_from: LabelRule | None = None,
 ) -> ScoreReport:
     """Import `path`, judge each session, store them under a new run, report agreement.
 
     `store_path` None skips storing (the report is still complete). `judge` is a model spec
     (or an NLJudge) for NL assertions; without one they are reported as not evaluated.
+    `label_from` (traces, ATIF, inspect logs) names each session's own outcome label.
     """
     from ...store import new_run_id
 
     started = time.perf_counter()
     run_id = run_id or new_run_id()
     nl_judge = make_judge(judge) if isinstance(judge, str) else judge
-    result = import_file(path, fmt, run_id=run_id, domain=domain)
+    result = import_file(path, fmt, run_id=run_id, domain=domain, label_from=label_from)
     cache = GoldCache()
     reward, db = Agreement(), Agreement()
     disagreements: list[Disagreement] = []
