@@ -15,6 +15,7 @@ from ..importers import RecordError, detect_format, import_file, without_bom
 from ..scoring import RunSummary, summarize
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
 from . import _names as n
+from ._evals import Scenarios
 from ._otlp import send, write_file
 from ._rebuild import read_otlp_run
 from ._spans import default_resource, session_spans
@@ -26,7 +27,8 @@ EXPORT_FORMATS = ("otlp-json", "otlp-proto")
 def run_spans(
     run_id: str, *, store: str | Path = DEFAULT_STORE_PATH, content: bool = False
 ) -> tuple[str, list[ReadableSpan]]:
-    """The full run id and the spans of every session of a stored run."""
+    """The full run id and the spans of every session of a stored run, each session's
+    metrics among them (`gen_ai.evaluation.result` events)."""
     path = Path(store)
     if not path.exists():
         raise StoreError(f"no store at {path}; run `sessionproof run` first or pass --store")
@@ -39,9 +41,14 @@ def run_spans(
     if manifest.arms:
         run[n.RUN_ARMS] = list(manifest.arms)
     resource = default_resource().merge(Resource(run))
+    # Import and score runs name a transcript file as their suite: only embedded scenarios.
+    scenarios = Scenarios(None if manifest.command in ("import", "score") else manifest.suite)
     spans: list[ReadableSpan] = []
     for session in sessions:
-        spans.extend(session_spans(session, content=content, resource=resource))
+        evaluations = scenarios.evaluations(session)
+        spans.extend(
+            session_spans(session, content=content, resource=resource, evaluations=evaluations)
+        )
     return manifest.run_id, spans
 
 

@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from ..records import Session
 from . import _names as n
+from ._evals import Scenarios
 from ._spans import default_resource, session_spans
 
 
@@ -30,11 +31,16 @@ def serve(config: dict[str, Any], lines: Any) -> int:
     processor = BatchSpanProcessor(exporter)
     resource = default_resource().merge(Resource({n.RUN_SUITE: config.get("suite", "")}))
     content = bool(config.get("content"))
+    scenarios = Scenarios(config.get("suite") or None)
     spans = 0
     try:
         for line in lines:
             session = Session.model_validate_json(line)
-            for span in session_spans(session, content=content, resource=resource):
+            evaluations = scenarios.evaluations(session)
+            built = session_spans(
+                session, content=content, resource=resource, evaluations=evaluations
+            )
+            for span in built:
                 processor.on_end(span)
                 spans += 1
     finally:
