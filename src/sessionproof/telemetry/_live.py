@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..engine import Progress
 from ..records import Session
+from ._compat import check_compat
 from ._otlp import traces_url
 
 _log = logging.getLogger(__name__)
@@ -52,9 +53,11 @@ class LiveExport:
         *,
         content: bool = False,
         suite: str = "",
+        compat: str | None = None,
     ) -> None:
         self.inner = inner
         config = {
+            "compat": check_compat(compat),
             "endpoint": None if endpoint is None else traces_url(endpoint),
             "headers": dict(headers) if headers else None,
             "content": content,

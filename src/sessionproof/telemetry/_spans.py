@@ -37,6 +37,7 @@ from ..records import (
 )
 from ..store import scrub_text, scrub_value
 from . import _names as n
+from ._compat import check_compat, compat_attributes
 from ._evals import Evaluation, by_call
 
 AttrValue = str | bool | int | float | Sequence[str]
@@ -87,9 +88,11 @@ class _Builder:
         content: bool,
         resource: Resource,
         evaluations: Sequence[Evaluation] = (),
+        compat: str | None = None,
     ) -> None:
         self.s = session
         self.evals = by_call(evaluations)
+        self.compat = check_compat(compat)
         self.content = content
         self.resource = resource
         self.trace_id = _id(session.run_id, session.session_id, size=16)
@@ -118,6 +121,8 @@ class _Builder:
         status: Status | None = None,
         kind: SpanKind = SpanKind.INTERNAL,
     ) -> None:
+        if self.compat is not None:
+            attrs = attrs | compat_attributes(self.compat, attrs, self.s, self.content)
         self.spans.append(
             ReadableSpan(
                 name=name,
@@ -372,10 +377,12 @@ def session_spans(
     content: bool = False,
     resource: Resource | None = None,
     evaluations: Sequence[Evaluation] = (),
+    compat: str | None = None,
 ) -> list[ReadableSpan]:
     """The spans of one stored session (see the module docstring); content only if asked;
-    `evaluations` (the session's metrics, `_evals`) as evaluation events."""
-    builder = _Builder(session, content, resource or default_resource(), evaluations)
+    `evaluations` (the session's metrics, `_evals`) as evaluation events; `compat`
+    (`openinference` or `langfuse`) adds the attributes that tool reads (`_compat`)."""
+    builder = _Builder(session, content, resource or default_resource(), evaluations, compat)
     for event in session.events:
         builder.add(event)
     return builder.finish()

@@ -31,6 +31,7 @@ def serve(config: dict[str, Any], lines: Any) -> int:
     processor = BatchSpanProcessor(exporter)
     resource = default_resource().merge(Resource({n.RUN_SUITE: config.get("suite", "")}))
     content = bool(config.get("content"))
+    compat = config.get("compat")
     scenarios = Scenarios(config.get("suite") or None)
     spans = 0
     try:
@@ -38,7 +39,11 @@ def serve(config: dict[str, Any], lines: Any) -> int:
             session = Session.model_validate_json(line)
             evaluations = scenarios.evaluations(session)
             built = session_spans(
-                session, content=content, resource=resource, evaluations=evaluations
+                session,
+                content=content,
+                resource=resource,
+                evaluations=evaluations,
+                compat=compat,
             )
             for span in built:
                 processor.on_end(span)
