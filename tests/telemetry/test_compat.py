@@ -35,7 +35,8 @@ def test_openinference_kinds_sessions_models_and_tools(faulty_run: tuple[Path, R
         a = _a(span)
         assert a["openinference.span.kind"] == kinds[_op(span)]
         assert span.context is not None
-        assert a["session.id"] == roots[span.context.trace_id]["gen_ai.conversation.id"]
+        root = roots[span.context.trace_id]
+        assert a["session.id"] == f"{report.run_id}:{root['gen_ai.conversation.id']}"
         assert "input.value" not in a and "output.value" not in a  # content not opted in
         if _op(span) == "execute_tool":
             assert a["tool.name"] == a["gen_ai.tool.name"]
@@ -79,7 +80,7 @@ def test_langfuse_sessions_names_tags_and_failed_tools(faulty_run: tuple[Path, R
         assert a["langfuse.observation.type"] == types[_op(span)]
         if span.parent is None:
             session = sessions[a["gen_ai.conversation.id"]]
-            assert a["langfuse.session.id"] == session.session_id
+            assert a["langfuse.session.id"] == f"{report.run_id}:{session.session_id}"
             assert a["langfuse.trace.name"] == session.scenario_id
             verdict = "pass" if session.success else "fail"
             assert verdict in a["langfuse.trace.tags"]

@@ -2,15 +2,16 @@
 
 `--otel-compat openinference` adds OpenInference attributes: `openinference.span.kind` (AGENT
 on the session, CHAIN on a user turn, LLM on a model call, TOOL on a tool call), `session.id`
-on every span (Phoenix groups traces into sessions by it), `llm.model_name`, `llm.provider`,
-`llm.token_count.prompt|completion|total`, `tool.name`, a `metadata` JSON of the session's
-run, scenario, trial, arm and verdict, and `input.value` / `output.value` only when content
-is opted in. `--otel-compat langfuse` adds Langfuse's own keys, which it reads before
-`gen_ai.*`: `langfuse.session.id`, `langfuse.trace.name` (the scenario), `langfuse.trace.tags`
-(arm, termination, pass/fail), `langfuse.trace.metadata.*`, `langfuse.observation.type`
-(agent, span, generation, tool), `langfuse.observation.level` ERROR with its status message on
-a failed tool call, and trace/observation input and output only with content. Neither tool
-turns the GenAI evaluation event into a score, so the verdict also rides in tags/metadata.
+on every span (`RUN_ID:SESSION_ID`: Phoenix groups traces into sessions by it, across runs),
+`llm.model_name`, `llm.provider`, `llm.token_count.prompt|completion|total`, `tool.name`, a
+`metadata` JSON of the session's run, scenario, trial, arm and verdict, and `input.value` /
+`output.value` only when content is opted in. `--otel-compat langfuse` adds Langfuse's own
+keys, which it reads before `gen_ai.*`: `langfuse.session.id` (run-qualified too),
+`langfuse.trace.name` (the scenario), `langfuse.trace.tags` (arm, termination, pass/fail),
+`langfuse.trace.metadata.*`, `langfuse.observation.type` (agent, span, generation, tool),
+`langfuse.observation.level` ERROR with its status message on a failed tool call, and
+trace/observation input and output only with content. Neither tool turns the GenAI
+evaluation event into a score, so the verdict also rides in tags and metadata.
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ def check_compat(compat: str | None) -> str | None:
     if compat is not None and compat not in COMPATS:
         raise ConfigError(f"--otel-compat must be one of {', '.join(COMPATS)}, not {compat!r}")
     return compat
+
+
+def compat_session_id(session: Session) -> str:
+    """The session id Phoenix and Langfuse group traces by: run-qualified, since our session
+    ids (scenario and trial) repeat in every run of a suite and the tools would merge them."""
+    return f"{session.run_id}:{session.session_id}"
 
 
 def _verdict(session: Session) -> str:
@@ -72,7 +79,7 @@ def _openinference(attrs: Attrs, session: Session, content: bool) -> Attrs:
     op = attrs.get(n.OPERATION)
     out: Attrs = {
         n.OI_KIND: _OI_KIND.get(str(op), "CHAIN"),
-        n.OI_SESSION: session.session_id,
+        n.OI_SESSION: compat_session_id(session),
     }
     if op == n.INVOKE_AGENT:
         out["metadata"] = json.dumps(_run_facts(session), sort_keys=True)
@@ -104,7 +111,7 @@ def _langfuse(attrs: Attrs, session: Session, content: bool) -> Attrs:
     op = attrs.get(n.OPERATION)
     out: Attrs = {"langfuse.observation.type": _LF_TYPE.get(str(op), "span")}
     if op == n.INVOKE_AGENT:
-        out["langfuse.session.id"] = session.session_id
+        out["langfuse.session.id"] = compat_session_id(session)
         out["langfuse.trace.name"] = session.scenario_id
         tags = [session.arm, session.termination.value, _verdict(session)]
         out["langfuse.trace.tags"] = [t for t in tags if t]
