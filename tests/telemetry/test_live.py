@@ -64,3 +64,23 @@ def test_a_dead_worker_is_logged_and_the_run_goes_on(
     assert live.error is not None and "exit 3" in live.error
     assert "sessionproof export" in caplog.text
     assert live.spans == 0
+
+
+def test_a_live_export_carries_the_metrics_that_need_no_replay(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    with LiveExport(None, url, suite="demo") as live:
+        for session in _sessions(store, report.run_id):
+            live.advance(session)
+    names: set[str] = set()
+    for span in received_spans(received):
+        for event in span.events:
+            if event.name == "gen_ai.evaluation.result":
+                attrs = {kv.key: kv.value.string_value for kv in event.attributes}
+                names.add(attrs["gen_ai.evaluation.name"])
+    assert {"session_success", "error_recovery_rate", "call_validity_rate"} <= names
+    # Replaying the gold path costs about a run's CPU: left to `sessionproof export`.
+    assert not names & {"survival_by_depth", "failure_source"}

@@ -101,15 +101,21 @@ def _calls(session: Session, scenario: Scenario, spec: DomainSpec) -> list[Evalu
 
 
 def session_evaluations(
-    session: Session, scenario: Scenario | None, spec: DomainSpec | None
+    session: Session,
+    scenario: Scenario | None,
+    spec: DomainSpec | None,
+    *,
+    replay: bool = True,
 ) -> list[Evaluation]:
-    """Every metric of `session` that can be computed (the verdict aside)."""
+    """Every metric of `session` that can be computed (the verdict aside). `replay` False
+    leaves out the metrics that replay the gold path on fresh databases — survival by depth,
+    and the failure source, which reads it — the costliest by far (about a run's own CPU)."""
     out: list[Evaluation] = []
     if (recovery := _recovery(session)) is not None:
         out.append(recovery)
     survival = None
     if scenario is not None and spec is not None and not session.infra_error:
-        survival = _survival(session, scenario, spec)
+        survival = _survival(session, scenario, spec) if replay else None
         if survival is not None:
             div = survival.divergence
             value = survival.survived / survival.decisions if survival.decisions else 1.0
@@ -123,6 +129,8 @@ def session_evaluations(
                 )
             )
         out.extend(_calls(session, scenario, spec))
+    if not replay:
+        return out
     blame = attribute_failure(session, scenario, survival)
     if blame is not None:
         source = "undetermined" if blame.source is None else blame.source.value
@@ -135,8 +143,15 @@ class Scenarios:
     metadata, else the named suite's (loaded once, on first need; a suite that does not
     load leaves the scenario-bound metrics out)."""
 
-    def __init__(self, suite: str | None, extra: Mapping[str, Scenario] | None = None) -> None:
+    def __init__(
+        self,
+        suite: str | None,
+        extra: Mapping[str, Scenario] | None = None,
+        *,
+        replay: bool = True,
+    ) -> None:
         self.suite = suite
+        self.replay = replay
         self.known: dict[str, Scenario] = dict(extra or {})
         self.loaded = not suite
         self.domain_for: DomainFor = lambda scenario: get_domain(scenario.domain)
@@ -174,7 +189,7 @@ class Scenarios:
 
     def evaluations(self, session: Session) -> list[Evaluation]:
         """`session_evaluations` with the session's scenario, when it is found."""
-        return session_evaluations(session, *self.find(session))
+        return session_evaluations(session, *self.find(session), replay=self.replay)
 
 
 def by_call(evaluations: Sequence[Evaluation]) -> dict[str | None, list[Evaluation]]:

@@ -32,7 +32,9 @@ def serve(config: dict[str, Any], lines: Any) -> int:
     resource = default_resource().merge(Resource({n.RUN_SUITE: config.get("suite", "")}))
     content = bool(config.get("content"))
     compat = config.get("compat")
-    scenarios = Scenarios(config.get("suite") or None)
+    # No gold-path replay while the run goes on: it costs about as much CPU as the run itself.
+    # Survival by depth and the failure source come with `sessionproof export`.
+    scenarios = Scenarios(config.get("suite") or None, replay=False)
     spans = 0
     try:
         for line in lines:
