@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
+# Arize Phoenix for its integration test, in .venv-phoenix (its own pins clash with ours).
+bash scripts/setup_phoenix.sh
 # The report's browser test uses Debian's headless chromium (no browser download).
 if [[ ! -x /usr/bin/chromium ]]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium

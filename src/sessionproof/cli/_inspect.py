@@ -194,6 +194,13 @@ def export(
             "--otel-content", help="OTLP: include messages, arguments and results (scrubbed)."
         ),
     ] = False,
+    otel_compat: Annotated[
+        str | None,
+        typer.Option(
+            help="OTLP: also the attributes Phoenix (openinference) or Langfuse (langfuse) read.",
+            metavar="openinference|langfuse",
+        ),
+    ] = None,
     run_id: Annotated[str | None, typer.Option(help="Parquet: only this run.")] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
 ) -> None:
@@ -205,7 +212,13 @@ def export(
     when no endpoint is given and no file either).
     """
     if fmt is None:
-        otlp = output is not None or otlp_endpoint is not None or otlp_header or content
+        otlp = (
+            output is not None
+            or otlp_endpoint is not None
+            or otlp_header
+            or content
+            or otel_compat is not None
+        )
         fmt = "otlp-json" if otlp else "parquet"
     if fmt == "parquet":
         with _open(store) as db:
@@ -224,6 +237,7 @@ def export(
         headers=parse_headers(otlp_header or []),
         content=content,
         use_env=output is None and otlp_endpoint is None,
+        compat=otel_compat,
     )
     where = [str(output)] if output is not None else []
     if otlp_endpoint is not None or output is None:

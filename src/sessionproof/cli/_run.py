@@ -118,6 +118,13 @@ def run(
     otel_content: Annotated[
         bool, typer.Option(help="Spans carry messages, arguments and results (scrubbed).")
     ] = False,
+    otel_compat: Annotated[
+        str | None,
+        typer.Option(
+            help="Also the attributes Phoenix (openinference) or Langfuse (langfuse) read.",
+            metavar="openinference|langfuse",
+        ),
+    ] = None,
 ) -> None:
     given = [
         name
@@ -139,7 +146,7 @@ def run(
     try:
         with (
             RunProgress(err_console, "sessions") as bar,
-            _live(bar, otlp_endpoint, otlp_header, otel_content, suite) as progress,
+            _live(bar, otlp_endpoint, otlp_header, otel_content, suite, otel_compat) as progress,
         ):
             if resume:
                 report = runs.resume(
@@ -188,7 +195,12 @@ def run(
 
 @contextlib.contextmanager
 def _live(
-    bar: RunProgress, endpoint: str | None, headers: list[str] | None, content: bool, suite: str
+    bar: RunProgress,
+    endpoint: str | None,
+    headers: list[str] | None,
+    content: bool,
+    suite: str,
+    compat: str | None = None,
 ) -> Iterator[Progress]:
     """The progress the run reports to: the bar, and the live OTLP export when asked for."""
     if endpoint is None:
@@ -197,7 +209,7 @@ def _live(
     from ..telemetry import LiveExport, parse_headers
 
     with LiveExport(
-        bar, endpoint, parse_headers(headers or []), content=content, suite=suite
+        bar, endpoint, parse_headers(headers or []), content=content, suite=suite, compat=compat
     ) as live:
         yield live
 

@@ -3,6 +3,7 @@ OTLP/HTTP) and back in (our traces exactly; anyone's `gen_ai.*` or OpenInference
 far as their attributes go). Layer: above `patterns`, below `report`.
 """
 
+from ._compat import COMPATS
 from ._live import LiveExport
 from ._otlp import otlp_json, otlp_proto, parse_headers, send, traces_url, write_file
 from ._rebuild import read_otlp, read_otlp_json, read_otlp_proto
@@ -10,6 +11,7 @@ from ._spans import default_resource, session_spans
 from ._usecases import EXPORT_FORMATS, TraceImport, export_traces, import_traces, run_spans
 
 __all__ = [
+    "COMPATS",
     "EXPORT_FORMATS",
     "LiveExport",
     "TraceImport",

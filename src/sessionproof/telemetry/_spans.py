@@ -4,9 +4,10 @@ One trace per session: an `invoke_agent {agent}` root, one `sessionproof.user_tu
 simulated-user turn under it, and under each turn the `chat {model}` spans (model calls) and
 `execute_tool {tool}` spans (tool calls, status Error and `error.type` on failure). Faults,
 drift, guard decisions, agent errors and the end are span events; the verdict and each of its
-criteria are `gen_ai.evaluation.result` events on the root. Every event's position (seq, turn,
-step, clocks) rides along, so the import rebuilds the session exactly. Message text, tool
-arguments and results only with `content=True`, scrubbed like the store.
+criteria are `gen_ai.evaluation.result` events on the root, and so is every other metric given
+(`_evals`: session metrics on the root, call metrics on their tool span). Every event's
+position (seq, turn, step, clocks) rides along, so the import rebuilds the session exactly.
+Message text, tool arguments and results only with `content=True`, scrubbed like the store.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from ..records import (
 )
 from ..store import scrub_text, scrub_value
 from . import _names as n
+from ._compat import check_compat, compat_attributes
+from ._evals import Evaluation, by_call
 
 AttrValue = str | bool | int | float | Sequence[str]
 Attrs = dict[str, AttrValue]
@@ -79,8 +82,17 @@ def _flat(prefix: str, data: Mapping[str, Any]) -> Attrs:
 class _Builder:
     """Spans of one session, built in event order."""
 
-    def __init__(self, session: Session, content: bool, resource: Resource) -> None:
+    def __init__(
+        self,
+        session: Session,
+        content: bool,
+        resource: Resource,
+        evaluations: Sequence[Evaluation] = (),
+        compat: str | None = None,
+    ) -> None:
         self.s = session
+        self.evals = by_call(evaluations)
+        self.compat = check_compat(compat)
         self.content = content
         self.resource = resource
         self.trace_id = _id(session.run_id, session.session_id, size=16)
@@ -109,6 +121,8 @@ class _Builder:
         status: Status | None = None,
         kind: SpanKind = SpanKind.INTERNAL,
     ) -> None:
+        if self.compat is not None:
+            attrs = attrs | compat_attributes(self.compat, attrs, self.s, self.content)
         self.spans.append(
             ReadableSpan(
                 name=name,
@@ -257,7 +271,23 @@ class _Builder:
             status = Status(StatusCode.ERROR, result.error_class.value)
         ctx = self._ctx(f"tool-{event.seq}")
         name = f"{n.EXECUTE_TOOL} {attrs[n.TOOL_NAME]}"
+        events = [*events, *self._evaluations(result.call_id, event.t_wall)]
         self._span(name, ctx, parent, attrs, start, event.t_wall, events, status)
+
+    def _evaluations(self, call_id: str | None, at: float) -> list[SpanEvent]:
+        """The metric events of one call (`call_id`) or of the session (None); each is used
+        once (on the first span of that call)."""
+        out: list[SpanEvent] = []
+        for e in self.evals.pop(call_id, []):
+            attrs: Attrs = {n.EVALUATION_NAME: e.name}
+            if e.value is not None:
+                attrs[n.SCORE_VALUE] = e.value
+            if e.label is not None:
+                attrs[n.SCORE_LABEL] = e.label
+            if e.explanation:
+                attrs[n.EXPLANATION] = scrub_text(e.explanation)
+            out.append(SpanEvent(n.EVALUATION_EVENT, attrs, _ns(at)))
+        return out
 
     def _verdict(self, event: VerdictEvent) -> list[SpanEvent]:
         outcome = event.payload
@@ -297,6 +327,7 @@ class _Builder:
             }
             ctx = self._ctx(f"call-{call_event.seq}")
             name = f"{n.EXECUTE_TOOL} {call.name}"
+            events = [*events, *self._evaluations(call.id, call_event.t_wall)]
             self._span(
                 name, ctx, self.root_ctx, call_attrs, call_event.t_wall, call_event.t_wall, events
             )
@@ -326,6 +357,7 @@ class _Builder:
             status = Status(StatusCode.ERROR, s.termination.value)
         start = s.started_at or (s.events[0].t_wall if s.events else 0.0)
         end = s.ended_at or (s.events[-1].t_wall if s.events else start)
+        self.root_events.extend(self._evaluations(None, end))
         self._span(
             f"{n.INVOKE_AGENT} {agent}",
             self.root_ctx,
@@ -340,10 +372,17 @@ class _Builder:
 
 
 def session_spans(
-    session: Session, *, content: bool = False, resource: Resource | None = None
+    session: Session,
+    *,
+    content: bool = False,
+    resource: Resource | None = None,
+    evaluations: Sequence[Evaluation] = (),
+    compat: str | None = None,
 ) -> list[ReadableSpan]:
-    """The spans of one stored session (see the module docstring); content only if asked."""
-    builder = _Builder(session, content, resource or default_resource())
+    """The spans of one stored session (see the module docstring); content only if asked;
+    `evaluations` (the session's metrics, `_evals`) as evaluation events; `compat`
+    (`openinference` or `langfuse`) adds the attributes that tool reads (`_compat`)."""
+    builder = _Builder(session, content, resource or default_resource(), evaluations, compat)
     for event in session.events:
         builder.add(event)
     return builder.finish()

@@ -15,6 +15,8 @@ from ..importers import LabelRule, RecordError, detect_format, import_file, labe
 from ..scoring import RunSummary, summarize
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
 from . import _names as n
+from ._compat import check_compat
+from ._evals import Scenarios
 from ._otlp import send, write_file
 from ._rebuild import read_otlp_run
 from ._spans import default_resource, session_spans
@@ -24,9 +26,16 @@ EXPORT_FORMATS = ("otlp-json", "otlp-proto")
 
 
 def run_spans(
-    run_id: str, *, store: str | Path = DEFAULT_STORE_PATH, content: bool = False
+    run_id: str,
+    *,
+    store: str | Path = DEFAULT_STORE_PATH,
+    content: bool = False,
+    compat: str | None = None,
 ) -> tuple[str, list[ReadableSpan]]:
-    """The full run id and the spans of every session of a stored run."""
+    """The full run id and the spans of every session of a stored run, each session's
+    metrics among them (`gen_ai.evaluation.result` events); `compat` adds Phoenix's
+    (`openinference`) or Langfuse's (`langfuse`) attributes."""
+    check_compat(compat)
     path = Path(store)
     if not path.exists():
         raise StoreError(f"no store at {path}; run `sessionproof run` first or pass --store")
@@ -39,9 +48,20 @@ def run_spans(
     if manifest.arms:
         run[n.RUN_ARMS] = list(manifest.arms)
     resource = default_resource().merge(Resource(run))
+    # Import and score runs name a transcript file as their suite: only embedded scenarios.
+    scenarios = Scenarios(None if manifest.command in ("import", "score") else manifest.suite)
     spans: list[ReadableSpan] = []
     for session in sessions:
-        spans.extend(session_spans(session, content=content, resource=resource))
+        evaluations = scenarios.evaluations(session)
+        spans.extend(
+            session_spans(
+                session,
+                content=content,
+                resource=resource,
+                evaluations=evaluations,
+                compat=compat,
+            )
+        )
     return manifest.run_id, spans
 
 
@@ -55,16 +75,18 @@ def export_traces(
     headers: Mapping[str, str] | None = None,
     content: bool = False,
     use_env: bool = False,
+    compat: str | None = None,
 ) -> int:
     """Export a stored run's sessions as OpenTelemetry GenAI traces: to `output` (an OTLP file
     of `fmt`), to the OTLP/HTTP `endpoint`, or (`use_env`) where the OTEL_EXPORTER_OTLP_*
-    variables say. Message text, arguments and results only with `content`. Returns the span
-    count."""
+    variables say. Message text, arguments and results only with `content`; `compat`
+    (`openinference` | `langfuse`) adds the attributes Phoenix or Langfuse read. Returns the
+    span count."""
     if fmt not in EXPORT_FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {fmt!r}")
     if output is None and endpoint is None and not use_env:
         raise ConfigError("say where the traces go: -o FILE and/or --otlp-endpoint URL")
-    _, spans = run_spans(run_id, store=store, content=content)
+    _, spans = run_spans(run_id, store=store, content=content, compat=compat)
     if output is not None:
         write_file(spans, Path(output), fmt)
     if endpoint is not None or use_env:
