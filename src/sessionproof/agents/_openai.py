@@ -17,7 +17,9 @@ from ..errors import InfraError
 from ..records import ErrorClass, Message, ModelCall, ToolCall, Usage
 from . import _prompted as prompted
 from ._parse import CallIds, finish_reply, history_arguments, make_tool_call
+from ._payload import BYTES_PER_TOKEN, ToolPayloads, with_fields
 from ._protocol import AgentRequest, AgentResponse, OutputIssue
+from ._ratelimit import RateLimiter, gate_key
 from ._registry import ToolMode
 from ._retry import (
     ModelOutputRejected,
@@ -120,7 +122,9 @@ class OpenAICompatAgent:
     Every reply keeps all tool calls in emission order (parallel calls and unknown tool names
     included); broken replies come back classified in `AgentResponse.issues`. Transport
     failures are retried by `RetryPolicy`; when retries run out, `InfraError` is raised.
-    `api_key` is registered as a secret, so it is redacted wherever it turns up.
+    `api_key` is registered as a secret, so it is redacted wherever it turns up. Requests go
+    through `limiter`'s gate for this provider/model when given (rate limits, adaptive
+    concurrency); the request body is built as JSON bytes and sent as is (`_payload`).
     """
 
     plays_users = True
@@ -144,6 +148,7 @@ class OpenAICompatAgent:
         retry: RetryPolicy | None = None,
         extra_body: dict[str, Any] | None = None,
         tool_choice: ToolChoice | None = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         if api_key not in _PLACEHOLDER_KEYS:
             # Before anything can fail or print; not only make_agent's keys are secrets.
@@ -164,10 +169,13 @@ class OpenAICompatAgent:
         self._secret = api_key
         self._timeout_s = timeout_s
         self._ids = CallIds()
+        self._tool_payloads = ToolPayloads(lambda spec: spec.openai())
         self._mode_lock = asyncio.Lock()
         self._client = openai.AsyncOpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
         )
+        # Shared with every agent of the run on this provider/model (the simulated user too).
+        self._gate = None if limiter is None else limiter.gate(gate_key(provider, model, base_url))
 
     async def resolved_tool_mode(self) -> Literal["native", "prompted"]:
         """The tool mode in use: `auto` is resolved once, on first use, by asking the server."""
@@ -184,46 +192,62 @@ class OpenAICompatAgent:
             )
             return mode
 
-    def _request_kwargs(
-        self, request: AgentRequest, mode: Literal["native", "prompted"]
-    ) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.model}
+    def _request_body(self, request: AgentRequest, mode: Literal["native", "prompted"]) -> bytes:
+        """The chat-completions request as JSON bytes, the tool schemas spliced in cached.
+
+        Equal, as JSON, to what `chat.completions.create` would send for the same arguments
+        (a test holds it to the SDK's own transformation), without its per-call re-walk.
+        """
+        body: dict[str, Any] = {"model": self.model}
+        fields: list[tuple[str, bytes]] = []
         if mode == "prompted":
-            kwargs["messages"] = prompted.to_chat_messages(request.messages, request.tools)
-            kwargs["response_format"] = prompted.response_format(
+            body["messages"] = prompted.to_chat_messages(request.messages, request.tools)
+            body["response_format"] = prompted.response_format(
                 request.tools,
                 require_tool=self.tool_choice == "required",
                 max_message_chars=prompted.message_chars_for(self.max_tokens),
             )
         else:
-            kwargs["messages"] = to_openai_messages(request.messages)
+            body["messages"] = to_openai_messages(request.messages)
             if request.tools:
-                kwargs["tools"] = [spec.openai() for spec in request.tools]
+                if "tools" not in self._extra_body:
+                    fields.append(("tools", self._tool_payloads(request.tools)))
                 if self.tool_choice is not None:
-                    kwargs["tool_choice"] = self.tool_choice
+                    body["tool_choice"] = self.tool_choice
         if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
+            body["temperature"] = self.temperature
         seed = request.seed if request.seed is not None else self.seed
         if seed is not None:
-            kwargs["seed"] = seed
+            body["seed"] = seed
         if self.max_tokens is not None:
-            kwargs[self._max_tokens_field] = self.max_tokens
-        if self._extra_body:
-            kwargs["extra_body"] = self._extra_body
-        return kwargs
+            body[self._max_tokens_field] = self.max_tokens
+        # extra_body wins over every field, as the SDK merges it.
+        body.update(self._extra_body)
+        return with_fields(body, fields)
+
+    async def _post(self, body: bytes) -> ChatCompletion:
+        """POST the ready body through the SDK: its auth, headers, timeout and typed errors."""
+        return await self._client.post(
+            "/chat/completions",
+            cast_to=ChatCompletion,
+            content=body,
+            options={"security": {"bearer_auth": True}},
+        )
 
     async def respond(self, request: AgentRequest) -> AgentResponse:
         """Send the conversation; return the model's message, what it cost, and its issues."""
         mode = await self.resolved_tool_mode() if request.tools else "native"
-        kwargs = self._request_kwargs(request, mode)
+        body = self._request_body(request, mode)
         start = time.perf_counter()
         try:
             completion, attempts = await call_with_retries(
-                lambda: self._client.chat.completions.create(**kwargs),
+                lambda: self._post(body),
                 provider=self.provider,
                 policy=self._retry,
                 classify=self.classify_failure,
                 secret=self._secret,
+                gate=self._gate,
+                tokens=len(body) / BYTES_PER_TOKEN,
             )
         except ModelOutputRejected as exc:
             # The server already decided the model's output was unusable: classify it as the
