@@ -89,7 +89,8 @@ def serve(port: int, latency: float, rate_429: float) -> None:
     def tool_reply(name: str) -> bytes:
         cached = tool_replies.get(name)
         if cached is None:
-            call = {"id": "call_1", "type": "function", "function": {"name": name, "arguments": "{}"}}
+            fn = {"name": name, "arguments": "{}"}
+            call = {"id": "call_1", "type": "function", "function": fn}
             message = {"role": "assistant", "content": None, "tool_calls": [call]}
             cached = tool_replies[name] = _reply("200 OK", _completion(message, "tool_calls"))
         return cached
@@ -160,10 +161,10 @@ def _cli() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "sessionproof.cli"]
 
 
-def _run(port: int, args: list[str], store: Path | None) -> tuple[float, float, dict[str, Any]]:
+def _run(port: int, args: list[str], store: Path) -> tuple[float, float, dict[str, Any]]:
     """(wall s, CPU s of the child, its --json summary) for one `sessionproof run`."""
     model = f"openai-compat:fake@http://127.0.0.1:{port}/v1"
-    where = ["--store", str(store)] if store else ["--store", os.devnull + ".duckdb"]
+    where = ["--store", str(store)]
     cmd = [*_cli(), "run", "--model", model, *args, "--json", "--no-report", *where]
     env = {**os.environ, "SESSIONPROOF_API_KEY": "x"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -187,8 +188,7 @@ def main() -> None:
     parser.add_argument("--server", type=Path, help="another fake server script")
     parser.add_argument("--trials", type=int, help="trials per scenario (default: 2×C sessions)")
     parser.add_argument("--executor", help="passed to `run --executor` (e.g. ray)")
-    parser.add_argument("--no-store", action="store_true", help="store in a throwaway file")
-    parser.add_argument("--serve", nargs=3, metavar=("PORT", "LATENCY", "RATE"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), float(args.serve[1]), float(args.serve[2]))
@@ -206,9 +206,9 @@ def main() -> None:
             except OSError:
                 time.sleep(0.1)
         with tempfile.TemporaryDirectory() as tmp:
-            store = None if args.no_store else Path(tmp) / "s.duckdb"
             n0 = _stats(port)["n"]
-            w1, c1, _ = _run(port, ["--suite", args.suite, "--limit", "1", "--concurrency", "1", *extra], store)
+            one = ["--suite", args.suite, "--limit", "1", "--concurrency", "1", *extra]
+            w1, c1, _ = _run(port, one, Path(tmp) / "startup.duckdb")
             n1 = _stats(port)["n"]
             startup = max(0.0, w1 - (n1 - n0) * args.latency)
             print(
@@ -218,8 +218,10 @@ def main() -> None:
             for level in (int(x) for x in args.levels.split(",")):
                 trials = args.trials or max(1, math.ceil(2 * level / SCENARIOS[args.suite]))
                 s0 = _stats(port)
-                run_args = ["--suite", args.suite, "--trials", str(trials), "--concurrency", str(level)]
-                wall, cpu, summary = _run(port, run_args + extra, store)
+                run_args = ["--suite", args.suite, "--trials", str(trials)]
+                run_args += ["--concurrency", str(level), *extra]
+                # A fresh store per level: each run writes into an empty file, as a new one.
+                wall, cpu, summary = _run(port, run_args, Path(tmp) / f"c{level}.duckdb")
                 s1 = _stats(port)
                 calls = s1["n"] - s0["n"]
                 limited = s1["n429"] - s0["n429"]

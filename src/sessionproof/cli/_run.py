@@ -79,6 +79,18 @@ def run(
         ),
     ] = DEFAULT_AGENT_TIMEOUT_S,
     no_report: NoReportOpt = False,
+    rpm: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            help="Requests per minute the model's provider allows (agent and simulated user "
+            "together).",
+        ),
+    ] = None,
+    tpm: Annotated[
+        float | None,
+        typer.Option(min=0.001, help="Tokens per minute the model's provider allows."),
+    ] = None,
     otlp_endpoint: Annotated[
         str | None,
         typer.Option(
@@ -144,6 +156,8 @@ def run(
                     guard=guard,
                     agent_timeout=agent_timeout,
                     store=store,
+                    rpm=rpm,
+                    tpm=tpm,
                 )
                 report = runs.run(config, progress, on_start=announce, argv=sys.argv[1:])
     except KeyboardInterrupt:
@@ -183,6 +197,14 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
         typer.echo(json.dumps(report.to_json(), indent=2))
         return
     render_summary(out_console, f"run {report.run_id}", report.summary)
+    stats = report.concurrency
+    if stats is not None:
+        out_console.print(
+            f"provider requests: {stats.requests}, in flight peak {stats.peak} mean "
+            f"{stats.mean:g} (limit {stats.limit}); 429s seen {stats.rate_limited}, window "
+            f"down to {stats.window_min}",
+            highlight=False,
+        )
     store = report.store or ""
     out_console.print(
         f"stored in {escape(store)}; details: "

@@ -121,6 +121,11 @@ class RunConfig(BaseModel):
     error."""
     store: Path | None = None
     """DuckDB store file; None keeps the sessions in memory only (nothing to resume)."""
+    rpm: float | None = Field(default=None, gt=0)
+    """Requests per minute allowed to the model's provider (agent and simulated user
+    together); None: not limited beyond the adaptive concurrency."""
+    tpm: float | None = Field(default=None, gt=0)
+    """Tokens per minute allowed to the model's provider (estimated from request sizes)."""
 
     def __init__(self, **data: Any) -> None:
         """Validate; a bad value raises `ConfigError` naming the field."""

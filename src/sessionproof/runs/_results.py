@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..agents import ConcurrencyStats
 from ..records import Session
 from ..scoring import ArmsReport, RunSummary
 from ..store import RunStatus
@@ -45,6 +46,9 @@ class RunReport(BaseModel):
     """Over every session of the run (the resumed ones too)."""
     comparison: ArmsReport | None = None
     """Per-arm summaries, recovery, drift tolerance and paired differences (several arms)."""
+    concurrency: ConcurrencyStats | None = None
+    """How provider requests were admitted (peak and mean in flight, 429s seen); None when
+    the run sent none (reference agents)."""
     sessions: list[Session] = Field(default_factory=list, repr=False)
     """The sessions this call ran, in the order they finished (a resume's earlier sessions
     are in the store, not here)."""
@@ -64,10 +68,16 @@ class RunReport(BaseModel):
                 },
                 "paired": [p.model_dump(mode="json") for p in self.comparison.paired],
                 "store": self.store,
+                **self._concurrency_json(),
             }
         return {
             "run_id": self.run_id,
             **self.summary.model_dump(mode="json"),
             "resumed_sessions": self.resumed_sessions,
             "store": self.store,
+            **self._concurrency_json(),
         }
+
+    def _concurrency_json(self) -> dict[str, Any]:
+        stats = self.concurrency
+        return {} if stats is None else {"concurrency": stats.model_dump(mode="json")}

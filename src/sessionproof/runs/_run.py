@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from ..agents import Agent, display_spec, plays_users
+from ..agents import Agent, RateLimiter, RateLimits, display_spec, plays_users
 from ..engine import HooksFactory, Progress, RunPlan, SessionHooks, SessionList, execute_run
 from ..records import Scenario, Session
 from ..scoring import compare_arms, summarize
@@ -41,12 +41,21 @@ def load(suite: str | Suite, limit: int | None) -> Suite:
     return (load_suite(suite) if isinstance(suite, str) else suite).limited(limit)
 
 
+def rate_limiter(config: RunConfig) -> RateLimiter:
+    """The run's rate limiter: one gate per provider/model, shared by the agent and the
+    simulated user, bounded by the run's concurrency and `--rpm` / `--tpm`."""
+    return RateLimiter(config.workers, RateLimits(rpm=config.rpm, tpm=config.tpm))
+
+
 @contextlib.asynccontextmanager
-async def run_agents(config: RunConfig) -> AsyncIterator[tuple[Agent, Agent | None]]:
+async def run_agents(
+    config: RunConfig, limiter: RateLimiter | None = None
+) -> AsyncIterator[tuple[Agent, Agent | None]]:
     """(the agent, who plays simulated users or None), closing the agents made from specs.
 
     A separate `user_model` plays users; else the agent itself when it is a model (a
-    reference agent gets the scenario's instructions as one message instead).
+    reference agent gets the scenario's instructions as one message instead). Agents made
+    from specs send their requests through `limiter`.
     """
     from ..agents import make_agent
 
@@ -54,12 +63,12 @@ async def run_agents(config: RunConfig) -> AsyncIterator[tuple[Agent, Agent | No
     try:
         agent = config.model
         if isinstance(agent, str):
-            agent = make_agent(agent, tool_mode=config.tool_mode, seed=config.seed)
+            agent = make_agent(agent, tool_mode=config.tool_mode, seed=config.seed, limiter=limiter)
             made.append(agent)
         user: Agent | None = None
         wanted = config.user_model
         if isinstance(wanted, str) and wanted and wanted != config.model:
-            user = make_agent(wanted, tool_mode="native", seed=config.seed)
+            user = make_agent(wanted, tool_mode="native", seed=config.seed, limiter=limiter)
             made.append(user)
         elif wanted is not None and not isinstance(wanted, str):
             user = wanted
@@ -187,13 +196,16 @@ async def execute(
     finished. The agents are made first, so a model that cannot be made records nothing.
     """
     plan = _plan(config, manifest.run_id, skip or set())
-    async with run_agents(config) as (agent, user):
+    limiter = rate_limiter(config)
+    async with run_agents(config, limiter) as (agent, user):
         # A crash leaves the run `running`, so `resume` can finish it.
         with recorded_run(db, manifest, create=skip is None, on_error=None):
             if on_start is not None:
                 on_start(_start(config, manifest.run_id, loaded, len(plan.skip)))
             finished = await _sessions(agent, user, loaded, plan, db, progress)
-    return report_stored(db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished)
+    report = report_stored(db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished)
+    report.concurrency = limiter.stats()
+    return report
 
 
 def report_stored(
@@ -230,7 +242,8 @@ async def _in_memory(
     if on_start is not None:
         on_start(_start(config, run_id, loaded, 0))
     sink = SessionList()
-    async with run_agents(config) as (agent, user):
+    limiter = rate_limiter(config)
+    async with run_agents(config, limiter) as (agent, user):
         await _sessions(agent, user, loaded, plan, sink, progress)
     sessions = sink.sessions
     comparison = None
@@ -244,4 +257,5 @@ async def _in_memory(
         summary=summarize(sessions),
         comparison=comparison,
         sessions=sessions,
+        concurrency=limiter.stats(),
     )
