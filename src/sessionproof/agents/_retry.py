@@ -88,9 +88,10 @@ class ProviderFailure:
         return cls(kind="timeout", error_class=ErrorClass.timeout, retryable=True)
 
     @classmethod
-    def connection(cls, exc: BaseException) -> ProviderFailure:
-        """The connection failed (refused, reset, TLS); its cause is what the SDK wrapped."""
-        cause = exc.__cause__ or exc
+    def connection(cls, exc: BaseException, cause: BaseException | None = None) -> ProviderFailure:
+        """The connection failed (refused, reset, TLS); its cause is what the SDK wrapped
+        (or `cause`, when the adapter found the real one deeper)."""
+        cause = cause or exc.__cause__ or exc
         # Always worth another try: the request never produced a reply. The class says
         # whether it is known not to have run (refused) or may have (dropped).
         return cls(
