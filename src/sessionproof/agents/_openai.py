@@ -7,6 +7,7 @@ import asyncio
 import re
 import time
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 import openai
@@ -39,17 +40,24 @@ from ._spec import NO_KEY
 _LIMITS = _http.Limits(max_connections=None, max_keepalive_connections=None)
 
 
-def _http_client(timeout_s: float) -> Any:
+def _http_client(timeout_s: float, base_url: str | None) -> Any:
     """The SDK's HTTP client on aiohttp when it is installed, else on httpx, keeping every
     connection it opens.
 
     At hundreds of requests in flight the httpx connection pool rescans every connection
     for every request; the SDK's aiohttp transport measured ~2.5x less CPU per call at 256
     in flight (benchmarks/throughput.py). Both honour proxy settings from the environment.
+    A URL with credentials in it stays on httpx: aiohttp refuses to send them along with
+    the SDK's Authorization header.
     """
+    parts = urlsplit(base_url or "")
     try:
         import aiohttp  # noqa: F401  (only whether it is there)
     except ImportError:  # pragma: no cover - aiohttp is a dependency; kept for safety
+        aiohttp_ok = False
+    else:
+        aiohttp_ok = parts.username is None and parts.password is None
+    if not aiohttp_ok:
         return openai.DefaultAsyncHttpxClient(timeout=timeout_s, limits=_LIMITS)
     return openai.DefaultAioHttpClient(timeout=timeout_s, limits=_LIMITS)
 
@@ -217,7 +225,7 @@ class OpenAICompatAgent:
             base_url=base_url,
             timeout=timeout_s,
             max_retries=0,
-            http_client=_http_client(timeout_s),
+            http_client=_http_client(timeout_s, base_url),
         )
         # Shared with every agent of the run on this provider/model (the simulated user too).
         self._gate = None if limiter is None else limiter.gate(gate_key(provider, model, base_url))
