@@ -97,6 +97,8 @@ class AnthropicAgent:
 
     plays_users = True
     """A language model: it can also play the simulated user."""
+    request_readonly = True
+    """It never edits a request and never reads its scenario: the engine need not copy."""
 
     def __init__(
         self,
