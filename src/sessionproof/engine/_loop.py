@@ -126,7 +126,7 @@ class _SessionRun:
         tools = await self.tools.list_tools(self._context())
         if getattr(self.agent, "request_readonly", False) is True:
             # The provider adapters only read the conversation, and a model never sees the
-            # scenario: no copies (a third of a model call's harness CPU at tau2 size).
+            # scenario: no copies (5-8% of a tau2 run's CPU went to them).
             return AgentRequest.model_construct(
                 messages=list(self.conversation),
                 tools=tools,
