@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -42,8 +42,10 @@ class Seen:
 class FakeProvider:
     """Serve scripted replies on a free port; an unscripted POST gets a 500, a GET a 404."""
 
-    def __init__(self) -> None:
+    def __init__(self, responder: Callable[[Seen], Reply] | None = None) -> None:
         self.replies: list[Reply] = []
+        self.responder = responder
+        """Answers a POST when no scripted reply is left (a whole run's worth of calls)."""
         self.routes: dict[str, Reply] = {}
         """Fixed replies by path (e.g. `/props`), not consumed."""
         self.seen: list[Seen] = []
@@ -74,12 +76,12 @@ class FakeProvider:
                     reply = owner.routes.get(self.path)
                     if reply is None and self.command == "GET":
                         reply = Reply({"error": {"message": "not found"}}, status=404)
+                    if reply is None and owner.replies:
+                        reply = owner.replies.pop(0)
+                    if reply is None and owner.responder is not None:
+                        reply = owner.responder(owner.seen[-1])
                     if reply is None:
-                        reply = (
-                            owner.replies.pop(0)
-                            if owner.replies
-                            else Reply({"error": {"message": "no scripted reply"}}, status=500)
-                        )
+                        reply = Reply({"error": {"message": "no scripted reply"}}, status=500)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()

@@ -18,6 +18,7 @@ from ._protocol import (
     OutputIssue,
     plays_users,
 )
+from ._ratelimit import ConcurrencyStats, ProviderGate, RateLimiter, RateLimits
 from ._registry import (
     AgentOptions,
     Provider,
@@ -53,12 +54,16 @@ __all__ = [
     "AgentOptions",
     "AgentRequest",
     "AgentResponse",
+    "ConcurrencyStats",
     "FailureClassifier",
     "ModelOutputRejected",
     "OracleAgent",
     "OutputIssue",
     "Provider",
     "ProviderFailure",
+    "ProviderGate",
+    "RateLimiter",
+    "RateLimits",
     "RetryPolicy",
     "ScriptedAgent",
     "accepted_specs",

@@ -12,7 +12,9 @@ from .._secrets import register_secret
 from ..errors import InfraError
 from ..records import Message, ModelCall, ToolCall, Usage
 from ._parse import CallIds, finish_reply, make_tool_call, safe_call_id
+from ._payload import BYTES_PER_TOKEN, ToolPayloads, with_fields
 from ._protocol import AgentRequest, AgentResponse
+from ._ratelimit import RateLimiter, gate_key
 from ._retry import (
     ProviderFailure,
     RetryPolicy,
@@ -95,6 +97,8 @@ class AnthropicAgent:
 
     plays_users = True
     """A language model: it can also play the simulated user."""
+    request_readonly = True
+    """It never edits a request and never reads its scenario: the engine need not copy."""
 
     def __init__(
         self,
@@ -107,6 +111,7 @@ class AnthropicAgent:
         max_tokens: int | None = None,
         timeout_s: float = 120.0,
         retry: RetryPolicy | None = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         # Before anything can fail or print; not only make_agent's keys are secrets.
         register_secret(api_key)
@@ -121,39 +126,47 @@ class AnthropicAgent:
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
         )
+        self._gate = (
+            None if limiter is None else limiter.gate(gate_key("anthropic", model, base_url))
+        )
+        self._tool_payloads = ToolPayloads(
+            lambda t: {"name": t.name, "description": t.description, "input_schema": t.parameters}
+        )
 
-    def _request_kwargs(self, request: AgentRequest) -> dict[str, Any]:
+    def _request_body(self, request: AgentRequest) -> bytes:
+        """The Messages API request as JSON bytes, the tool schemas spliced in cached."""
         system, messages = to_anthropic(request.messages)
-        kwargs: dict[str, Any] = {
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "max_tokens": self.max_tokens,
         }
         if system:
-            kwargs["system"] = system
-        if request.tools:
-            kwargs["tools"] = [
-                {"name": t.name, "description": t.description, "input_schema": t.parameters}
-                for t in request.tools
-            ]
+            body["system"] = system
         if self.temperature is not None:
-            # The SDK no longer types sampling parameters (current Claude models reject them),
-            # so an explicit temperature, for older models, travels as an extra body field.
-            kwargs["extra_body"] = {"temperature": self.temperature}
-        return kwargs
+            # Current Claude models reject sampling parameters: sent only when asked for.
+            body["temperature"] = self.temperature
+        fields = [("tools", self._tool_payloads(request.tools))] if request.tools else []
+        return with_fields(body, fields)
+
+    async def _post(self, body: bytes) -> AnthropicMessage:
+        """POST the ready body through the SDK: its auth, headers, timeout and typed errors."""
+        return await self._client.post("/v1/messages", cast_to=AnthropicMessage, content=body)
 
     async def respond(self, request: AgentRequest) -> AgentResponse:
         """Send the conversation; return the model's message, what it cost, and its issues."""
-        kwargs = self._request_kwargs(request)
+        body = self._request_body(request)
         start = time.perf_counter()
         # This adapter never reads a failure as rejected model output (that is llama.cpp's
         # answer, behind the OpenAI-compatible adapter), so no ModelOutputRejected to catch.
         reply, attempts = await call_with_retries(
-            lambda: self._client.messages.create(**kwargs),
+            lambda: self._post(body),
             provider=self.provider,
             policy=self._retry,
             classify=self.classify_failure,
             secret=self._secret,
+            gate=self._gate,
+            tokens=len(body) / BYTES_PER_TOKEN,
         )
         latency = time.perf_counter() - start
         if not isinstance(reply, AnthropicMessage):

@@ -62,6 +62,10 @@ class Agent(Protocol):
     says so with a class or instance attribute `plays_users = True` (the provider agents do).
     It is optional and not part of the protocol's required members: an agent without it is
     not asked to play the user. `plays_users(agent)` is the one place that reads it.
+
+    An agent that never edits a request and never reads its `scenario` may say so with
+    `request_readonly = True` (the provider adapters do): the engine then hands it the
+    conversation without copying it, and no scenario.
     """
 
     name: str

@@ -82,6 +82,7 @@ def openai(model: str | None, options: AgentOptions) -> Agent:
         max_tokens_field="max_completion_tokens",
         timeout_s=options.timeout_s,
         retry=options.retry_policy(),
+        limiter=options.limiter,
     )
 
 
@@ -116,6 +117,7 @@ def openai_compat(rest: str | None, options: AgentOptions) -> Agent:
         max_tokens=options.max_tokens,
         timeout_s=options.timeout_s,
         retry=options.retry_policy(),
+        limiter=options.limiter,
     )
 
 
@@ -141,6 +143,7 @@ def anthropic(model: str | None, options: AgentOptions) -> Agent:
         max_tokens=options.max_tokens,
         timeout_s=options.timeout_s,
         retry=options.retry_policy(),
+        limiter=options.limiter,
     )
 
 

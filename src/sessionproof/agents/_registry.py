@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
+    from ._ratelimit import RateLimiter
     from ._retry import RetryPolicy
 
 ToolMode = Literal["native", "prompted", "auto"]
@@ -42,6 +43,9 @@ class AgentOptions:
     max_attempts: int = 6
     """Transport attempts per request, the first included."""
     max_tokens: int | None = None
+    limiter: RateLimiter | None = None
+    """The run's rate limiter: provider agents send every request through its gate for their
+    provider/model, shared with the other agents of the run (None: no shared limits)."""
 
     def retry_policy(self) -> RetryPolicy:
         """The transport retry policy these options ask for."""

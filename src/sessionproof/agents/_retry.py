@@ -11,15 +11,21 @@ and waits come from the one classifier and the one Retry-After parser in `taxono
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import random
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .._secrets import redact_secrets
 from ..errors import InfraError
 from ..records import ErrorClass
 from ..taxonomy import classify_exception, classify_status, retry_after_seconds, semantics
+
+if TYPE_CHECKING:
+    from ._ratelimit import ProviderGate, Sleep, Slot
 
 T = TypeVar("T")
 
@@ -51,6 +57,10 @@ class RetryPolicy:
     """Random extra wait added to each exponential backoff, at most this many seconds."""
     max_retry_after: float = 120.0
     """A Retry-After longer than this is not waited for: the request fails at once."""
+    rate_limit_wait: float = 600.0
+    """Total seconds one request may spend waiting out 429 answers (they do not count
+    against `attempts`: a provider's 429 storm is waited out, not turned into failures);
+    past it the request fails as rate limited."""
 
 
 @dataclass(frozen=True)
@@ -78,9 +88,10 @@ class ProviderFailure:
         return cls(kind="timeout", error_class=ErrorClass.timeout, retryable=True)
 
     @classmethod
-    def connection(cls, exc: BaseException) -> ProviderFailure:
-        """The connection failed (refused, reset, TLS); its cause is what the SDK wrapped."""
-        cause = exc.__cause__ or exc
+    def connection(cls, exc: BaseException, cause: BaseException | None = None) -> ProviderFailure:
+        """The connection failed (refused, reset, TLS); its cause is what the SDK wrapped
+        (or `cause`, when the adapter found the real one deeper)."""
+        cause = cause or exc.__cause__ or exc
         # Always worth another try: the request never produced a reply. The class says
         # whether it is known not to have run (refused) or may have (dropped).
         return cls(
@@ -171,8 +182,14 @@ class _Decider:
     def __init__(self, policy: RetryPolicy, classify: FailureClassifier) -> None:
         self.policy = policy
         self.classify = classify
+        self.attempts = 0
+        """Requests sent, the 429s waited out included."""
+        self.gave_up = False
+        """The 429 loop already waited all it may: no further attempt."""
 
     def __call__(self, exc: Exception) -> bool | float:
+        if self.gave_up:
+            return False
         failure = self.classify(exc)
         if failure is None or not failure.retryable:
             return False
@@ -215,6 +232,70 @@ def _infra_error(
     return InfraError(f"{provider}: {kind} {tries}: {first}"[:500])
 
 
+class _Unlimited:
+    """The slot of a request sent without a gate: nothing to tell."""
+
+    def ok(self) -> None:
+        pass
+
+    def rate_limited(self, retry_after_s: float | None) -> None:
+        pass
+
+
+@contextlib.asynccontextmanager
+async def _slot(gate: ProviderGate | None, tokens: float) -> AsyncIterator[Slot | _Unlimited]:
+    if gate is None:
+        yield _Unlimited()
+        return
+    async with gate.slot(tokens) as slot:
+        yield slot
+
+
+def _rate_limit_wait(failure: ProviderFailure, backoff: float, policy: RetryPolicy) -> float:
+    """The wait before resending after a 429: what the provider asked for, else backoff."""
+    if failure.retry_after_s is not None:
+        return failure.retry_after_s
+    return backoff + random.uniform(0, policy.wait_jitter)
+
+
+async def _send(
+    fn: Callable[[], Awaitable[T]],
+    decider: _Decider,
+    gate: ProviderGate | None,
+    tokens: float,
+    sleep: Sleep,
+) -> T:
+    """One transport attempt as stamina sees it: the request, through the provider's gate,
+    with every 429 waited out here (Retry-After, else exponential backoff) until the policy's
+    total rate-limit wait is spent."""
+    policy = decider.policy
+    waited = 0.0
+    backoff = policy.wait_initial
+    while True:
+        decider.attempts += 1
+        async with _slot(gate, tokens) as slot:
+            try:
+                result = await fn()
+            except Exception as exc:
+                failure = decider.classify(exc)
+                if failure is None or failure.status != 429:
+                    raise
+                slot.rate_limited(failure.retry_after_s)
+                wait = _rate_limit_wait(failure, backoff, policy)
+                asked = failure.retry_after_s
+                too_long = asked is not None and asked > policy.max_retry_after
+                if too_long or waited + wait > policy.rate_limit_wait:
+                    decider.gave_up = True
+                    raise
+            else:
+                slot.ok()
+                return result
+        # Outside the slot: a request waiting out a 429 holds no place in the window.
+        backoff = min(policy.wait_max, backoff * 2)
+        waited += wait
+        await sleep(wait)
+
+
 async def call_with_retries(
     fn: Callable[[], Awaitable[T]],
     *,
@@ -222,22 +303,28 @@ async def call_with_retries(
     policy: RetryPolicy,
     classify: FailureClassifier,
     secret: str | None = None,
+    gate: ProviderGate | None = None,
+    tokens: float = 0.0,
+    sleep: Sleep = asyncio.sleep,
 ) -> tuple[T, int]:
     """Await `fn()` with transport retries; return its result and the number of attempts.
 
-    `classify` is the provider adapter's reading of its own exceptions. Raises `InfraError`
-    (one line, never the key) when the provider cannot answer, and `ModelOutputRejected`
-    when the server refused the model's own malformed output. An exception `classify` does
-    not recognise propagates unchanged.
+    `classify` is the provider adapter's reading of its own exceptions. Each request holds a
+    slot of `gate` (the provider's shared rate-limit gate, `tokens` its estimated size) while
+    in flight; 429 answers are waited out up to `policy.rate_limit_wait` in all and do not
+    count against `policy.attempts` (`sleep` does the waiting: a fake clock in tests). Raises
+    `InfraError` (one line, never the key) when the provider cannot answer, and
+    `ModelOutputRejected` when the server refused the model's own malformed output. An
+    exception `classify` does not recognise propagates unchanged.
     """
     # Imported here: only a run that talks to a provider needs the retry machinery.
     import stamina
 
-    attempts = 0
+    decider = _Decider(policy, classify)
     failure: Exception | None = None
     try:
         async for attempt in stamina.retry_context(
-            on=_Decider(policy, classify),
+            on=decider,
             attempts=policy.attempts,
             timeout=None,
             wait_initial=policy.wait_initial,
@@ -245,17 +332,16 @@ async def call_with_retries(
             wait_jitter=policy.wait_jitter,
         ):
             with attempt:
-                attempts = attempt.num
-                result = await fn()
+                result = await _send(fn, decider, gate, tokens, sleep)
     except Exception as exc:
         read = classify(exc)
         if read is None:
             raise
-        failure = _infra_error(read, provider, attempts, policy)
+        failure = _infra_error(read, provider, decider.attempts, policy)
         if secret and isinstance(failure, InfraError):
             failure = InfraError(redact(str(failure), secret))
     if failure is not None:
         # Raised outside the except block so the SDK error (whose text may echo part of the
         # key) is not even attached as context to what reaches logs and tracebacks.
         raise failure
-    return result, attempts
+    return result, decider.attempts

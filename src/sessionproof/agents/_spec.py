@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from .._secrets import (
@@ -16,6 +16,9 @@ from .._secrets import (
 from ..errors import ModelSpecError
 from ._protocol import Agent
 from ._registry import AgentOptions, accepted_specs, get_provider
+
+if TYPE_CHECKING:
+    from ._ratelimit import RateLimiter
 
 NO_KEY = "sessionproof-no-key"
 """The key sent to OpenAI-compatible servers when none is configured (local servers need none)."""
@@ -74,6 +77,7 @@ def make_agent(
     timeout_s: float = 120,
     max_attempts: int = 6,
     max_tokens: int | None = None,
+    limiter: RateLimiter | None = None,
 ) -> Agent:
     """The agent a `--model` spec names: `kind` or `kind:argument`, the kind naming a
     registered provider (`providers()`; register your own with `@provider`).
@@ -81,8 +85,9 @@ def make_agent(
     Built in: `local`, `local:PATH.gguf`, `oracle`, `openai:MODEL` (OPENAI_API_KEY,
     OPENAI_BASE_URL honoured), `openai-compat:MODEL@URL` (key from SESSIONPROOF_API_KEY or
     OPENAI_API_KEY, or none), `anthropic:MODEL` (ANTHROPIC_API_KEY), `python:pkg.module:function`.
-    The agent's `name` is the spec with no secret. Raises `ModelSpecError` for a spec that
-    cannot be used, with a one-line reason.
+    The agent's `name` is the spec with no secret. Provider agents share `limiter`'s gate of
+    their provider/model with the run's other agents (rate limits, adaptive concurrency).
+    Raises `ModelSpecError` for a spec that cannot be used, with a one-line reason.
     """
     spec = spec.strip()
     # Registered before anything can fail or print: from here on the URL's credentials are
@@ -111,6 +116,7 @@ def make_agent(
         timeout_s=timeout_s,
         max_attempts=max_attempts,
         max_tokens=max_tokens,
+        limiter=limiter,
     )
     agent = entry.factory(argument, options)
     if not isinstance(agent, Agent):

@@ -104,6 +104,18 @@ def run(
         ),
     ] = None,
     no_report: NoReportOpt = False,
+    rpm: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            help="Requests per minute the model's provider allows (agent and simulated user "
+            "together).",
+        ),
+    ] = None,
+    tpm: Annotated[
+        float | None,
+        typer.Option(min=0.001, help="Tokens per minute the model's provider allows."),
+    ] = None,
     otlp_endpoint: Annotated[
         str | None,
         typer.Option(
@@ -180,6 +192,8 @@ def run(
                     store=store,
                     reading=reading,
                     executor=executor or "local",
+                    rpm=rpm,
+                    tpm=tpm,
                 )
                 report = runs.run(config, progress, on_start=announce, argv=sys.argv[1:])
     except KeyboardInterrupt:
@@ -233,6 +247,14 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
         out_console.print(turns_table(report.turns))
         for name, text in TURN_DEFINITIONS.items():
             out_console.print(f"[bold]{escape(name)}[/]: {escape(text)}", highlight=False)
+    stats = report.concurrency
+    if stats is not None:
+        out_console.print(
+            f"provider requests: {stats.requests}, in flight peak {stats.peak} mean "
+            f"{stats.mean:g} (limit {stats.limit}); 429s seen {stats.rate_limited}, window "
+            f"down to {stats.window_min}",
+            highlight=False,
+        )
     store = report.store or ""
     out_console.print(
         f"stored in {escape(store)}; details: "

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Literal
 
-from ..agents import Agent, plays_users
+from ..agents import Agent, RateLimiter, plays_users
 from ..conditions import hooks_for, parse_arm
 from ..engine import HooksFactory, SessionHooks
 from ..records import Scenario
@@ -47,6 +47,7 @@ async def agents_for(
     *,
     tool_mode: Literal["native", "prompted", "auto"],
     seed: int,
+    limiter: RateLimiter | None = None,
 ) -> AsyncIterator[tuple[Agent, Agent | None]]:
     """(the agent, who plays simulated users or None), closing the agents made from specs.
 
@@ -59,11 +60,11 @@ async def agents_for(
     try:
         agent = model
         if isinstance(agent, str):
-            agent = make_agent(agent, tool_mode=tool_mode, seed=seed)
+            agent = make_agent(agent, tool_mode=tool_mode, seed=seed, limiter=limiter)
             made.append(agent)
         user: Agent | None = None
         if isinstance(user_model, str) and user_model and user_model != model:
-            user = make_agent(user_model, tool_mode="native", seed=seed)
+            user = make_agent(user_model, tool_mode="native", seed=seed, limiter=limiter)
             made.append(user)
         elif user_model is not None and not isinstance(user_model, str):
             user = user_model

@@ -158,6 +158,11 @@ class RunConfig(BaseModel):
     """Where sessions run: `local` (an asyncio pool here), `ray` (Ray tasks on a local
     loopback cluster, or the one `RAY_ADDRESS` names) or `ray:ADDRESS`; needs
     `sessionproof[ray]`."""
+    rpm: float | None = Field(default=None, gt=0)
+    """Requests per minute allowed to the model's provider (agent and simulated user
+    together); None: not limited beyond the adaptive concurrency."""
+    tpm: float | None = Field(default=None, gt=0)
+    """Tokens per minute allowed to the model's provider (estimated from request sizes)."""
 
     def __init__(self, **data: Any) -> None:
         """Validate; a bad value raises `ConfigError` naming the field."""

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..agents import ConcurrencyStats
 from ..records import Session
 from ..scoring import TURN_DEFINITIONS, ArmsReport, Breakdowns, RunSummary, TurnReport
 from ..store import RunStatus
@@ -47,6 +48,9 @@ class RunReport(BaseModel):
     """Per-arm summaries, recovery, drift tolerance and paired differences (several arms)."""
     turns: TurnReport | None = None
     """Per-turn accuracy in both readings, when the suite has per-turn criteria."""
+    concurrency: ConcurrencyStats | None = None
+    """How provider requests were admitted (peak and mean in flight, 429s seen); None when
+    the run sent none (reference agents)."""
     sessions: list[Session] = Field(default_factory=list, repr=False)
     """The sessions this call ran, in the order they finished (a resume's earlier sessions
     are in the store, not here)."""
@@ -81,6 +85,7 @@ class RunReport(BaseModel):
                 "paired": [p.model_dump(mode="json") for p in self.comparison.paired],
                 "store": self.store,
                 **turns,
+                **self._concurrency_json(),
             }
         return {
             "run_id": self.run_id,
@@ -89,9 +94,14 @@ class RunReport(BaseModel):
             "store": self.store,
             **self._breakdowns_json(self.arms[0] if self.arms else ""),
             **turns,
+            **self._concurrency_json(),
         }
 
     def _breakdowns_json(self, arm: str) -> dict[str, Any]:
         # Only suites with breakdowns add the key, so every other run's JSON is unchanged.
         found = self.breakdowns.get(arm)
         return {} if found is None else {"breakdowns": found.model_dump(mode="json")}
+
+    def _concurrency_json(self) -> dict[str, Any]:
+        stats = self.concurrency
+        return {} if stats is None else {"concurrency": stats.model_dump(mode="json")}

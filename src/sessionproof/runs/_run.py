@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from ..agents import Agent, display_spec
+from ..agents import Agent, RateLimiter, RateLimits, display_spec
 from ..engine import Progress, RunPlan, SessionList, execute_run
 from ..executors import agents_for, hooks_factory, load
 from ..records import Session
@@ -22,12 +22,25 @@ StartHook = Callable[[RunStart], None]
 """Told once, when the run is recorded and about to execute (the CLI prints a line)."""
 
 
+def rate_limiter(config: RunConfig) -> RateLimiter:
+    """The run's rate limiter: one gate per provider/model, shared by the agent and the
+    simulated user, bounded by the run's concurrency and `--rpm` / `--tpm`."""
+    return RateLimiter(config.workers, RateLimits(rpm=config.rpm, tpm=config.tpm))
+
+
 @contextlib.asynccontextmanager
-async def run_agents(config: RunConfig) -> AsyncIterator[tuple[Agent, Agent | None]]:
+async def run_agents(
+    config: RunConfig, limiter: RateLimiter | None = None
+) -> AsyncIterator[tuple[Agent, Agent | None]]:
     """(the agent, who plays simulated users or None) for `config`, closing the agents made
-    from specs (the one rule, `agents_for`, that Ray workers follow too)."""
+    from specs (the one rule, `agents_for`, that Ray workers follow too). Agents made from
+    specs send their requests through `limiter`."""
     async with agents_for(
-        config.model, config.user_model, tool_mode=config.tool_mode, seed=config.seed
+        config.model,
+        config.user_model,
+        tool_mode=config.tool_mode,
+        seed=config.seed,
+        limiter=limiter,
     ) as agents:
         yield agents
 
@@ -158,7 +171,8 @@ async def execute(
     finished. The agents are made first, so a model that cannot be made records nothing.
     """
     plan = _plan(config, manifest.run_id, skip or set())
-    async with run_agents(config) as (agent, user):
+    limiter = rate_limiter(config)
+    async with run_agents(config, limiter) as (agent, user):
         # A crash leaves the run `running`, so `resume` can finish it.
         with recorded_run(db, manifest, create=skip is None, on_error=None):
             if on_start is not None:
@@ -168,6 +182,7 @@ async def execute(
     report = report_stored(
         db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, per_turn=per_turn
     )
+    report.concurrency = limiter.stats()
     return with_breakdowns(report, loaded, db.load_sessions(manifest.run_id))
 
 
@@ -219,7 +234,8 @@ async def _in_memory(
     if on_start is not None:
         on_start(_start(config, run_id, loaded, 0))
     sink = SessionList()
-    async with run_agents(config) as (agent, user):
+    limiter = rate_limiter(config)
+    async with run_agents(config, limiter) as (agent, user):
         await _sessions(config, agent, user, loaded, plan, sink, progress)
     sessions = sink.sessions
     comparison = None
@@ -234,5 +250,6 @@ async def _in_memory(
         comparison=comparison,
         turns=turn_report(sessions),
         sessions=sessions,
+        concurrency=limiter.stats(),
     )
     return with_breakdowns(report, loaded, sessions)

@@ -1,0 +1,274 @@
+"""Rate-limit-aware admission of provider requests: limits per provider/model, AIMD concurrency.
+
+One `ProviderGate` per provider/model (and server) is shared by every agent object of a run
+that talks to it — the agent and the simulated user alike — through the run's `RateLimiter`.
+A request holds a slot of the gate while it is in flight:
+
+- the in-flight window is adaptive (AIMD): it starts at the run's concurrency, is halved when
+  the provider answers 429 (once per window generation, so a burst of 429s from requests
+  already in flight counts once) and grows by one after a window's worth of successes, never
+  above the run's concurrency;
+- a 429's `Retry-After` pauses the whole gate: no request to that provider starts before it;
+- `rpm` / `tpm` limits are token buckets (a minute's budget, refilled continuously); a
+  request's tokens are estimated from its body, since the real count is known only after.
+
+The clock and the sleep are injectable, so tests run on a fake clock with no real waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """A provider's published limits; None means not limited."""
+
+    rpm: float | None = None
+    """Requests per minute."""
+    tpm: float | None = None
+    """Tokens per minute (estimated from the request body: ~4 bytes a token)."""
+
+
+class ConcurrencyStats(BaseModel):
+    """How a run's provider requests were admitted (the run summary's `concurrency`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int
+    """The run's concurrency: the most requests allowed in flight to one provider."""
+    peak: int = 0
+    """The most requests that were in flight at once."""
+    mean: float = 0.0
+    """Requests in flight on average, over the time any was (time-weighted)."""
+    rate_limited: int = 0
+    """429 answers seen (each was retried after a wait)."""
+    window_min: int = 0
+    """The smallest the adaptive window became (equal to `limit` without 429s)."""
+    requests: int = 0
+    """Requests sent (retries included)."""
+
+
+class _Bucket:
+    """A token bucket holding at most a minute's budget, refilled continuously."""
+
+    def __init__(self, per_minute: float, now: float) -> None:
+        self.capacity = per_minute
+        self.level = per_minute
+        self.rate = per_minute / 60.0
+        self.at = now
+
+    def wait_for(self, amount: float, now: float) -> float:
+        """Seconds until `amount` is available (0 when it is now)."""
+        self.level = min(self.capacity, self.level + (now - self.at) * self.rate)
+        self.at = now
+        need = min(amount, self.capacity) - self.level
+        return 0.0 if need <= 0 else need / self.rate
+
+    def take(self, amount: float) -> None:
+        self.level -= min(amount, self.capacity)
+
+
+class Slot:
+    """One admitted request; tell it how the request went."""
+
+    def __init__(self, gate: ProviderGate, generation: int) -> None:
+        self._gate = gate
+        self._generation = generation
+        self.outcome: str = "error"
+
+    def ok(self) -> None:
+        """The provider answered (any answer but a 429)."""
+        self.outcome = "ok"
+
+    def rate_limited(self, retry_after_s: float | None) -> None:
+        """The provider answered 429, asking to wait `retry_after_s` (if it said)."""
+        self.outcome = "429"
+        self._gate._on_429(self._generation, retry_after_s)
+
+
+class ProviderGate:
+    """Admission for one provider/model: an AIMD in-flight window, a Retry-After pause, and
+    optional rpm/tpm buckets."""
+
+    def __init__(
+        self,
+        limit: int,
+        limits: RateLimits | None = None,
+        *,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.limit = max(1, limit)
+        self.window = self.limit
+        self.limits = limits or RateLimits()
+        self._clock = clock
+        self._sleep = sleep
+        now = clock()
+        self._rpm = _Bucket(self.limits.rpm, now) if self.limits.rpm else None
+        self._tpm = _Bucket(self.limits.tpm, now) if self.limits.tpm else None
+        self._paused_until = 0.0
+        self._generation = 0
+        self._successes = 0
+        self._inflight = 0
+        self._cond = asyncio.Condition()
+        # Statistics: time-weighted in-flight integral over the busy time.
+        self.peak = 0
+        self.rate_limited = 0
+        self.window_min = self.window
+        self.requests = 0
+        self._area = 0.0
+        self._busy = 0.0
+        self._mark = now
+
+    @property
+    def inflight(self) -> int:
+        """Requests holding a slot now."""
+        return self._inflight
+
+    def _account(self) -> None:
+        now = self._clock()
+        if self._inflight:
+            self._area += self._inflight * (now - self._mark)
+            self._busy += now - self._mark
+        self._mark = now
+
+    def _on_429(self, generation: int, retry_after_s: float | None) -> None:
+        self.rate_limited += 1
+        if generation == self._generation:
+            # Multiplicative decrease, once per generation: the 429s of requests sent before
+            # the window shrank say nothing about the new window.
+            self.window = max(1, self.window // 2)
+            self.window_min = min(self.window_min, self.window)
+            self._generation += 1
+            self._successes = 0
+        if retry_after_s:
+            self._paused_until = max(self._paused_until, self._clock() + retry_after_s)
+
+    def _on_success(self) -> None:
+        self._successes += 1
+        if self._successes >= self.window and self.window < self.limit:
+            self.window += 1  # additive increase: one more per window of successes
+            self._successes = 0
+
+    def _wait_needed(self, tokens: float) -> float:
+        """Seconds to wait before a request may start (pause, rpm, tpm); 0 when it may."""
+        now = self._clock()
+        wait = max(0.0, self._paused_until - now)
+        if self._rpm is not None:
+            wait = max(wait, self._rpm.wait_for(1, now))
+        if self._tpm is not None:
+            wait = max(wait, self._tpm.wait_for(tokens, now))
+        return wait
+
+    async def _admit(self, tokens: float) -> int:
+        async with self._cond:
+            while True:
+                await self._cond.wait_for(lambda: self._inflight < self.window)
+                wait = self._wait_needed(tokens)
+                if wait <= 0:
+                    break
+                # Wait outside the lock, then look again: others may have gone first.
+                self._cond.release()
+                try:
+                    await self._sleep(wait)
+                finally:
+                    await self._cond.acquire()
+            if self._rpm is not None:
+                self._rpm.take(1)
+            if self._tpm is not None:
+                self._tpm.take(tokens)
+            self._account()
+            self._inflight += 1
+            self.requests += 1
+            self.peak = max(self.peak, self._inflight)
+            return self._generation
+
+    async def _release(self, slot: Slot) -> None:
+        async with self._cond:
+            self._account()
+            self._inflight -= 1
+            if slot.outcome == "ok":
+                self._on_success()
+            # Wake only as many waiters as there are free places: notify_all would wake
+            # every waiting request on each release, quadratic at hundreds in flight.
+            free = self.window - self._inflight
+            if free > 0:
+                self._cond.notify(free)
+
+    @asynccontextmanager
+    async def slot(self, tokens: float = 0.0) -> AsyncIterator[Slot]:
+        """Hold a slot for one request of about `tokens` tokens (waits until admitted)."""
+        slot = Slot(self, await self._admit(tokens))
+        try:
+            yield slot
+        finally:
+            # Shielded: a cancelled request still gives its slot back.
+            await asyncio.shield(self._release(slot))
+
+    def stats(self) -> ConcurrencyStats:
+        """What this gate saw so far."""
+        self._account()
+        mean = self._area / self._busy if self._busy > 0 else float(self.peak)
+        return ConcurrencyStats(
+            limit=self.limit,
+            peak=self.peak,
+            mean=round(mean, 2),
+            rate_limited=self.rate_limited,
+            window_min=self.window_min,
+            requests=self.requests,
+        )
+
+
+class RateLimiter:
+    """A run's gates, one per provider/model key, all bounded by the run's concurrency."""
+
+    def __init__(
+        self,
+        limit: int,
+        limits: RateLimits | None = None,
+        *,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.limit = max(1, limit)
+        self.limits = limits or RateLimits()
+        self._clock = clock
+        self._sleep = sleep
+        self._gates: dict[str, ProviderGate] = {}
+
+    def gate(self, key: str) -> ProviderGate:
+        """The gate of provider/model `key` (made on first use, then shared)."""
+        gate = self._gates.get(key)
+        if gate is None:
+            gate = ProviderGate(self.limit, self.limits, clock=self._clock, sleep=self._sleep)
+            self._gates[key] = gate
+        return gate
+
+    def stats(self) -> ConcurrencyStats | None:
+        """Over every gate (peak and mean summed, window the smallest); None if none was used."""
+        used = [g.stats() for g in self._gates.values() if g.requests]
+        if not used:
+            return None
+        return ConcurrencyStats(
+            limit=self.limit,
+            peak=sum(s.peak for s in used),
+            mean=round(sum(s.mean for s in used), 2),
+            rate_limited=sum(s.rate_limited for s in used),
+            window_min=min(s.window_min for s in used),
+            requests=sum(s.requests for s in used),
+        )
+
+
+def gate_key(provider: str, model: str, base_url: str | None) -> str:
+    """The key requests share a gate by: one provider, one model, one server."""
+    return f"{provider}:{model}@{base_url or ''}"
