@@ -1,8 +1,12 @@
 """Throughput of `score` on the shared tau2 trajectories, and what one state hash costs.
 
-Run: `.venv/bin/python benchmarks/score_throughput.py [--repeat 3] [--naive-sample 8]`
+Run: `.venv/bin/python benchmarks/score_throughput.py [--repeat 3] [--naive-sample 8]
+[--sessions 1000]`
 
 Prints
+- sessions/s of `score` on the shared tau2 retail trajectories replicated to `--sessions`
+  sessions (one file, each copy a new trial), without a store and with one, in the same run,
+  and the store write alone (`Store.write_sessions` of the judged sessions), wall and CPU;
 - sessions/s per trajectory file and overall for `score_transcripts` without a store (read,
   import, judge) and with a DuckDB store (also writing every session and its events), with
   each DB already loaded (the one-time load is printed apart);
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import os
 import statistics
 import tempfile
 import time
@@ -38,6 +43,9 @@ from sessionproof.suites.tau2.retail import RetailDB
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted((ROOT / "tests" / "fixtures" / "tau").glob("*.json"))
+_RETAIL = "gpt-4.1_retail_defautl_gpt-4.1_1trials.json"
+SHARED_RETAIL = ROOT.parent.parent / "shared/anchors/tau-bench/tau2-bench/trajectories" / _RETAIL
+"""The shared tau2 retail trajectories (benchmarks may read them); the fixture copy otherwise."""
 TAU2_RATE = {"airline": 1.9, "retail": 4.5}
 """tau2-bench's own evaluator on these files, sessions/s on this machine (from the issue)."""
 
@@ -83,6 +91,67 @@ def _calls(sim: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(c["name"], c["arguments"]) for m in sim["messages"] for c in m.get("tool_calls") or []]
 
 
+def replicated(source: Path, n: int, folder: Path) -> Path:
+    """`source`'s simulations repeated to `n`, each copy a new trial with its own id."""
+    data = orjson.loads(source.read_bytes())
+    sims = data["simulations"]
+    copies = []
+    for i in range(n):
+        sim = dict(sims[i % len(sims)])
+        sim["id"] = f"{sim['id']}-copy{i}"
+        sim["trial"] = i // len(sims)
+        copies.append(sim)
+    data["simulations"] = copies
+    out = folder / f"retail_x{n}.json"
+    out.write_bytes(orjson.dumps(data))
+    return out
+
+
+def _timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float]:
+    """(best wall seconds, CPU seconds of that run) over `repeat` runs."""
+    best = (float("inf"), 0.0)
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        best = min(best, (time.perf_counter() - wall, time.process_time() - cpu))
+    return best
+
+
+def bulk(n: int, repeat: int) -> None:
+    """`score` of `n` replicated retail sessions with and without the store, and the write."""
+    from sessionproof.importers import import_file
+    from sessionproof.store import RunManifest, Store
+
+    source = SHARED_RETAIL if SHARED_RETAIL.is_file() else ROOT / "tests/fixtures/tau" / _RETAIL
+    with tempfile.TemporaryDirectory() as tmp:
+        path = replicated(source, n, Path(tmp))
+        score_transcripts(path, "tau2", None, None)  # warm: the DB load and gold replays
+        plain = _timed(lambda: score_transcripts(path, "tau2", None, None), repeat)
+        counter = iter(range(10**6))
+
+        def stored() -> None:
+            report = score_transcripts(path, "tau2", None, Path(tmp) / f"{next(counter)}.db")
+            assert not report.errors, report.errors[:3]
+
+        with_store = _timed(stored, repeat)
+        sessions = [item.session for item in import_file(path, "tau2", run_id="rb").sessions]
+
+        def write() -> None:
+            with Store.open(Path(tmp) / f"w{next(counter)}.db") as store:
+                store.create_run(RunManifest(run_id="rb"))
+                store.write_sessions(sessions)
+
+        write_only = _timed(write, repeat)
+    print(f"\n{n} tau2 retail sessions ({source.name} replicated), best of {repeat}:")
+    for label, (wall, cpu) in (
+        ("score, no store", plain),
+        ("score + store", with_store),
+        ("store write alone", write_only),
+    ):
+        print(f"  {label:18s} {n / wall:8.0f} sessions/s  ({wall:.2f} s wall, {cpu:.2f} s CPU)")
+    print(f"  load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
 def _naive_one(domain: str, sim: dict[str, Any], task: dict[str, Any]) -> bool:
     """One session judged the slow way: reload, copy, replay, hash everything."""
     spec = get_domain(domain)
@@ -114,9 +183,12 @@ def main() -> None:
     parser.add_argument(
         "--naive-sample", type=int, default=8, help="sessions per file for the naive run"
     )
+    parser.add_argument("--sessions", type=int, default=1000, help="replicated retail sessions")
     args = parser.parse_args()
 
-    print("one-time DB load (read + validate), seconds:")
+    bulk(args.sessions, args.repeat)
+
+    print("\none-time DB load (read + validate), seconds:")
     for domain in ("retail", "airline"):
         start = time.perf_counter()
         _ = get_domain(domain).base  # type: ignore[attr-defined]

@@ -6,6 +6,8 @@ to close (it holds the write lock meanwhile).
 it, prints `ready` and holds the store like `hold`: a run in progress.
 `python -m tests.store.writer PATH write RUN_ID N` writes N sessions, printing each key as
 soon as its write has returned, so the parent knows which sessions were committed.
+`python -m tests.store.writer PATH bulk RUN_ID N B` writes N sessions in batches of B with
+`write_sessions`, printing `begin K` before batch K and `done K` once it has returned.
 """
 
 from __future__ import annotations
@@ -28,6 +30,15 @@ def main(argv: list[str]) -> None:
         run_id, count = argv[2], int(argv[3])
         ids = [f"sc{i:05d}" for i in range(count)]
         store.create_run(manifest(run_id, ids))
+        if mode == "bulk":
+            size = int(argv[4])
+            print(f"run {run_id}", flush=True)
+            for k in range(0, count, size):
+                batch = [session(run_id, scenario_id) for scenario_id in ids[k : k + size]]
+                print(f"begin {k // size}", flush=True)
+                store.write_sessions(batch)
+                print(f"done {k // size}", flush=True)
+            return
         if mode == "live":
             for scenario_id in ids:
                 store.write_session(session(run_id, scenario_id))

@@ -131,14 +131,29 @@ def scrubbed_json(scrubber: Scrubber, value: Any, what: str) -> str:
     return to_json(scrubber.value(value), what)
 
 
-def _payload_json(scrubber: Scrubber, event: Event, what: str) -> str:
-    """The event's payload as the JSON object the store holds for its kind, scrubbed."""
+def _payload_value(event: Event, what: str) -> Any:
+    """The event's payload as the plain JSON value the store holds for its kind."""
     try:
-        value = event.payload.model_dump(mode="json")
+        return event.payload.model_dump(mode="json")
     except PydanticSerializationError as exc:  # e.g. an object() inside tool arguments
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise StoreError(f"{what} is not JSON-serialisable: {first}") from exc
-    return scrubbed_json(scrubber, value, what)
+
+
+def _scrubbed_payloads(scrubber: Scrubber, values: list[Any], wheres: list[str]) -> list[str]:
+    """Every payload of a session as scrubbed JSON text.
+
+    Serialised first and tested once as a whole: when the session's joined text holds
+    nothing to redact, no part of it can (a marker or secret inside one payload is inside
+    the joined text), so the per-payload tests are skipped. Most sessions hold none.
+    """
+    texts = [to_json(value, where) for value, where in zip(values, wheres, strict=True)]
+    if not scrubber.might_hold("\n".join(texts)):
+        return texts
+    return [
+        text if not scrubber.might_hold(text) else to_json(scrubber.value(value), where)
+        for text, value, where in zip(texts, values, wheres, strict=True)
+    ]
 
 
 def _event(row: tuple[Any, ...], where: str) -> Event:
@@ -182,7 +197,8 @@ def prepare(session: Session) -> SessionWrite:
     walls: list[float] = []
     monos: list[float] = []
     kinds: list[str] = []
-    payloads: list[str] = []
+    values: list[Any] = []
+    wheres: list[str] = []
     n_tool_calls = n_tool_errors = n_replies = 0
     for event in session.events:
         if event.run_id != session.run_id or event.session_id != session.session_id:
@@ -202,10 +218,13 @@ def prepare(session: Session) -> SessionWrite:
         walls.append(event.t_wall)
         monos.append(event.t_mono)
         kinds.append(event.kind.value)
-        payloads.append(_payload_json(scrubber, event, f"{where}: event seq {event.seq}"))
+        at = f"{where}: event seq {event.seq}"
+        values.append(_payload_value(event, at))
+        wheres.append(at)
     if len(set(seqs)) != n:
         repeated = sorted({s for s in seqs if seqs.count(s) > 1})
         raise StoreError(f"{where}: event seq repeated: {repeated}")
+    payloads = _scrubbed_payloads(scrubber, values, wheres)
     cols += [seqs, turns, steps, walls, monos, kinds, payloads]
     outcome = session.outcome
     # The run id is kept as is: the run's own row, written first, is found by it.

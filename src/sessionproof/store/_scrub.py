@@ -64,7 +64,12 @@ _MARKERS = (
     "hf_",
     "aiza",
     "bearer",
-    "key",
+    # Not a bare "key": product names ("Mechanical Keyboard") would send most retail
+    # payloads through the regex. Every pattern naming a key spells one of these.
+    "api_key",
+    "api-key",
+    "apikey",
+    "key=",
     "secret",
     "passw",
     "token",

@@ -17,6 +17,7 @@ import duckdb
 from .._version import __version__
 from ..errors import DuplicateSessionError, StoreError, StoreLockedError
 from ..records import Session
+from ._bulk import insert_batch
 from ._export import export_parquet
 from ._manifest import RunListing, RunManifest, RunStatus, SessionRow
 from ._rows import (
@@ -328,18 +329,7 @@ class Store:
         for run_id in {s.run_id for s in sessions}:
             self._known(run_id)
         prepared = [prepare(s) for s in sessions]
-        # Every session's event columns joined: one INSERT for all events of the batch.
-        columns: list[list[Any]] = [[] for _ in prepared[0].events]
-        for item in prepared:
-            for merged, column in zip(columns, item.events, strict=True):
-                merged.extend(column)
-
-        def insert(conn: duckdb.DuckDBPyConnection) -> None:
-            conn.executemany(_INSERT_SESSION, [item.session for item in prepared])
-            if columns[0]:
-                conn.execute(_INSERT_EVENTS, columns)
-
-        self._transact(sessions, insert)
+        self._transact(sessions, lambda conn: insert_batch(conn, prepared))
 
     def _known(self, run_id: str) -> None:
         if run_id not in self._known_runs:

@@ -1,0 +1,89 @@
+"""Columnar inserts: a batch of prepared sessions goes in with one statement per table.
+
+Row-at-a-time `executemany` costs DuckDB about 1.5 ms per session row, and list parameters
+cost ~20 µs per event value as each is converted to a DuckDB value one by one. A dict of
+NumPy arrays registered as a view is scanned column-wise instead: ~5x less CPU for the
+events of a thousand sessions. NumPy is a core dependency already; no Arrow needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from ._rows import EVENT_COLUMNS, SESSION_COLUMNS, SessionWrite
+
+_SESSION_TYPES = (
+    "VARCHAR",  # run_id
+    "VARCHAR",  # session_id
+    "VARCHAR",  # scenario_id
+    "INTEGER",  # trial
+    "VARCHAR",  # arm
+    "VARCHAR",  # model
+    "BOOLEAN",  # success
+    "DOUBLE",  # reward
+    "VARCHAR",  # termination
+    "VARCHAR",  # termination_detail
+    "INTEGER",  # n_turns
+    "INTEGER",  # n_steps
+    "INTEGER",  # n_tool_calls
+    "INTEGER",  # n_tool_errors
+    "BIGINT",  # input_tokens
+    "BIGINT",  # output_tokens
+    "DOUBLE",  # started_at
+    "DOUBLE",  # ended_at
+    "JSON",  # outcome
+    "JSON",  # metadata
+    "JSON",  # usage
+)
+# One list parameter per column, zipped back into rows by UNNEST: a thousand session rows
+# cost one statement. Casts are explicit so a column of NULLs still gets its type.
+_INSERT_SESSIONS = f"INSERT INTO sessions ({', '.join(SESSION_COLUMNS)}) SELECT " + ", ".join(
+    f"unnest(${i + 1}::VARCHAR[])::JSON" if t == "JSON" else f"unnest(${i + 1}::{t}[])"
+    for i, t in enumerate(_SESSION_TYPES)
+)
+
+_VIEW = "sessionproof_event_batch"
+"""The name the batch's event columns are registered under, for one statement only."""
+_EVENT_DTYPES: tuple[Any, ...] = (
+    object,  # run_id
+    object,  # session_id
+    np.int64,  # seq
+    np.int64,  # turn
+    np.int64,  # step
+    np.float64,  # t_wall
+    np.float64,  # t_mono
+    object,  # kind
+    object,  # payload
+)
+_INSERT_EVENTS = (
+    f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) SELECT "
+    + ", ".join(EVENT_COLUMNS[:-1])
+    + f", payload::JSON FROM {_VIEW}"
+)
+
+
+def insert_batch(conn: duckdb.DuckDBPyConnection, batch: Sequence[SessionWrite]) -> None:
+    """Insert every session row and event of `batch` (inside the caller's transaction)."""
+    if not batch:
+        return
+    rows = [item.session for item in batch]
+    conn.execute(_INSERT_SESSIONS, [list(column) for column in zip(*rows, strict=True)])
+    columns: list[list[Any]] = [[] for _ in EVENT_COLUMNS]
+    for item in batch:
+        for merged, column in zip(columns, item.events, strict=True):
+            merged.extend(column)
+    if not columns[0]:
+        return
+    arrays = {
+        name: np.array(values, dtype=dtype)
+        for name, values, dtype in zip(EVENT_COLUMNS, columns, _EVENT_DTYPES, strict=True)
+    }
+    conn.register(_VIEW, arrays)
+    try:
+        conn.execute(_INSERT_EVENTS)
+    finally:
+        conn.unregister(_VIEW)
