@@ -22,6 +22,7 @@ from ._runner import (
     session_seed,
     user_for,
 )
+from ._served import ServedSession
 
 __all__ = [
     "DEFAULT_AGENT_TIMEOUT_S",
@@ -34,6 +35,7 @@ __all__ = [
     "NoHooks",
     "Progress",
     "RunPlan",
+    "ServedSession",
     "SessionHooks",
     "SessionList",
     "SessionPlan",
