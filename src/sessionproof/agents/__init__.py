@@ -13,9 +13,11 @@ from ._oracle import OracleAgent
 from ._protocol import (
     STOP_TOKEN,
     Agent,
+    AgentFailure,
     AgentRequest,
     AgentResponse,
     OutputIssue,
+    end_session,
     plays_users,
 )
 from ._registry import (
@@ -50,6 +52,7 @@ __all__ = [
     "ACCEPTED",
     "STOP_TOKEN",
     "Agent",
+    "AgentFailure",
     "AgentOptions",
     "AgentRequest",
     "AgentResponse",
@@ -64,6 +67,7 @@ __all__ = [
     "accepted_specs",
     "call_with_retries",
     "display_spec",
+    "end_session",
     "get_provider",
     "make_agent",
     "plays_users",
