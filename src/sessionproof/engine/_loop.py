@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ..agents import STOP_TOKEN, Agent, AgentFailure, AgentRequest, AgentResponse, end_session
-from ..domains import Domain, ToolContext, ToolSource, result_from_exception
+from ..domains import Domain, ToolContext, ToolSource, result_from_exception, source_gone
 from ..errors import InfraError, exception_text
 from ..records import (
     AgentError,
@@ -213,6 +213,9 @@ class _SessionRun:
             self.rec.step += 1
             if not result.ok:
                 self.errors += 1
+                gone = source_gone(self.domain)
+                if gone is not None:  # the tools cannot go on: the harness's failure
+                    return _End(TerminationReason.infra_error, gone)
             elif call.name in self.domain.transfer_tools:
                 end = end or _End(TerminationReason.transfer, f"{call.name} called")
         if end:
