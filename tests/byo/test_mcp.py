@@ -16,6 +16,7 @@ import pytest
 from sessionproof.agents import OracleAgent
 from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.engine import RunPlan, SessionList, execute_run
+from sessionproof.errors import InputFileError
 from sessionproof.records import ErrorClass, Scenario, Session, TerminationReason
 from sessionproof.suites import load_suite
 
@@ -152,3 +153,15 @@ def test_a_slow_starting_server_is_not_a_timeout_of_its_calls(tmp_path: Path) ->
     path = _suite(tmp_path, mcp, _scenario("ok", "add"), timeout_s=0.5)
     (session,) = _run(path)
     assert session.outcome is not None and session.outcome.success, session.tool_results()
+
+
+def test_shared_true_is_refused_with_the_reason_and_the_way_to_share(tmp_path: Path) -> None:
+    # One server for every session would carry one session's writes into the next and mix
+    # concurrent sessions' writes, so verdicts would depend on scheduling; a server the user
+    # runs and names by `url` is the shared form, with that caveat theirs.
+    path = _suite(tmp_path, f"{{command: [python, {SERVER}], shared: true}}", _scenario("s", "add"))
+    with pytest.raises(InputFileError) as caught:
+        load_suite(str(path))
+    message = str(caught.value)
+    assert "mcp.yaml" in message and "shared" in message
+    assert "url" in message and "state" in message

@@ -37,6 +37,15 @@ from .. import Domain, DomainSpec, ToolContext, error_result, unparsed_result
 from ._fixtures import NoState
 
 T = TypeVar("T")
+SHARED_REFUSED = (
+    "`shared: true` is refused: each session starts its own server so that every session "
+    "starts from the same state (one server for the run would carry one session's writes "
+    "into the next and mix concurrent sessions' writes, so verdicts would depend on "
+    "scheduling, and a stdio pipe cannot cross executor processes). To share one server, "
+    "start it yourself and give its `url`: every session then connects to it, and its state "
+    "between sessions is yours to keep clean"
+)
+"""Why one stdio server per run is refused, and the way to share a server anyway."""
 STARTUP_TIMEOUT_S = 60.0
 """Seconds a server may take to start, answer the handshake and list its tools (at least the
 per-call timeout): `timeout_s` bounds each call — a hung tool — not a slow start."""
@@ -232,10 +241,7 @@ class McpDomainSpec(DomainSpec):
         if (command is None) == (url is None):
             raise ConfigError(f"MCP domain {name!r}: give exactly one of command or url")
         if shared:
-            raise ConfigError(
-                f"MCP domain {name!r}: `shared: true` is not supported yet; "
-                "each session starts its own server"
-            )
+            raise ConfigError(f"MCP domain {name!r}: {SHARED_REFUSED}")
         self.name = name
         self.command = command
         self.url = url
