@@ -5,7 +5,6 @@ session's tools over MCP, scored end to end; and every way such an agent can bre
 from __future__ import annotations
 
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,13 +82,23 @@ def _check_scored(sessions: dict[str, Session]) -> None:
 
 
 def test_http_agent_calls_the_served_tools_and_is_scored(
-    project: Path, model: FakeProvider
+    project: Path, model: FakeProvider, tmp_path: Path
 ) -> None:
     model.push(*ORDER_STATUS, *CANCEL, *MOVED)
+    store = tmp_path / "s.duckdb"
     with AgentServer() as agent:
-        sessions = _run(project, f"http-agent:{agent.url}")
+        config = runs.RunConfig(
+            suite=str(project), model=f"http-agent:{agent.url}", concurrency=1, store=store
+        )
+        report = runs.run(config)
         turns = list(agent.turns)
+    sessions = {s.scenario_id: s for s in report.sessions}
     _check_scored(sessions)
+    # The stored run's metrics read the calls made over MCP like any agent's.
+    (arm,) = runs.metrics(report.run_id, store).arms.values()
+    assert arm.summary.session_accuracy == 1.0
+    assert arm.calls is not None and arm.calls.calls == 5
+    assert arm.calls.call_validity_rate == 1.0
     assert len(turns) == 4  # one POST per user turn
     assert {t["session_id"] for t in turns} == {s.session_id for s in sessions.values()}
     # Each session had its own MCP server.
@@ -198,4 +207,3 @@ def test_the_agent_name_carries_no_url_credentials() -> None:
     secret = "pw" + "x" * 12
     agent = make_agent(f"http-agent:http://user:{secret}@127.0.0.1:9/turn")
     assert secret not in agent.name
-    assert sys.executable  # the interpreter mcp-agent maps `python` to

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +112,16 @@ def test_an_unknown_scenario_is_one_config_error(project: Path) -> None:
     config = runs.ServeConfig(suite=str(project), scenario="no-such")
     with pytest.raises(ConfigError, match=r"no scenario 'no-such'.*cancel-teapot"):
         runs.serve(config)
+
+
+def test_a_taken_port_is_one_config_error(project: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        config = runs.ServeConfig(suite=str(project), scenario="cancel-teapot", port=port)
+        with pytest.raises(ConfigError, match=f"cannot serve MCP on 127.0.0.1:{port}"):
+            runs.serve(config)
 
 
 def test_the_cli_prints_the_url_then_the_verdict(project: Path, tmp_path: Path) -> None:
