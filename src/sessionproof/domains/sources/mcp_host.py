@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import socket
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import anyio
 import uvicorn
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -32,6 +34,18 @@ from ...errors import ConfigError
 from ...records import ToolResult, ToolSpec
 
 LOOPBACK = "127.0.0.1"
+
+
+class _ClosedStreamNoise(logging.Filter):
+    """Drops the SDK's traceback for a client's SSE stream closed at the end of its MCP
+    session (every client that exits cleanly triggers it; it is not an error)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, anyio.ClosedResourceError)
+
+
+logging.getLogger("mcp.server.streamable_http").addFilter(_ClosedStreamNoise())
 
 
 class ServedTools(Protocol):
