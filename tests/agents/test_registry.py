@@ -27,7 +27,8 @@ from sessionproof.records import Message
 
 BUILTIN_FORMS = (
     "local, local:PATH.gguf, oracle, openai:MODEL, openai-compat:MODEL@http://HOST:PORT/v1, "
-    "anthropic:MODEL, python:pkg.module:function"
+    "anthropic:MODEL, python:pkg.module:function, http-agent:http://HOST:PORT/PATH, "
+    "mcp-agent:COMMAND"
 )
 
 

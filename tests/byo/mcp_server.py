@@ -45,6 +45,8 @@ def garbage() -> str:
 
 
 if __name__ == "__main__":
+    # A server that is slow to start (heavy imports, a busy machine) but quick to answer.
+    time.sleep(float(os.environ.get("SLOW_START", "0")))
     if len(sys.argv) > 2 and sys.argv[1] == "http":
         server.settings.port = int(sys.argv[2])
         server.run(transport="streamable-http")

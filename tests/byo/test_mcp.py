@@ -16,16 +16,17 @@ import pytest
 from sessionproof.agents import OracleAgent
 from sessionproof.conditions import hooks_for, parse_arm
 from sessionproof.engine import RunPlan, SessionList, execute_run
-from sessionproof.records import ErrorClass, Scenario, Session
+from sessionproof.errors import InputFileError
+from sessionproof.records import ErrorClass, Scenario, Session, TerminationReason
 from sessionproof.suites import load_suite
 
 SERVER = Path(__file__).parent / "mcp_server.py"
 
 
-def _suite(tmp_path: Path, mcp: str, scenarios: str) -> Path:
+def _suite(tmp_path: Path, mcp: str, scenarios: str, timeout_s: float = 3) -> Path:
     path = tmp_path / "mcp.yaml"
     path.write_text(
-        f"domains:\n  world:\n    mcp: {mcp}\n    timeout_s: 3\nscenarios:\n{scenarios}"
+        f"domains:\n  world:\n    mcp: {mcp}\n    timeout_s: {timeout_s}\nscenarios:\n{scenarios}"
     )
     return path
 
@@ -118,8 +119,49 @@ def test_a_broken_server_is_a_classified_error_and_the_run_goes_on(
     bad, good = _run(path)
     first = bad.tool_results()[0]
     assert first.error_class == error_class, first.output
-    # The server stays broken for the rest of its session (a hung stdio server answers
-    # nothing after): that session fails, judged; the next session has its own server.
+    assert good.outcome is not None and good.outcome.success  # it had its own server
+    if tool == "crash":
+        return  # see the next test: a server that is gone ends its session as infra_error
+    # A hung server stays broken for the rest of its session (it answers nothing after):
+    # a timeout is a tool failure the agent may handle, so the session is judged, and fails.
     assert bad.outcome is not None and not bad.outcome.success
     assert all(r.error_class is not None for r in bad.tool_results())
+
+
+def test_a_server_that_crashes_mid_session_ends_it_as_infra_error(tmp_path: Path) -> None:
+    # No hang here: a generous timeout keeps a slow server start on a busy machine apart.
+    scenarios = _scenario("bad", "add", "crash", "add") + _scenario("ok", "add")
+    path = _suite(tmp_path, STDIO, scenarios, timeout_s=60)
+    bad, good = _run(path)
+    # The call that met the crash is in the trace, classified; nothing is called after it.
+    assert [r.error_class for r in bad.tool_results()] == [None, ErrorClass.unavailable]
+    assert bad.termination is TerminationReason.infra_error
+    assert "MCP server is gone" in bad.termination_detail
+    assert bad.outcome is None  # not judged: the harness's tools failed, not the agent
     assert good.outcome is not None and good.outcome.success
+    # Injected `unavailable` faults are the agent's to handle: they never end a session.
+    path = _suite(tmp_path, STDIO, _scenario("f", "add"), timeout_s=60)
+    (faulted,) = _run(path, "faults=unavailable:100%")
+    assert faulted.tool_results()[0].error_class is ErrorClass.unavailable
+    assert faulted.termination is not TerminationReason.infra_error
+
+
+def test_a_slow_starting_server_is_not_a_timeout_of_its_calls(tmp_path: Path) -> None:
+    # timeout_s bounds each call (a hung tool); the start and handshake have their own
+    # allowance, so a server slower to start than one call may take still lists and runs.
+    mcp = f'{{command: [python, {SERVER}], env: {{SLOW_START: "2"}}}}'
+    path = _suite(tmp_path, mcp, _scenario("ok", "add"), timeout_s=0.5)
+    (session,) = _run(path)
+    assert session.outcome is not None and session.outcome.success, session.tool_results()
+
+
+def test_shared_true_is_refused_with_the_reason_and_the_way_to_share(tmp_path: Path) -> None:
+    # One server for every session would carry one session's writes into the next and mix
+    # concurrent sessions' writes, so verdicts would depend on scheduling; a server the user
+    # runs and names by `url` is the shared form, with that caveat theirs.
+    path = _suite(tmp_path, f"{{command: [python, {SERVER}], shared: true}}", _scenario("s", "add"))
+    with pytest.raises(InputFileError) as caught:
+        load_suite(str(path))
+    message = str(caught.value)
+    assert "mcp.yaml" in message and "shared" in message
+    assert "url" in message and "state" in message

@@ -13,9 +13,11 @@ from ._oracle import OracleAgent
 from ._protocol import (
     STOP_TOKEN,
     Agent,
+    AgentFailure,
     AgentRequest,
     AgentResponse,
     OutputIssue,
+    end_session,
     plays_users,
 )
 from ._ratelimit import ConcurrencyStats, ProviderGate, RateLimiter, RateLimits
@@ -51,6 +53,7 @@ __all__ = [
     "ACCEPTED",
     "STOP_TOKEN",
     "Agent",
+    "AgentFailure",
     "AgentOptions",
     "AgentRequest",
     "AgentResponse",
@@ -69,6 +72,7 @@ __all__ = [
     "accepted_specs",
     "call_with_retries",
     "display_spec",
+    "end_session",
     "get_provider",
     "make_agent",
     "plays_users",

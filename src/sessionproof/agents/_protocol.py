@@ -26,6 +26,9 @@ class AgentRequest(BaseModel):
     turn: int = 0
     step: int = 0
     seed: int | None = None
+    session_id: str = ""
+    """The session this request belongs to (an agent serving several sessions at once,
+    like the external ones, keeps its per-session state under it)."""
     scenario: Scenario | None = None
     """Only reference agents (oracle, scripted) read this; a real model never sees it."""
 
@@ -78,6 +81,28 @@ class Agent(Protocol):
     async def aclose(self) -> None:
         """Release resources (HTTP clients, a local server)."""
         ...
+
+
+class AgentFailure(Exception):
+    """Raised by an agent to end its session as its own failure, classified: an external
+    agent that answered garbage (`malformed_output`) or whose process died (`unavailable`).
+
+    The session ends as `too_many_errors` with an `agent_error` event of `error_class`;
+    `InfraError` is for what is not the agent's fault (it ends as `infra_error`).
+    """
+
+    def __init__(self, error_class: ErrorClass, message: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+async def end_session(agent: Agent, session_id: str) -> None:
+    """Tell `agent` that session `session_id` is over, when it wants to know: an agent with
+    a per-session resource (a tool server, a process) has `async end_session(session_id)`.
+    Optional, like `plays_users`; this is the one place that calls it."""
+    hook = getattr(agent, "end_session", None)
+    if callable(hook):
+        await hook(session_id)
 
 
 def plays_users(agent: Agent) -> bool:

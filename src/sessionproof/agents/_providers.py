@@ -153,3 +153,45 @@ def python(target: str | None, options: AgentOptions) -> Agent:
     from ._python_agent import PythonAgent, load_function
 
     return PythonAgent(load_function(target or ""), name=options.spec)
+
+
+@provider("http-agent", accepts="http-agent:http://HOST:PORT/PATH")
+def http_agent(url: str | None, options: AgentOptions) -> Agent:
+    """An agent behind a URL: each user turn is POSTed to it as JSON (with the URL of the
+    session's MCP tool server); the JSON reply's `message` is the agent's."""
+    import httpx
+
+    from ._external import ExternalAgent
+    from ._turns import HttpTurns
+
+    target = (url or "").strip()
+    parts = urlsplit(target)
+    try:
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        why = f"cannot read the agent URL {redact_secrets(public_url(target))!r}"
+        raise bad_spec(options.spec, why)
+    shown = public_url(target)
+    # No read limit here: the engine's --agent-timeout bounds every decision.
+    client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0))
+    return ExternalAgent(
+        f"http-agent:{shown}",
+        lambda session_id, mcp_url: HttpTurns(client, target, shown),
+        on_close=client.aclose,
+    )
+
+
+@provider("mcp-agent", accepts="mcp-agent:COMMAND")
+def mcp_agent(command: str | None, options: AgentOptions) -> Agent:
+    """An agent process per session: the session's MCP URL in its environment
+    (SESSIONPROOF_MCP_URL), user turns as JSON lines on stdin, replies on stdout."""
+    from ._external import ExternalAgent
+    from ._turns import ProcessTurns, command_line
+
+    argv = command_line(command or "")
+    return ExternalAgent(
+        f"mcp-agent:{redact_secrets(command or '')}",
+        lambda session_id, mcp_url: ProcessTurns(argv, session_id, mcp_url),
+    )

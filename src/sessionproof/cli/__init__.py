@@ -1,7 +1,18 @@
 """Command-line interface (typer). Nothing imports this package."""
 
 # Each module registers its commands.
-from . import _import, _init, _inspect, _patterns, _report, _rerun, _run, _schema, _score  # noqa: F401
+from . import (  # noqa: F401
+    _import,
+    _init,
+    _inspect,
+    _patterns,
+    _report,
+    _rerun,
+    _run,
+    _schema,
+    _score,
+    _serve,
+)
 from ._app import app, main
 
 __all__ = ["app", "main"]

@@ -24,7 +24,7 @@ from ._results import (
     result_from_value,
     unparsed_result,
 )
-from ._source import Emit, ToolContext, ToolSource, WrapperToolSource
+from ._source import Emit, ToolContext, ToolSource, WrapperToolSource, source_gone
 
 if TYPE_CHECKING:
     from ._domain import Domain, DomainSpec
@@ -68,6 +68,7 @@ __all__ = [
     "render_output",
     "result_from_exception",
     "result_from_value",
+    "source_gone",
     "state_hash",
     "tool",
     "unparsed_result",

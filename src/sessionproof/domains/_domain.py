@@ -7,7 +7,7 @@ from typing import Any, Generic
 
 from ..records import ToolCall, ToolResult, ToolSpec
 from ._schema_tools import SchemaTools
-from ._source import ToolContext
+from ._source import ToolContext, source_gone
 from ._toolkit import DBT, Toolkit, state_hash
 
 
@@ -60,6 +60,10 @@ class Domain(Generic[DBT]):
     async def aclose(self) -> None:
         """Release what the tools hold."""
         await self.toolkit.aclose()
+
+    def gone(self) -> str | None:
+        """Why the tools can answer nothing more (an MCP server that exited), or None."""
+        return source_gone(self.toolkit)
 
 
 class DomainSpec(ABC):

@@ -20,6 +20,10 @@ The contract every source keeps:
   once, when they end.
 - `state_hash()` is a canonical hash of the state the tools act on, or None when the source
   has no state it can hash (a remote server).
+- `gone()` (optional, read by `source_gone`) says why the source can answer nothing more —
+  its server process exited, its connection dropped — or None. The engine then ends the
+  session as `infra_error`: the harness's tools failed, not the agent. A failure the agent
+  can handle (a timeout, an injected fault) is a result, never `gone`.
 """
 
 from __future__ import annotations
@@ -103,3 +107,13 @@ class WrapperToolSource:
     def state_hash(self) -> str | None:
         """The wrapped source's state hash."""
         return self.inner.state_hash()
+
+
+def source_gone(source: object) -> str | None:
+    """Why `source` can answer nothing more, from its optional `gone()` method; None when it
+    has none or is fine."""
+    probe = getattr(source, "gone", None)
+    if not callable(probe):
+        return None
+    why = probe()
+    return why if isinstance(why, str) and why else None

@@ -22,6 +22,7 @@ from ._runner import (
     session_seed,
     user_for,
 )
+from ._served import ServedSession
 
 __all__ = [
     "DEFAULT_AGENT_TIMEOUT_S",
@@ -35,6 +36,7 @@ __all__ = [
     "Progress",
     "RunPlan",
     "ScenarioHooks",
+    "ServedSession",
     "SessionHooks",
     "SessionList",
     "SessionPlan",

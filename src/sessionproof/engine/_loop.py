@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -10,8 +11,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ..agents import STOP_TOKEN, Agent, AgentRequest, AgentResponse
-from ..domains import Domain, ToolContext, ToolSource, result_from_exception
+from ..agents import STOP_TOKEN, Agent, AgentFailure, AgentRequest, AgentResponse, end_session
+from ..domains import Domain, ToolContext, ToolSource, result_from_exception, source_gone
 from ..errors import InfraError, exception_text
 from ..records import (
     AgentError,
@@ -148,6 +149,7 @@ class _SessionRun:
             step=self.rec.step,
             seed=self.plan.seed,
             scenario=Scenario.model_validate_json(self.scenario_json),
+            session_id=self.plan.session_id,
         )
 
     def _agent_failed(self, error_class: ErrorClass, detail: str) -> _End:
@@ -177,6 +179,8 @@ class _SessionRun:
                 reply = await self.agent.respond(request)
         except InfraError as exc:
             return _End(TerminationReason.infra_error, str(exc))
+        except AgentFailure as exc:
+            return self._agent_failed(exc.error_class, exception_text(exc))
         except TimeoutError as exc:
             if not deadline.expired():  # the agent's own TimeoutError, not our limit
                 return self._crashed(exc)
@@ -223,6 +227,9 @@ class _SessionRun:
             self.rec.step += 1
             if not result.ok:
                 self.errors += 1
+                gone = source_gone(self.domain)
+                if gone is not None:  # the tools cannot go on: the harness's failure
+                    return _End(TerminationReason.infra_error, gone)
             elif call.name in self.domain.transfer_tools:
                 end = end or _End(TerminationReason.transfer, f"{call.name} called")
         if end:
@@ -275,6 +282,11 @@ class _SessionRun:
             self.conversation.append(Message.assistant(GOLD_PREFIX_REPLY))
         self.rec.turn = start
 
+    async def _end_agent_session(self) -> None:
+        # An agent failing to clean up must not lose the session it ends.
+        with contextlib.suppress(Exception):
+            await end_session(self.agent, self.plan.session_id)
+
     async def run(self) -> tuple[Session, Domain[Any]]:
         started = time.time()
         try:
@@ -286,7 +298,10 @@ class _SessionRun:
                     break
                 self.rec.turn += 1
         finally:
-            await self.tools.aclose()
+            try:
+                await self.tools.aclose()
+            finally:
+                await self._end_agent_session()
         self.rec.emit(EventKind.end, Termination(termination=end.reason, detail=end.detail))
         session = Session(
             run_id=self.plan.run_id,

@@ -30,6 +30,7 @@ from ._results import RunReport, RunStart
 from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
 from ._run import StartHook, arun, run
 from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, rerun, score
+from ._serve import SERVED_MODEL, ServeConfig, ServeReport, aserve, find_scenario, serve
 
 __all__ = [
     "LOCAL_CONCURRENCY",
@@ -37,6 +38,7 @@ __all__ = [
     "REPORT_NAME",
     "RESUME_KEEPS",
     "SCORE_FORMATS",
+    "SERVED_MODEL",
     "TOOL_MODES",
     "BfclReport",
     "PatternsRun",
@@ -45,15 +47,19 @@ __all__ = [
     "RunReport",
     "RunStart",
     "ScenarioSource",
+    "ServeConfig",
+    "ServeReport",
     "StartHook",
     "ToolMode",
     "aresume",
     "arm_names",
     "arun",
+    "aserve",
     "bfcl_summary",
     "compare",
     "default_concurrency",
     "default_report_path",
+    "find_scenario",
     "hooks_factory",
     "metrics",
     "model_name",
@@ -66,5 +72,6 @@ __all__ = [
     "run",
     "scenarios_for",
     "score",
+    "serve",
     "suite_reference",
 ]

@@ -14,9 +14,10 @@ from .._secrets import register_spec_credentials
 from ..records import TerminationReason
 from ._scrub import Scrubber
 
-RunCommand = Literal["run", "score", "rerun", "import"]
+RunCommand = Literal["run", "score", "rerun", "import", "serve"]
 """What made a run: `sessionproof run` (or the API's `run_suite`), a `score` of a transcript
-file, a `rerun` of one, or an `import` of a trace file."""
+file, a `rerun` of one, an `import` of a trace file, or a `serve` of one scenario's tools
+to an outside agent."""
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
 """Where a run stands; `running` after a crash means it can be resumed; `failed`, that writing

@@ -53,9 +53,14 @@ class McpRef(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment for the server process."""
     cwd: str | None = None
-    shared: bool = False
-    """One server for the whole run instead of one per session (stdio only; state is then
-    shared between sessions)."""
+    shared: bool = Field(
+        default=False,
+        description="Refused when true: each session starts its own server, so every "
+        "session starts from the same state. To share one server, run it yourself and give "
+        "its `url` (its state between sessions is then yours to keep clean).",
+    )
+    """Refused when true (see `mcp_source.SHARED_REFUSED` for why); kept so the refusal
+    names the field and says what to do instead."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpRef:

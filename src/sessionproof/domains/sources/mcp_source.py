@@ -4,7 +4,8 @@ The server is started per session over stdio (`command`) or reached over streama
 (`url`), listed once, called live, and closed when the session ends. Every failure is a
 classified result, so a broken server ends only its own session: a call past the timeout
 (a hung server) is `timeout`; a server that exits or drops the connection is `unavailable`
-(and every later call of that session too); a tool error is classified from its text; a
+and the source is then `gone()`, so the engine ends that session as `infra_error` (not the
+agent's failure; excluded from accuracy); a tool error is classified from its text; a
 result with no readable content is `malformed_output`.
 
 Imported only when a suite names an MCP domain (the SDK is not needed otherwise).
@@ -36,6 +37,18 @@ from .. import Domain, DomainSpec, ToolContext, error_result, unparsed_result
 from ._fixtures import NoState
 
 T = TypeVar("T")
+SHARED_REFUSED = (
+    "`shared: true` is refused: each session starts its own server so that every session "
+    "starts from the same state (one server for the run would carry one session's writes "
+    "into the next and mix concurrent sessions' writes, so verdicts would depend on "
+    "scheduling, and a stdio pipe cannot cross executor processes). To share one server, "
+    "start it yourself and give its `url`: every session then connects to it, and its state "
+    "between sessions is yours to keep clean"
+)
+"""Why one stdio server per run is refused, and the way to share a server anyway."""
+STARTUP_TIMEOUT_S = 60.0
+"""Seconds a server may take to start, answer the handshake and list its tools (at least the
+per-call timeout): `timeout_s` bounds each call — a hung tool — not a slow start."""
 _GONE = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError)
 """What the SDK raises once the server process or connection is gone."""
 
@@ -111,10 +124,11 @@ class McpTools:
             read, write, _ = await stack.enter_async_context(
                 streamablehttp_client(spec.url, timeout=spec.timeout_s)
             )
+        startup = max(spec.timeout_s, STARTUP_TIMEOUT_S)
         session = await stack.enter_async_context(
-            ClientSession(read, write, read_timeout_seconds=timedelta(seconds=spec.timeout_s))
+            ClientSession(read, write, read_timeout_seconds=timedelta(seconds=startup))
         )
-        async with asyncio.timeout(spec.timeout_s):
+        async with asyncio.timeout(startup):
             await session.initialize()
         self._session = session
         return session
@@ -124,7 +138,7 @@ class McpTools:
         if self.spec.cached_specs is not None:
             return list(self.spec.cached_specs)
         session = await self._open()
-        async with asyncio.timeout(self.spec.timeout_s):
+        async with asyncio.timeout(max(self.spec.timeout_s, STARTUP_TIMEOUT_S)):
             listed = await session.list_tools()
         specs = [
             ToolSpec(
@@ -149,7 +163,9 @@ class McpTools:
         try:
             session = await self._open()
             async with asyncio.timeout(limit + 1):  # the SDK's own timeout comes first
-                result = await session.call_tool(call.name, call.arguments)
+                result = await session.call_tool(
+                    call.name, call.arguments, read_timeout_seconds=timedelta(seconds=limit)
+                )
         except TimeoutError:
             return error_result(
                 call, ErrorClass.timeout, f"MCP server gave no answer within {limit:g} s", start
@@ -196,6 +212,12 @@ class McpTools:
         """None: the state is the server's."""
         return None
 
+    def gone(self) -> str | None:
+        """Why the server can answer nothing more (it exited, its connection dropped): the
+        session then ends as `infra_error`. A hung server is not gone: each call times out,
+        a failure the agent may handle."""
+        return self._gone
+
 
 class McpDomainSpec(DomainSpec):
     """A domain whose tools are an MCP server's (one server per session)."""
@@ -219,10 +241,7 @@ class McpDomainSpec(DomainSpec):
         if (command is None) == (url is None):
             raise ConfigError(f"MCP domain {name!r}: give exactly one of command or url")
         if shared:
-            raise ConfigError(
-                f"MCP domain {name!r}: `shared: true` is not supported yet; "
-                "each session starts its own server"
-            )
+            raise ConfigError(f"MCP domain {name!r}: {SHARED_REFUSED}")
         self.name = name
         self.command = command
         self.url = url
