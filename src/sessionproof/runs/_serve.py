@@ -19,7 +19,7 @@ from ..records import Scenario, Session, TerminationReason
 from ..store import RunManifest, Store, new_run_id, recorded_run
 from ..suites import Suite
 from ._config import arm_names, suite_reference
-from ._run import hooks_factory, load
+from ..executors import hooks_factory, load
 
 SERVED_MODEL = "external:mcp"
 """The model name a served session is stored under (the agent is whoever connected)."""
