@@ -171,6 +171,9 @@ def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunM
         arm: run_metrics([s for s in sessions if s.arm == arm], scenarios, domain_for)
         for arm in arms
     }
+    definitions = dict(ALL_METRIC_DEFINITIONS)
+    for report in reports.values():
+        definitions.update(report.definitions)  # the per-turn ones, when an arm has them
     return RunMetrics(
         breakdowns=_breakdowns(manifest, sessions, arms),
         run_id=manifest.run_id,
@@ -180,4 +183,5 @@ def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunM
         sessions=len(sessions),
         scenarios=ScenarioSource(source=source, available=len(scenarios)),
         arms=reports,
+        definitions=definitions,
     )

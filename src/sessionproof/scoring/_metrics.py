@@ -56,9 +56,9 @@ ALL_METRIC_DEFINITIONS: dict[str, str] = {
     "error_recovery_rate": ARM_DEFINITIONS["error_recovery_rate"],
     **SURVIVAL_DEFINITIONS,
     **ATTRIBUTION_DEFINITIONS,
-    **TURN_DEFINITIONS,
 }
-"""Every metric of `MetricsReport`, by name, with its definition."""
+"""Every metric of `MetricsReport`, by name, with its definition (the per-turn ones,
+`TURN_DEFINITIONS`, are added to a report that has per-turn verdicts)."""
 # -- the run-level picture ----------------------------------------------------------------------
 
 
@@ -212,8 +212,9 @@ class MetricsReport(BaseModel):
     error_recovery: dict[str, Any] = Field(default_factory=dict)
     survival: SurvivalReport | None = None
     failure_sources: AttributionReport
-    turns: TurnReport | None = None
-    """Per-turn accuracy in both readings (sessions with per-turn criteria only)."""
+    turns: TurnReport | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Per-turn accuracy in both readings (sessions with per-turn criteria only; left out of
+    the dump otherwise, so reports of other runs read as before)."""
     scenarios_missing: list[str] = Field(default_factory=list)
     """Scenario ids the sessions name but `scenarios` does not hold (or whose domain failed)."""
     skipped: dict[str, str] = Field(default_factory=dict)
@@ -339,6 +340,10 @@ def run_metrics(
     summary_rec["injected_rate"] = recovery.injected.rate
     summary_rec["natural_rate"] = recovery.natural.rate
     summary_rec["excluded_infra"] = recovery.excluded_infra
+    turns = turn_report(sessions)
+    definitions = dict(ALL_METRIC_DEFINITIONS)
+    if turns is not None:
+        definitions.update(TURN_DEFINITIONS)
     return MetricsReport(
         sessions=len(sessions),
         summary=summary,
@@ -350,7 +355,8 @@ def run_metrics(
         error_recovery=summary_rec,
         survival=survival,
         failure_sources=sources,
-        turns=turn_report(sessions),
+        turns=turns,
         scenarios_missing=missing,
         skipped=skipped,
+        definitions=definitions,
     )
