@@ -48,8 +48,6 @@ class WorkerSpec:
     suite: str | Suite
     """A reference the worker loads (name or absolute path), or a `Suite` by value."""
     limit: int | None
-    reading: str
-    """`own` or `gold-prefix` (see `load`)."""
     suite_hash: str
     """The driver's `content_hash()` of the loaded suite; a worker seeing another refuses."""
     model: str | Agent
@@ -59,6 +57,8 @@ class WorkerSpec:
     cwd: str
     """The driver's working directory, used where it exists on the worker's node."""
     wrap_agent: AgentWrapper | None = None
+    reading: str = "own"
+    """`own` or `gold-prefix` (see `load`)."""
 
 
 def session_plan(
