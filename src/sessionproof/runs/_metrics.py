@@ -15,7 +15,7 @@ from ..importers import import_file
 from ..records import Scenario, Session
 from ..scoring import ALL_METRIC_DEFINITIONS, Breakdowns, MetricsReport, run_metrics
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store
-from ..suites import gold_prefix_suite, load_suite
+from ..suites import Suite, gold_prefix_suite, load_suite
 
 DomainFor = Callable[[Scenario], DomainSpec]
 """How to get a scenario's domain."""
@@ -124,15 +124,14 @@ def scenarios_for(
 
 
 def _breakdowns(
-    manifest: RunManifest, sessions: Sequence[Session], arms: Sequence[str]
+    sessions: Sequence[Session], arms: Sequence[str], domain_for: DomainFor
 ) -> dict[str, Breakdowns]:
-    """The suite's own breakdowns of each arm, for a run of a suite that still loads."""
-    if manifest.command != "run":
+    """The suite's own breakdowns of each arm, when the scenarios came from a suite."""
+    # `scenarios_for` hands back the loaded suite's own `domain_for`: reuse that suite
+    # instead of loading it a second time (runs of files, imports and reruns have none).
+    suite = getattr(domain_for, "__self__", None)
+    if not isinstance(suite, Suite) or type(suite).breakdowns is Suite.breakdowns:
         return {}
-    try:
-        suite = load_suite(manifest.suite).limited(manifest.limit)
-    except SessionproofError:
-        return {}  # the metrics' `scenarios.source` already says why
     found = {}
     for arm in arms:
         tables = suite.breakdowns([s for s in sessions if s.arm == arm])
@@ -175,7 +174,7 @@ def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunM
     for report in reports.values():
         definitions.update(report.definitions)  # the per-turn ones, when an arm has them
     return RunMetrics(
-        breakdowns=_breakdowns(manifest, sessions, arms),
+        breakdowns=_breakdowns(sessions, arms, domain_for),
         run_id=manifest.run_id,
         command=manifest.command,
         suite=manifest.suite,

@@ -183,14 +183,20 @@ async def execute(
         db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, per_turn=per_turn
     )
     report.concurrency = limiter.stats()
-    return with_breakdowns(report, loaded, db.load_sessions(manifest.run_id))
+    return with_breakdowns(report, loaded, lambda: db.load_sessions(manifest.run_id))
 
 
-def with_breakdowns(report: RunReport, loaded: Suite, sessions: Sequence[Session]) -> RunReport:
-    """`report` with the suite's own breakdown tables of each arm's sessions, if it has any."""
+def with_breakdowns(
+    report: RunReport, loaded: Suite, sessions: Callable[[], Sequence[Session]]
+) -> RunReport:
+    """`report` with the suite's own breakdown tables of each arm's `sessions()` (read only
+    when the suite has breakdowns)."""
+    if type(loaded).breakdowns is Suite.breakdowns:
+        return report
+    every = sessions()
     found = {}
     for arm in report.arms:
-        tables = loaded.breakdowns([s for s in sessions if s.arm == arm])
+        tables = loaded.breakdowns([s for s in every if s.arm == arm])
         if tables is not None:
             found[arm] = tables
     return report.model_copy(update={"breakdowns": found}) if found else report
@@ -252,4 +258,4 @@ async def _in_memory(
         sessions=sessions,
         concurrency=limiter.stats(),
     )
-    return with_breakdowns(report, loaded, sessions)
+    return with_breakdowns(report, loaded, lambda: sessions)

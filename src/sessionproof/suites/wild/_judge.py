@@ -101,7 +101,9 @@ def _check_task(
                 unmatched.remove(hit)
         elif not any(ok and same_call(c, action) for c, ok in before + mine):
             problems.append(f"missing read {action.tool}{action.args}")
-    problems += [f"extra write {c.name}{c.arguments}" for c, _ in unmatched]
+    # A failed attempt at a gold write, retried or not, is no extra write.
+    extra = [c for c, ok in unmatched if ok or not any(same_call(c, a) for a in gold)]
+    problems += [f"extra write {c.name}{c.arguments}" for c in extra]
     if label.type is TaskType.chat:
         # Only a perturbation (a withheld value given now) puts gold calls in a chat turn.
         stray = [c for c, _ in mine if not any(same_call(c, a) for a in gold)]
