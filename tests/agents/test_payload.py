@@ -145,3 +145,46 @@ def test_spliced_fields_make_one_valid_object() -> None:
 
 def test_integers_wider_than_64_bits_still_serialise() -> None:
     assert json.loads(dumps({"seed": 2**70})) == {"seed": 2**70}
+
+
+def test_replies_are_read_from_their_json_as_leniently_as_the_sdk() -> None:
+    from sessionproof.agents._completion import read_completion
+    from sessionproof.errors import InfraError
+
+    body = {
+        "id": "c1",
+        "choices": [
+            {
+                "finish_reason": "tool_calls",
+                "message": {
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "a",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": "{}"},
+                        },
+                        {"id": "b", "type": "custom", "custom": {"name": "g", "input": "free"}},
+                        "junk",
+                    ],
+                },
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 9,
+            "completion_tokens": "x",
+            "prompt_tokens_details": {"cached_tokens": 4},
+        },
+    }
+    got = read_completion(orjson.dumps(body), "p")
+    assert [(c.id, c.name, c.arguments) for c in got.calls] == [
+        ("a", "f", "{}"),
+        ("b", "g", "free"),
+    ]
+    assert (got.input_tokens, got.output_tokens, got.cached_tokens) == (9, 0, 4)
+    assert got.legacy_call is None and got.finish_reason == "tool_calls"
+    legacy = {"choices": [{"message": {"function_call": {"name": "h", "arguments": "{}"}}}]}
+    assert read_completion(orjson.dumps(legacy), "p").legacy_call is not None
+    for bad in (b"<html>", b"[]", b'{"choices": []}'):
+        with pytest.raises(InfraError):
+            read_completion(bad, "p")
