@@ -145,3 +145,86 @@ def test_spliced_fields_make_one_valid_object() -> None:
 
 def test_integers_wider_than_64_bits_still_serialise() -> None:
     assert json.loads(dumps({"seed": 2**70})) == {"seed": 2**70}
+
+
+def test_replies_are_read_from_their_json_as_leniently_as_the_sdk() -> None:
+    from sessionproof.agents._completion import read_completion
+    from sessionproof.errors import InfraError
+
+    body = {
+        "id": "c1",
+        "choices": [
+            {
+                "finish_reason": "tool_calls",
+                "message": {
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "a",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": "{}"},
+                        },
+                        {"id": "b", "type": "custom", "custom": {"name": "g", "input": "free"}},
+                        "junk",
+                    ],
+                },
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 9,
+            "completion_tokens": "x",
+            "prompt_tokens_details": {"cached_tokens": 4},
+        },
+    }
+    got = read_completion(orjson.dumps(body), "p")
+    assert [(c.id, c.name, c.arguments) for c in got.calls] == [
+        ("a", "f", "{}"),
+        ("b", "g", "free"),
+    ]
+    assert (got.input_tokens, got.output_tokens, got.cached_tokens) == (9, 0, 4)
+    assert got.legacy_call is None and got.finish_reason == "tool_calls"
+    legacy = {"choices": [{"message": {"function_call": {"name": "h", "arguments": "{}"}}}]}
+    assert read_completion(orjson.dumps(legacy), "p").legacy_call is not None
+    for bad in (b"<html>", b"[]", b'{"choices": []}'):
+        with pytest.raises(InfraError):
+            read_completion(bad, "p")
+
+
+async def test_hundreds_of_requests_can_be_in_flight() -> None:
+    # The connection pool must not cap requests in flight below the run's concurrency
+    # (aiohttp's connector defaults to 100 connections; the adapter asks for no limit).
+    import asyncio as aio
+
+    inflight = {"now": 0, "peak": 0}
+    release = aio.Event()
+
+    async def handle(reader: aio.StreamReader, writer: aio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        inflight["now"] += 1
+        inflight["peak"] = max(inflight["peak"], inflight["now"])
+        await release.wait()
+        body = orjson.dumps(completion("ok"))
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
+        writer.write(head.encode() + b"\r\n\r\n" + body)
+        await writer.drain()
+        writer.close()
+
+    server = await aio.start_server(handle, "127.0.0.1", 0, backlog=1024)
+    port = server.sockets[0].getsockname()[1]
+    from sessionproof.agents._openai import OpenAICompatAgent
+
+    agent = OpenAICompatAgent(
+        name="x", model="m", api_key=KEY, base_url=f"http://127.0.0.1:{port}/v1", retry=FAST
+    )
+    request = AgentRequest(messages=[Message.user("hi")], tools=[])
+    tasks = [aio.create_task(agent.respond(request)) for _ in range(150)]
+    for _ in range(3000):  # up to 30 s on a loaded machine; it breaks as soon as all arrive
+        if inflight["peak"] >= 150:
+            break
+        await aio.sleep(0.01)
+    release.set()
+    replies = await aio.gather(*tasks)
+    await agent.aclose()
+    server.close()
+    assert inflight["peak"] == 150
+    assert all(r.message.content == "ok" for r in replies)

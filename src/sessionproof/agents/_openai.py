@@ -38,6 +38,9 @@ from ._spec import NO_KEY
 # The SDK keeps at most 100 idle connections: past 100 sessions in flight, every request
 # would open (and the server accept) a new TCP connection. Keep as many as are in use.
 _LIMITS = _http.Limits(max_connections=None, max_keepalive_connections=None)
+# aiohttp reads "no limit" as its default of 100 connections (at most 100 requests in
+# flight, whatever the concurrency); its own spelling of "no limit" is 0.
+_AIOHTTP_LIMITS = _http.Limits(max_connections=0, max_keepalive_connections=None)
 
 
 def _http_client(timeout_s: float, base_url: str | None) -> Any:
@@ -58,8 +61,8 @@ def _http_client(timeout_s: float, base_url: str | None) -> Any:
     else:
         aiohttp_ok = parts.username is None and parts.password is None
     if not aiohttp_ok:
-        return openai.DefaultAsyncHttpxClient(timeout=timeout_s, limits=_LIMITS)
-    return openai.DefaultAioHttpClient(timeout=timeout_s, limits=_LIMITS)
+        return openai.DefaultAsyncHttpxClient(timeout=timeout_s, limits=_AIOHTTP_LIMITS)
+    return openai.DefaultAioHttpClient(timeout=timeout_s, limits=_AIOHTTP_LIMITS)
 
 
 ToolChoice = Literal["auto", "required"]
