@@ -7,9 +7,8 @@ the whole run is harness time and the export's share is as large as it can be. T
 is a plain HTTP server in another process on loopback that reads and drops each request. Each
 side runs `--rounds` times, alternating; medians are compared (the run until its last session
 ended, and until every span was sent). The run's CPU time (this process, every thread) is
-compared too: on a loaded machine it is steadier than wall time, and it is what an exporter
-sharing the run's GIL would cost it. The spans are built and sent in a worker process, whose CPU
-is not the run's (it is on another core when there is one).
+compared too: on a loaded machine it is steadier than wall time, and it is what the export
+thread's share of the GIL costs the run.
 
     .venv/bin/python benchmarks/otel_overhead.py [--trials 5] [--rounds 5] [--latency-ms 50]
 """

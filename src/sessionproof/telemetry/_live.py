@@ -1,44 +1,32 @@
 """Live export during a run: each session's spans leave as the session ends.
 
-A `Progress` wrapper: the run hands it every finished session. The spans are built, encoded
-and sent in a worker process (`_worker`), fed one session JSON per line through a pipe by a
-feeder thread, so the run's own thread only puts a session on a queue and the feeder only
-serializes it. A thread in this process that built and encoded the spans cost a CPU-bound run
-about a third of its wall time: the span model and its protobuf encoding are pure Python and
-share the run's GIL (benchmarks/otel_overhead.py measures both).
+A `Progress` wrapper: the run hands it every finished session; a background thread turns the
+sessions into spans (with the metrics that need no gold-path replay) and the SDK's batch
+processor sends them by OTLP/HTTP, so the run's own thread only puts a session on a queue.
+
+What it costs a CPU-bound run (benchmarks/otel_overhead.py, the instant oracle): the thread's
+share of the GIL, about 1.9 ms of CPU per demo session, 60% of it the exporter's pure-Python
+protobuf encoding. A worker process was tried twice (once with the session JSON on a pipe):
+it frees the GIL, but its start-up (~1.6 s CPU) and per-session work (~3.7 ms, JSON decoding
+included) on a 2-core machine shared with other load made the run slower, not faster.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import logging
-import os
 import queue
-import subprocess
-import sys
 import threading
 from collections.abc import Mapping
-from pathlib import Path
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from ..engine import Progress
 from ..records import Session
+from . import _names as n
 from ._compat import check_compat
+from ._evals import Scenarios
 from ._otlp import traces_url
-
-_log = logging.getLogger(__name__)
-
-WORKER = ("-m", "sessionproof.telemetry._worker")
-"""The worker's command line after the interpreter."""
-
-
-def _child_env() -> dict[str, str]:
-    """The worker's environment: ours (OTEL_* variables included), with this package's own
-    source root first on the path, so the worker runs the same code as the run."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
+from ._spans import default_resource, session_spans
 
 
 class LiveExport:
@@ -55,44 +43,39 @@ class LiveExport:
         suite: str = "",
         compat: str | None = None,
     ) -> None:
-        self.inner = inner
-        config = {
-            "compat": check_compat(compat),
-            "endpoint": None if endpoint is None else traces_url(endpoint),
-            "headers": dict(headers) if headers else None,
-            "content": content,
-            "suite": suite,
-        }
-        self.spans = 0
-        """Spans the worker handed to its exporter (known once closed)."""
-        self.error: str | None = None
-        """Why the worker failed, if it did (the run itself is not affected)."""
-        # The configuration goes on stdin, not argv: headers may carry credentials.
-        self.worker = subprocess.Popen(
-            [sys.executable, *WORKER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=_child_env(),
-        )
-        self.sessions: queue.Queue[Session | None] = queue.Queue()
-        self.feeder = threading.Thread(
-            target=self._feed, args=(json.dumps(config),), name="otlp-live", daemon=True
-        )
-        self.feeder.start()
+        # Imported here: only a live export needs the HTTP exporter (and requests).
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    def _feed(self, config: str) -> None:
-        stdin = self.worker.stdin
-        assert stdin is not None
-        try:
-            stdin.write(config.encode() + b"\n")
-            while (session := self.sessions.get()) is not None:
-                stdin.write(session.model_dump_json().encode() + b"\n")
-                stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass  # the worker died; close() says so
-        finally:
-            with contextlib.suppress(OSError):
-                stdin.close()
+        self.inner = inner
+        self.content = content
+        self.compat = check_compat(compat)
+        exporter = OTLPSpanExporter(
+            endpoint=None if endpoint is None else traces_url(endpoint),
+            headers=dict(headers) if headers else None,
+        )
+        self.processor = BatchSpanProcessor(exporter)
+        self.resource = default_resource().merge(Resource({n.RUN_SUITE: suite}))
+        # No gold-path replay while the run goes on: it costs about as much CPU as the run
+        # itself. Survival by depth and the failure source come with `sessionproof export`.
+        self.scenarios = Scenarios(suite or None, replay=False)
+        self.sessions: queue.Queue[Session | None] = queue.Queue()
+        self.spans = 0
+        """Spans handed to the exporter so far."""
+        self.thread = threading.Thread(target=self._work, name="otlp-live", daemon=True)
+        self.thread.start()
+
+    def _work(self) -> None:
+        while (session := self.sessions.get()) is not None:
+            spans = session_spans(
+                session,
+                content=self.content,
+                resource=self.resource,
+                evaluations=self.scenarios.evaluations(session),
+                compat=self.compat,
+            )
+            for span in spans:
+                self.processor.on_end(span)
+                self.spans += 1
 
     def start(self, total: int, done: int) -> None:
         """Passed on."""
@@ -106,20 +89,10 @@ class LiveExport:
             self.inner.advance(session)
 
     def close(self) -> None:
-        """Export what is queued and stop. A failed worker is logged, not raised: the run's
-        sessions are stored either way and can be exported again."""
+        """Export what is queued and stop."""
         self.sessions.put(None)
-        self.feeder.join()
-        # Not communicate(): it would flush the stdin the feeder already closed.
-        assert self.worker.stdout is not None
-        out = self.worker.stdout.read()
-        self.worker.stdout.close()
-        self.worker.wait()
-        try:
-            self.spans = int(json.loads(out.decode().strip().splitlines()[-1])["spans"])
-        except (ValueError, KeyError, IndexError, TypeError):
-            self.error = f"the OTLP export worker failed (exit {self.worker.returncode})"
-            _log.warning("%s; export the stored run with `sessionproof export`", self.error)
+        self.thread.join()
+        self.processor.shutdown()  # type: ignore[no-untyped-call]
 
     def __enter__(self) -> LiveExport:
         return self
