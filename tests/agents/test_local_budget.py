@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sessionproof.agents import AgentRequest, AgentResponse
 from sessionproof.agents import _prompted as prompted
 from sessionproof.agents._local import (
     DEFAULT_MAX_TOKENS,
@@ -20,9 +21,11 @@ from sessionproof.agents._local import (
     LocalAgent,
     LocalConfig,
     acquire_server,
+    brief_tool,
     default_model_path,
     release_server,
 )
+from sessionproof.records import Message, ToolSpec
 from sessionproof.suites import load_suite
 
 SENTENCE = "Your order 1043 shipped with UPS, tracking 1Z84V6120354417782. "
@@ -73,3 +76,63 @@ def test_the_default_cap_fits_every_demo_call_and_a_full_message() -> None:
     assert len(calls) > 30
     assert max(calls) <= DEFAULT_MAX_TOKENS
     assert message_tokens <= DEFAULT_MAX_TOKENS
+
+
+class _Inner:
+    """Stands in for the adapter behind a started local agent; keeps what it was asked."""
+
+    def __init__(self) -> None:
+        self.seen: list[AgentRequest] = []
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        self.seen.append(request)
+        return AgentResponse(message=Message.assistant("ok"))
+
+
+def _demo_tools() -> list[ToolSpec]:
+    from sessionproof.domains.demo import spec
+
+    return spec().tools()
+
+
+def test_brief_tools_drop_parameter_descriptions_only() -> None:
+    for full in _demo_tools():
+        brief = brief_tool(full)
+        assert (brief.name, brief.description, brief.write) == (
+            full.name,
+            full.description,
+            full.write,
+        )
+        props = full.parameters["properties"]
+        assert list(brief.parameters["properties"]) == list(props)
+        assert brief.parameters.get("required") == full.parameters.get("required")
+        for name, schema in brief.parameters["properties"].items():
+            assert "description" not in schema
+            assert schema == {k: v for k, v in props[name].items() if k != "description"}
+
+
+def test_brief_tools_shorten_the_prompted_system_text() -> None:
+    tools = _demo_tools()
+    full = prompted.system_text(None, tools)
+    brief = prompted.system_text(None, [brief_tool(t) for t in tools])
+    assert len(brief) < 0.7 * len(full)
+    for t in tools:  # every tool, its parameters and its enum values are still shown
+        assert t.name in brief and all(p in brief for p in t.parameters["properties"])
+    assert '"ordered_by_mistake"' in brief
+
+
+async def test_local_agent_sends_brief_tools_unless_asked_not_to(tmp_path: Path) -> None:
+    tools = _demo_tools()
+    request = AgentRequest(messages=[Message.user("hi")], tools=tools)
+    for brief_on in (True, False):
+        agent = LocalAgent(LocalConfig(model_path=tmp_path / "m.gguf", brief_tools=brief_on))
+        inner = _Inner()
+        agent._inner = inner  # type: ignore[assignment]  # started: no server needed
+        await agent.respond(request)
+        await agent.respond(request)
+        sent = [r.tools for r in inner.seen]
+        if brief_on:
+            assert sent[0] == [brief_tool(t) for t in tools]
+            assert sent[0] is sent[1]  # built once for the same specs
+        else:
+            assert sent[0] == tools
