@@ -15,11 +15,11 @@ from pathlib import Path
 
 from ..engine import NoHooks, ServedSession, SessionHooks, session_seed
 from ..errors import ConfigError
+from ..executors import hooks_factory, load
 from ..records import Scenario, Session, TerminationReason
 from ..store import RunManifest, Store, new_run_id, recorded_run
 from ..suites import Suite
 from ._config import arm_names, suite_reference
-from ..executors import hooks_factory, load
 
 SERVED_MODEL = "external:mcp"
 """The model name a served session is stored under (the agent is whoever connected)."""
