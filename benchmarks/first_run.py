@@ -13,13 +13,14 @@ Two modes:
 The machine's load is printed with every result: on a shared machine, compare back to back.
 
     .venv/bin/python benchmarks/first_run.py [--suite S] [--limit N] [--cache on|off|both]
-        [--max-tokens N] [--cli]
+        [--max-tokens N] [--brief-tools] [--cli]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import statistics
 import subprocess
@@ -70,14 +71,13 @@ def _call_summary(sessions: list[Session], max_tokens: int) -> str:
     )
 
 
-async def one_run(cache: bool, suite: str, limit: int | None, max_tokens: int | None) -> float:
+async def one_run(
+    cache: bool, suite: str, limit: int | None, max_tokens: int | None, brief: bool = False
+) -> float:
     """Run the suite once; print its sessions and calls; return the seconds in sessions."""
-    base = LocalConfig(model_path=default_model_path(), cache_prompt=cache)
-    config = (
-        base
-        if max_tokens is None
-        else LocalConfig(model_path=base.model_path, cache_prompt=cache, max_tokens=max_tokens)
-    )
+    config = LocalConfig(model_path=default_model_path(), cache_prompt=cache, brief_tools=brief)
+    if max_tokens is not None:
+        config = dataclasses.replace(config, max_tokens=max_tokens)
     agent = LocalAgent(config)
     await agent.start()  # the server start is timed apart: it is not time in sessions
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,7 +90,7 @@ async def one_run(cache: bool, suite: str, limit: int | None, max_tokens: int | 
     sessions = list(result.sessions)
     print(
         f"suite={suite} limit={limit} cache_prompt={'on' if cache else 'off'} "
-        f"max_tokens={config.max_tokens} (load {load()}):"
+        f"max_tokens={config.max_tokens} brief_tools={brief} (load {load()}):"
     )
     for s in sessions:
         print(_session_line(s))
@@ -124,13 +124,16 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N scenarios only")
     parser.add_argument("--cache", choices=("on", "off", "both"), default="on")
     parser.add_argument("--max-tokens", type=int, default=None, help="output cap per reply")
+    parser.add_argument(
+        "--brief-tools", action="store_true", help="tools without parameter descriptions"
+    )
     parser.add_argument("--cli", action="store_true", help="time the README command instead")
     args = parser.parse_args()
     if args.cli:
         time_cli()
         return
     for cache in {"on": [True], "off": [False], "both": [True, False]}[args.cache]:
-        asyncio.run(one_run(cache, args.suite, args.limit, args.max_tokens))
+        asyncio.run(one_run(cache, args.suite, args.limit, args.max_tokens, args.brief_tools))
 
 
 if __name__ == "__main__":

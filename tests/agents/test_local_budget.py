@@ -121,7 +121,8 @@ def test_brief_tools_shorten_the_prompted_system_text() -> None:
     assert '"ordered_by_mistake"' in brief
 
 
-async def test_local_agent_sends_brief_tools_unless_asked_not_to(tmp_path: Path) -> None:
+async def test_local_agent_sends_brief_tools_only_when_asked(tmp_path: Path) -> None:
+    assert LocalConfig(model_path=tmp_path / "m.gguf").brief_tools is False  # drift reads them
     tools = _demo_tools()
     request = AgentRequest(messages=[Message.user("hi")], tools=tools)
     for brief_on in (True, False):
