@@ -220,11 +220,11 @@ async def test_truncated_prompted_reply_is_classified_once(fake: FakeProvider) -
     message_branch = next(
         b for b in schema["anyOf"] if b["properties"]["type"]["const"] == "message"
     )
-    assert message_branch["properties"]["content"]["maxLength"] == 80  # two characters a token
+    assert message_branch["properties"]["content"]["maxLength"] == 60  # 1.5 characters a token
 
 
 def test_message_length_cap_follows_the_token_cap() -> None:
     assert message_chars_for(None) == MAX_MESSAGE_CHARS
-    assert message_chars_for(256) == 512
+    assert message_chars_for(256) == 384
     assert message_chars_for(1) == 32
     assert message_chars_for(10**6) == MAX_MESSAGE_CHARS

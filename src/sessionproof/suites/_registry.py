@@ -11,6 +11,8 @@ from ._suite import Suite
 
 BUILTIN_SUITES: dict[str, str] = {
     "demo": "the built-in orders/help-desk world (scripted users, deterministic)",
+    "quickstart": "four demo scenarios (a lookup, a cancellation, a ticket, a refusal and "
+    "hand-off): the README's first command, about a minute on the embedded model",
     "tau2-retail[:SPLIT]": "tau2-bench retail tasks (simulated user; split from split_tasks.json)",
     "tau2-airline[:SPLIT]": "tau2-bench airline tasks (simulated user)",
     "bfcl:CATEGORY": "BFCL v4 single-call questions: simple_python, multiple, parallel, "
@@ -21,10 +23,25 @@ BUILTIN_SUITES: dict[str, str] = {
 }
 
 
-def _load_demo() -> Suite:
+QUICKSTART_SCENARIOS: tuple[str, ...] = (
+    "order-status-shipped",
+    "cancel-pending-by-mistake",
+    "damaged-lamp-ticket",
+    "expired-return-then-transfer",
+)
+"""The `quickstart` suite's demo scenarios: two user turns each, one per kind of job (a
+read, a write, a ticket, a policy refusal with a hand-off), so a first run on the embedded
+model ends in about a minute and still scores real sessions."""
+
+
+def _load_demo(name: str = "demo") -> Suite:
     from ..domains.demo import load_scenarios
 
-    return Suite("demo", load_scenarios())
+    scenarios = load_scenarios()
+    if name == "quickstart":
+        by_id = {s.id: s for s in scenarios}
+        scenarios = [by_id[i] for i in QUICKSTART_SCENARIOS]
+    return Suite(name, scenarios)
 
 
 def _load_factory(module: str, attr: str, name: str) -> Suite:
@@ -35,8 +52,8 @@ def _load_factory(module: str, attr: str, name: str) -> Suite:
 
 def load_suite(name: str) -> Suite:
     """Resolve a suite name or a scenario file path."""
-    if name == "demo":
-        return _load_demo()
+    if name in ("demo", "quickstart"):
+        return _load_demo(name)
     if name.startswith(("tau2-retail", "tau2-airline")):
         return _load_factory("sessionproof.suites.tau2", "tau2_suite", name)
     if name == "wild":
