@@ -1,12 +1,14 @@
 """Throughput of `score` on the shared tau2 trajectories, and what one state hash costs.
 
 Run: `.venv/bin/python benchmarks/score_throughput.py [--repeat 3] [--naive-sample 8]
-[--sessions 1000]`
+[--sessions 1000] [--bulk-only] [--profile N]`
 
 Prints
 - sessions/s of `score` on the shared tau2 retail trajectories replicated to `--sessions`
   sessions (one file, each copy a new trial), without a store and with one, in the same run,
-  and the store write alone (`Store.write_sessions` of the judged sessions), wall and CPU;
+  and the store write alone (`Store.write_sessions` of the judged sessions), wall and CPU
+  (CPU too: the machine is shared, wall time swings with its load); `--bulk-only` stops there,
+  `--profile N` prints the N costliest functions (cProfile, own time) of one score + store;
 - sessions/s per trajectory file and overall for `score_transcripts` without a store (read,
   import, judge) and with a DuckDB store (also writing every session and its events), with
   each DB already loaded (the one-time load is printed apart);
@@ -23,8 +25,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
 import hashlib
 import os
+import pstats
 import statistics
 import tempfile
 import time
@@ -117,7 +121,7 @@ def _timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float]:
     return best
 
 
-def bulk(n: int, repeat: int) -> None:
+def bulk(n: int, repeat: int, profile: int = 0) -> None:
     """`score` of `n` replicated retail sessions with and without the store, and the write."""
     from sessionproof.importers import import_file
     from sessionproof.store import RunManifest, Store
@@ -142,6 +146,11 @@ def bulk(n: int, repeat: int) -> None:
                 store.write_sessions(sessions)
 
         write_only = _timed(write, repeat)
+        if profile:
+            profiler = cProfile.Profile()
+            profiler.runcall(stored)
+            print(f"\nscore + store of {n} sessions under cProfile, top {profile} by own time:")
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(profile)
     print(f"\n{n} tau2 retail sessions ({source.name} replicated), best of {repeat}:")
     for label, (wall, cpu) in (
         ("score, no store", plain),
@@ -184,9 +193,13 @@ def main() -> None:
         "--naive-sample", type=int, default=8, help="sessions per file for the naive run"
     )
     parser.add_argument("--sessions", type=int, default=1000, help="replicated retail sessions")
+    parser.add_argument("--bulk-only", action="store_true", help="only the replicated run")
+    parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions")
     args = parser.parse_args()
 
-    bulk(args.sessions, args.repeat)
+    bulk(args.sessions, args.repeat, args.profile)
+    if args.bulk_only:
+        return
 
     print("\none-time DB load (read + validate), seconds:")
     for domain in ("retail", "airline"):

@@ -62,11 +62,33 @@ def without_bom(raw: bytes) -> bytes:
     return raw
 
 
-def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """True when `value` nests objects and lists more than `limit` levels deep.
+def _nested(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
 
-    Iterative, so a value of any depth is measured without touching the stack.
-    """
+
+def _orjson_depth() -> int:
+    """The deepest nesting `orjson.dumps` serialises (254 in orjson 3), found once by trying:
+    a later orjson with another limit keeps `too_deep` exact instead of silently wrong."""
+    low, high = 0, 4096
+    while low < high:
+        mid = (low + high + 1) // 2
+        try:
+            orjson.dumps(_nested(mid))
+        except orjson.JSONEncodeError:
+            high = mid - 1
+        else:
+            low = mid
+    return low
+
+
+_ORJSON_DEPTH = _orjson_depth()
+
+
+def _walk_too_deep(value: Any, limit: int) -> bool:
+    """The exact answer by walking every object and list; iterative, for any depth."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -77,6 +99,32 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
                     return True
                 stack.append((child, depth + 1))
     return False
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when `value` nests objects and lists more than `limit` levels deep.
+
+    Serialising with orjson inside `_ORJSON_DEPTH - limit` wrapping lists answers "not too
+    deep" in C, about 3x faster than walking the value in Python (a tau2 simulation costs
+    ~50 µs instead of ~170 µs). orjson counts every container it nests (tuples too), at
+    least as many as the walk does, so a success proves the value shallow enough; anything
+    else (too deep for orjson, or a value it cannot serialise, like a 100-digit integer)
+    gets the exact walk, which never touches the stack.
+    """
+    if type(value) is not dict and type(value) is not list:
+        return False
+    wrappers = _ORJSON_DEPTH - limit
+    if wrappers >= 0:
+        wrapped = value
+        for _ in range(wrappers):
+            wrapped = [wrapped]
+        try:
+            orjson.dumps(wrapped)
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+        else:
+            return False
+    return _walk_too_deep(value, limit)
 
 
 def load_json(raw: bytes | str) -> Any:
