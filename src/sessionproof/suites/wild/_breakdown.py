@@ -19,7 +19,8 @@ WILD_DEFINITIONS: dict[str, str] = {
     "task_accuracy": "share of tasks (user turns) judged passed, over the judged sessions "
     "(infra errors excluded), each judged on the session's own history (in the gold-prefix "
     "reading: one task per session, on the gold history of the tasks before it, whose gold "
-    "reads count as made): its gold writes made "
+    "reads count as made; a clarify task is not checked there for its question, as its "
+    "session ends before the value is given): its gold writes made "
     "and no other, its gold reads made in it or before, no call in a chat task, a question "
     "before a value the user withholds until asked, its facts stated.",
     "by_position": "task accuracy by the task's position in its session (1..4).",
