@@ -13,10 +13,12 @@ Scenarios without per-turn criteria are kept as they are.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..domains import Domain, DomainSpec
 from ..records import Outcome, Scenario, Session
+from ..scoring import Breakdowns
 from ._suite import Suite
 
 READINGS = ("own", "gold-prefix")
@@ -25,6 +27,12 @@ gold prefix."""
 
 SEPARATOR = "@turn"
 """Between a scenario's id and the turn a gold-prefix scenario starts at."""
+
+
+def split_id(scenario_id: str) -> tuple[str, int | None]:
+    """(the base scenario's id, the turn a gold-prefix scenario starts at or None)."""
+    base, sep, turn = scenario_id.rpartition(SEPARATOR)
+    return (base, int(turn)) if sep and turn.isdigit() else (scenario_id, None)
 
 
 def has_per_turn_criteria(scenario: Scenario) -> bool:
@@ -76,6 +84,10 @@ class GoldPrefixSuite(Suite):
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
         """The base suite's verdict (its evaluator reads `scenario.start_turn`)."""
         return self.base.evaluate(scenario, session, final_domain)
+
+    def breakdowns(self, sessions: Sequence[Session]) -> Breakdowns | None:
+        """The base suite's breakdowns (its sessions' ids are `ID@turnI`: `split_id`)."""
+        return self.base.breakdowns(sessions)
 
     def limited(self, limit: int | None) -> Suite:
         """The first `limit` base scenarios, each split per turn."""

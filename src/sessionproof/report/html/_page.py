@@ -19,6 +19,7 @@ from typing import Any
 from ._compare import Comparison
 from ._data import ReportRun, all_sessions
 from ._sections import comparison, failures, grid, headline, pattern_map, recovery, survival
+from ._turns import has_turns, turns_section
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -86,6 +87,7 @@ def render_html(
     name = title or "sessionproof report: " + ", ".join(r.run_id for r in runs)
     sections = [
         headline(runs),
+        turns_section(runs),
         survival(runs),
         recovery(runs),
         failures(runs),
@@ -97,6 +99,7 @@ def render_html(
         f'<a href="#{sid}">{label}</a>'
         for sid, label in (
             ("headline", "headline"),
+            *((("turns", "per turn"),) if has_turns(runs) else ()),
             ("survival", "survival"),
             ("recovery", "recovery"),
             ("failures", "failures"),

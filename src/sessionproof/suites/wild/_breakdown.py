@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from ...records import Scenario, Session
 from ...scoring import Breakdowns, rate_cell, rate_table
+from .._readings import split_id
 from ._generate import TASKS_PER_SESSION, wild_meta
 from ._judge import TASK_CRITERION, batched, task_turns, turn_views
 from ._tasks import Intent, TaskType
@@ -16,7 +17,10 @@ NO_INTENT = "none"
 
 WILD_DEFINITIONS: dict[str, str] = {
     "task_accuracy": "share of tasks (user turns) judged passed, over the judged sessions "
-    "(infra errors excluded), each judged on the session's own history: its gold writes made "
+    "(infra errors excluded), each judged on the session's own history (in the gold-prefix "
+    "reading: one task per session, on the gold history of the tasks before it, whose gold "
+    "reads count as made; a clarify task is not checked there for its question, as its "
+    "session ends before the value is given): its gold writes made "
     "and no other, its gold reads made in it or before, no call in a chat task, a question "
     "before a value the user withholds until asked, its facts stated.",
     "by_position": "task accuracy by the task's position in its session (1..4).",
@@ -29,7 +33,8 @@ WILD_DEFINITIONS: dict[str, str] = {
     "long-range-dependency (a value the tools returned tasks ago), beyond-two-turns "
     "(something said more than two turns back); none: the task says all it needs.",
     "by_transitions": "session accuracy by the number of instruction transitions (tasks "
-    "whose goal differs from the task before).",
+    "whose goal differs from the task before); sessions run from their first task only "
+    "(a gold-prefix session plays one task).",
     "optimal_path": "share of parallel and mixed tasks whose every group of independent gold "
     "calls the agent made in one assistant message (batched), success or not.",
 }
@@ -44,14 +49,18 @@ def wild_breakdowns(sessions: Sequence[Session], scenarios: Mapping[str, Scenari
     transitions: list[tuple[str, bool]] = []
     optimal: list[tuple[str, bool]] = []
     for session in sessions:
-        scenario = scenarios.get(session.scenario_id)
+        base_id, start = split_id(session.scenario_id)
+        scenario = scenarios.get(base_id)
         meta = None if scenario is None else wild_meta(scenario)
         if scenario is None or meta is None or session.infra_error or session.outcome is None:
             continue
-        transitions.append((str(meta.transitions), session.success))
+        if start is None:
+            transitions.append((str(meta.transitions), session.success))
         views = turn_views(session)
         last_turn = max(views) if views else 0
-        for label in meta.tasks:
+        # From a gold prefix the session played (and was judged on) one task.
+        judged = [t for t in meta.tasks if start is None or t.position == start + 1]
+        for label in judged:
             result = session.outcome.criterion(f"{TASK_CRITERION}{label.position}")
             passed = result is not None and result.passed is True
             position.append((str(label.position), passed))

@@ -156,6 +156,7 @@ def build_scenario(index: int, blueprint: Blueprint) -> Scenario:
             gold_actions=actions,
             communicate=list(dict.fromkeys(f for t in labels for f in t.facts)),
             state=state,
+            per_turn=True,
         ),
         metadata={"wild": meta.model_dump(mode="json")},
     )

@@ -14,6 +14,12 @@ add one). A task passes when, within its turns:
 
 The session succeeds when every task passes and the generic criteria hold (final state
 equal to the gold replay, state assertions, forbidden calls).
+
+A session started at a task from the gold prefix (`Scenario.start_turn`, the gold-prefix
+reading) is judged on that task alone: the prefix's gold calls (run by the engine, not in
+the trace) count as successful reads made before it, and the prefix's tool results are in
+the agent's context. Its scenario ends at that task, so a withheld value of the task after it
+is not asked for there (a guessed write is still an extra write).
 """
 
 from __future__ import annotations
@@ -82,11 +88,12 @@ def _check_task(
     views: dict[int, TurnView],
     writes: frozenset[str],
     tasks: int,
+    prefix: list[tuple[ToolCall, bool]],
 ) -> CriterionResult:
     last_turn = max(views) if views else 0
     turns = task_turns(label.position, tasks, last_turn)
     mine = [c for t in turns for c in views.get(t, TurnView()).calls]
-    before = [c for t in range(turns[0]) for c in views.get(t, TurnView()).calls]
+    before = prefix + [c for t in range(turns[0]) for c in views.get(t, TurnView()).calls]
     gold = [a for a in scenario.criteria.gold_actions if (a.turn or 0) in turns]
     problems: list[str] = []
     unmatched = [(c, ok) for c, ok in mine if c.name in writes]
@@ -141,12 +148,35 @@ def _check_task(
     )
 
 
+def gold_prefix_calls(scenario: Scenario) -> list[tuple[ToolCall, bool]]:
+    """The gold calls the engine replayed before a gold-prefix session's first turn, each as
+    made successfully (none for a session run from its first turn)."""
+    start = scenario.start_turn or 0
+    return [
+        (ToolCall(id=f"gold-{i}", name=a.tool, arguments=dict(a.args)), True)
+        for i, a in enumerate(scenario.criteria.gold_actions)
+        if (a.turn or 0) < start
+    ]
+
+
+def judged_labels(scenario: Scenario, meta: WildMeta) -> list[TaskLabel]:
+    """The tasks a session of `scenario` is judged on: every one, or from a gold prefix
+    (`start_turn`) only the task it starts at."""
+    if scenario.start_turn is None:
+        return list(meta.tasks)
+    return [t for t in meta.tasks if t.position == scenario.start_turn + 1]
+
+
 def judge_tasks(
     scenario: Scenario, meta: WildMeta, session: Session, writes: frozenset[str]
 ) -> list[CriterionResult]:
-    """One criterion per task of `scenario` (rules: the module docstring)."""
+    """One criterion per judged task of `scenario` (rules: the module docstring)."""
     views = turn_views(session)
-    return [_check_task(t, scenario, views, writes, len(meta.tasks)) for t in meta.tasks]
+    prefix = gold_prefix_calls(scenario)
+    return [
+        _check_task(t, scenario, views, writes, len(meta.tasks), prefix)
+        for t in judged_labels(scenario, meta)
+    ]
 
 
 def batched(action_groups: Sequence[Sequence[Action]], view_batches: list[list[ToolCall]]) -> bool:
