@@ -66,3 +66,14 @@ async def test_a_refused_direct_post_is_a_connection_error() -> None:
     assert isinstance(refused.value.__cause__, OSError)
     await direct.aclose()
     await client.close()
+
+
+def test_the_environments_proxy_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    client = openai.AsyncOpenAI(api_key=KEY, base_url="http://10.0.0.1:8000/v1")
+    direct = DirectPost(client, "/chat/completions", 5.0)
+    assert str(direct._proxy) == "http://127.0.0.1:3128"
+    monkeypatch.setenv("NO_PROXY", "10.0.0.1")
+    assert DirectPost(client, "/chat/completions", 5.0)._proxy is None
