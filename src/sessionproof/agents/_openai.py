@@ -21,6 +21,7 @@ from .._secrets import register_secret
 from ..records import ErrorClass, Message, ModelCall, ToolCall, Usage
 from . import _prompted as prompted
 from ._completion import Completion, read_completion
+from ._direct import DirectPost
 from ._parse import CallIds, finish_reply, history_arguments, make_tool_call
 from ._payload import BYTES_PER_TOKEN, ToolPayloads, with_fields
 from ._protocol import AgentRequest, AgentResponse, OutputIssue
@@ -43,6 +44,16 @@ _LIMITS = _http.Limits(max_connections=None, max_keepalive_connections=None)
 _AIOHTTP_LIMITS = _http.Limits(max_connections=0, max_keepalive_connections=None)
 
 
+def _aiohttp_ok(base_url: str | None) -> bool:
+    """Whether requests to `base_url` can go on aiohttp (installed, no credentials in the URL)."""
+    parts = urlsplit(base_url or "")
+    try:
+        import aiohttp  # noqa: F401  (only whether it is there)
+    except ImportError:  # pragma: no cover - aiohttp is a dependency; kept for safety
+        return False
+    return parts.username is None and parts.password is None
+
+
 def _http_client(timeout_s: float, base_url: str | None) -> Any:
     """The SDK's HTTP client on aiohttp when it is installed, else on httpx, keeping every
     connection it opens.
@@ -53,14 +64,7 @@ def _http_client(timeout_s: float, base_url: str | None) -> Any:
     A URL with credentials in it stays on httpx: aiohttp refuses to send them along with
     the SDK's Authorization header.
     """
-    parts = urlsplit(base_url or "")
-    try:
-        import aiohttp  # noqa: F401  (only whether it is there)
-    except ImportError:  # pragma: no cover - aiohttp is a dependency; kept for safety
-        aiohttp_ok = False
-    else:
-        aiohttp_ok = parts.username is None and parts.password is None
-    if not aiohttp_ok:
+    if not _aiohttp_ok(base_url):
         return openai.DefaultAsyncHttpxClient(timeout=timeout_s, limits=_AIOHTTP_LIMITS)
     return openai.DefaultAioHttpClient(timeout=timeout_s, limits=_AIOHTTP_LIMITS)
 
@@ -232,6 +236,13 @@ class OpenAICompatAgent:
             max_retries=0,
             http_client=_http_client(timeout_s, base_url),
         )
+        # openai-compat servers take a static key: the ready body goes straight on aiohttp
+        # with the SDK's headers and error types (`_direct`), skipping its request machinery.
+        self._direct = (
+            DirectPost(self._client, "/chat/completions", timeout_s)
+            if provider == "openai-compat" and _aiohttp_ok(base_url)
+            else None
+        )
         # Shared with every agent of the run on this provider/model (the simulated user too).
         self._gate = None if limiter is None else limiter.gate(gate_key(provider, model, base_url))
 
@@ -285,7 +296,10 @@ class OpenAICompatAgent:
 
     async def _post(self, body: bytes) -> bytes:
         """POST the ready body through the SDK (its auth, headers, timeout and typed errors);
-        the reply's bytes, read by `read_completion` rather than the SDK's typed models."""
+        the reply's bytes, read by `read_completion` rather than the SDK's typed models.
+        An openai-compat server gets it on `DirectPost` (same headers, same error types)."""
+        if self._direct is not None:
+            return await self._direct.post(body)
         return await self._client.post(
             "/chat/completions",
             cast_to=bytes,
@@ -376,5 +390,7 @@ class OpenAICompatAgent:
         return calls
 
     async def aclose(self) -> None:
-        """Close the HTTP client."""
+        """Close the HTTP clients."""
+        if self._direct is not None:
+            await self._direct.aclose()
         await self._client.close()

@@ -163,6 +163,12 @@ def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunM
     with _reading(store) as db:
         manifest = db.get_run(run_id)
         sessions = db.load_sessions(manifest.run_id)
+    return metrics_of(manifest, sessions)
+
+
+def metrics_of(manifest: RunManifest, sessions: list[Session]) -> RunMetrics:
+    """`metrics` of a run whose manifest and sessions are already loaded (the report loads
+    them once for both, rather than reading every session from the store twice)."""
     scenarios, domain_for, source = scenarios_for(manifest, sessions)
     arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
     arms += sorted({s.arm for s in sessions} - set(arms))

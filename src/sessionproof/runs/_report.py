@@ -10,7 +10,7 @@ from ..patterns import MineOptions, mine
 from ..report.html import Comparison, ReportRun, compare_sessions, render_html
 from ..scoring import SessionSurvival
 from ..store import DEFAULT_STORE_PATH, Store
-from ._metrics import _reading, metrics, scenarios_for
+from ._metrics import _reading, metrics, metrics_of, scenarios_for
 
 REPORT_NAME = "report.html"
 
@@ -21,9 +21,9 @@ def default_report_path(store: str | Path, run_id: str) -> Path:
 
 
 def _load(run_id: str, db: Store) -> ReportRun:
-    m = metrics(run_id, db)
-    manifest = db.get_run(m.run_id)
-    sessions = db.load_sessions(m.run_id)
+    manifest = db.get_run(run_id)
+    sessions = db.load_sessions(manifest.run_id)
+    m = metrics_of(manifest, sessions)
     run = ReportRun(
         run_id=m.run_id,
         command=m.command,

@@ -1,0 +1,40 @@
+"""The end-of-run report reads the run's sessions from the store once, not once for its
+metrics and again for its page (every session decoded twice after every run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sessionproof
+from sessionproof.runs import metrics, report
+from sessionproof.runs._metrics import metrics_of
+from sessionproof.store import Store
+
+
+def test_the_report_loads_the_runs_sessions_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.duckdb"
+    done = sessionproof.run_suite("demo", "oracle", limit=3, store=store)
+    loads: list[str] = []
+    real = Store.load_sessions
+
+    def counted(self: Store, run_id: str, *args: object, **kwargs: object) -> object:
+        loads.append(run_id)
+        return real(self, run_id, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "load_sessions", counted)
+    path = report([done.run_id], tmp_path / "r.html", store)
+    assert path.exists() and done.run_id in path.read_text(encoding="utf-8")
+    assert loads == [done.run_id]
+
+
+def test_metrics_of_loaded_sessions_equal_the_stored_metrics(tmp_path: Path) -> None:
+    store = tmp_path / "s.duckdb"
+    done = sessionproof.run_suite("demo", "oracle", limit=3, store=store)
+    with Store.open_for_reading(store) as db:
+        manifest = db.get_run(done.run_id)
+        sessions = db.load_sessions(done.run_id)
+    assert metrics_of(manifest, sessions).to_json() == metrics(done.run_id, store).to_json()
