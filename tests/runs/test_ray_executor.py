@@ -106,6 +106,26 @@ def test_ray_stores_the_verdicts_terminations_and_faults_of_the_local_run(
             assert db.get_run(run_id).options["executor"] == executor
 
 
+def test_ray_runs_the_perturbed_scenarios_the_local_pool_runs(cluster: Any, tmp_path: Path) -> None:
+    # A perturbation rewrites the scenario and wraps the user; a worker that skipped that
+    # would run the plain scenario, and the guessing agent would pass it.
+    decided = {}
+    for executor in ("local", "ray"):
+        store = tmp_path / f"{executor}.duckdb"
+        config = RunConfig(
+            suite="demo",
+            model="python:tests.suites.wild.agents:guesses",
+            limit=4,
+            arms=["perturb=missing_arg"],
+            store=store,
+            executor=executor,
+        )
+        report = run(config)
+        decided[executor] = [_what_was_decided(s) for s in _sessions(store, report.run_id)]
+    assert decided["ray"] == decided["local"]
+    assert any(not outcome["success"] for _, outcome, _, _, _ in decided["local"])
+
+
 def test_a_killed_worker_s_sessions_are_retried_and_stored_exactly_once(
     cluster: Any, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -99,6 +99,39 @@ def user_for(scenario: Scenario, user_model: Agent | None) -> User:
     return SimulatedUser(user_model, instructions, spec.persona)
 
 
+def plan_session(
+    plan: RunPlan,
+    scenario: Scenario,
+    trial: int,
+    arm_index: int,
+    hooks_for: HooksFactory,
+    user_model: Agent | None,
+) -> tuple[SessionPlan, User]:
+    """The plan and the user of one session of `plan`: its seed, id and arm hooks, the
+    scenario as the arm rewrites it (perturbations) and the user the arm wraps. Every
+    executor calls this, so the same seed gives the same session wherever it runs."""
+    arm = plan.arms[arm_index]
+    seed = session_seed(plan.seed, scenario.id, trial)
+    hooks = hooks_for(arm, seed, scenario)
+    runs = hooks.rewrite(scenario) if isinstance(hooks, ScenarioHooks) else scenario
+    user = user_for(runs, user_model)
+    if isinstance(hooks, ScenarioHooks):
+        user = hooks.wrap_user(user)
+    session_plan = SessionPlan(
+        run_id=plan.run_id,
+        session_id=session_id(scenario.id, trial, arm_index, len(plan.arms)),
+        scenario=runs,
+        trial=trial,
+        arm=arm,
+        seed=seed,
+        max_steps=scenario.max_steps or plan.max_steps,
+        max_errors=plan.max_errors,
+        agent_timeout=plan.agent_timeout,
+        hooks=hooks,
+    )
+    return session_plan, user
+
+
 def _no_hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
     return NoHooks()
 
@@ -138,26 +171,11 @@ async def execute_run(
     async def worker() -> None:
         while True:
             try:
-                scenario, trial, arm_index, arm = queue.get_nowait()
+                scenario, trial, arm_index, _ = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            seed = session_seed(plan.seed, scenario.id, trial)
-            hooks = hooks_for(arm, seed, scenario)
-            runs = hooks.rewrite(scenario) if isinstance(hooks, ScenarioHooks) else scenario
-            user = user_for(runs, user_model)
-            if isinstance(hooks, ScenarioHooks):
-                user = hooks.wrap_user(user)
-            session_plan = SessionPlan(
-                run_id=plan.run_id,
-                session_id=session_id(scenario.id, trial, arm_index, len(plan.arms)),
-                scenario=runs,
-                trial=trial,
-                arm=arm,
-                seed=seed,
-                max_steps=scenario.max_steps or plan.max_steps,
-                max_errors=plan.max_errors,
-                agent_timeout=plan.agent_timeout,
-                hooks=hooks,
+            session_plan, user = plan_session(
+                plan, scenario, trial, arm_index, hooks_for, user_model
             )
             session = await run_session(session_plan, suite, agent, user)
             await loop.run_in_executor(writer, sink.write_session, session)

@@ -15,7 +15,7 @@ from ._cluster import RAY_EXTRA, connect, import_ray
 from ._driver import SESSION_RETRIES, execute_ray
 from ._limiter import RateLimitedAgent, RayRateLimiter, TokenBucket, limited_by
 from ._setup import agents_for, hooks_factory, load
-from ._worker import AgentWrapper, SessionWorker, WorkerSpec, session_plan
+from ._worker import AgentWrapper, SessionWorker, WorkerSpec
 
 __all__ = [
     "RAY_EXTRA",
@@ -33,5 +33,4 @@ __all__ = [
     "import_ray",
     "limited_by",
     "load",
-    "session_plan",
 ]

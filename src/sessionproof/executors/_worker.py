@@ -19,16 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..agents import Agent
-from ..engine import (
-    HooksFactory,
-    NoHooks,
-    RunPlan,
-    SessionPlan,
-    run_session,
-    session_id,
-    session_seed,
-    user_for,
-)
+from ..engine import HooksFactory, NoHooks, RunPlan, SessionHooks, plan_session, run_session
 from ..errors import ConfigError
 from ..records import Scenario, Session
 from ..suites import Suite
@@ -61,24 +52,8 @@ class WorkerSpec:
     """`own` or `gold-prefix` (see `load`)."""
 
 
-def session_plan(
-    plan: RunPlan, scenario: Scenario, trial: int, arm_index: int, hooks: HooksFactory | None
-) -> SessionPlan:
-    """The plan of one session, by the rules the local pool follows (same seed, same id)."""
-    arm = plan.arms[arm_index]
-    seed = session_seed(plan.seed, scenario.id, trial)
-    return SessionPlan(
-        run_id=plan.run_id,
-        session_id=session_id(scenario.id, trial, arm_index, len(plan.arms)),
-        scenario=scenario,
-        trial=trial,
-        arm=arm,
-        seed=seed,
-        max_steps=scenario.max_steps or plan.max_steps,
-        max_errors=plan.max_errors,
-        agent_timeout=plan.agent_timeout,
-        hooks=NoHooks() if hooks is None else hooks(arm, seed, scenario),
-    )
+def _no_hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
+    return NoHooks()
 
 
 class SessionWorker:
@@ -122,8 +97,10 @@ class SessionWorker:
             self._ready = asyncio.ensure_future(self._setup())
         loaded, agent, user = await self._ready
         scenario = next(s for s in loaded.scenarios if s.id == scenario_id)
-        plan = session_plan(self.spec.plan, scenario, trial, arm_index, self._hooks)
-        return await run_session(plan, loaded, agent, user_for(scenario, user))
+        plan, session_user = plan_session(
+            self.spec.plan, scenario, trial, arm_index, self._hooks or _no_hooks, user
+        )
+        return await run_session(plan, loaded, agent, session_user)
 
     async def close(self) -> None:
         """Close the agents this worker made."""
