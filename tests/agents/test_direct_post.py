@@ -77,3 +77,19 @@ def test_the_environments_proxy_is_read_once(monkeypatch: pytest.MonkeyPatch) ->
     assert str(direct._proxy) == "http://127.0.0.1:3128"
     monkeypatch.setenv("NO_PROXY", "10.0.0.1")
     assert DirectPost(client, "/chat/completions", 5.0)._proxy is None
+
+
+async def test_a_url_with_credentials_gets_a_connection_on_the_httpx_path(
+    fake: FakeProvider,
+) -> None:
+    # Such a URL stays on the SDK's httpx client. It was given aiohttp's spelling of "no
+    # connection cap" (max_connections=0), which httpx reads as a pool of zero connections:
+    # every request waited out the pool timeout and failed, each of its retries too.
+    url = fake.url.replace("http://", "http://someone:" + "pw" * 6 + "@")
+    fake.push(Reply(completion("hello")))
+    agent = compat_agent(fake, base_url=url, timeout_s=2.0)
+    assert agent._direct is None  # the SDK path, not the direct POST
+    reply = await agent.respond(AgentRequest(messages=[Message.user("hi")], tools=[]))
+    await agent.aclose()
+    assert reply.message.content == "hello"
+    assert fake.posts()[0].path == "/v1/chat/completions"

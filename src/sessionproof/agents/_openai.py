@@ -40,7 +40,8 @@ from ._spec import NO_KEY
 # would open (and the server accept) a new TCP connection. Keep as many as are in use.
 _LIMITS = _http.Limits(max_connections=None, max_keepalive_connections=None)
 # aiohttp reads "no limit" as its default of 100 connections (at most 100 requests in
-# flight, whatever the concurrency); its own spelling of "no limit" is 0.
+# flight, whatever the concurrency); its own spelling of "no limit" is 0. httpx reads 0 as
+# a pool of no connections at all, so each transport gets its own spelling.
 _AIOHTTP_LIMITS = _http.Limits(max_connections=0, max_keepalive_connections=None)
 
 
@@ -65,7 +66,7 @@ def _http_client(timeout_s: float, base_url: str | None) -> Any:
     the SDK's Authorization header.
     """
     if not _aiohttp_ok(base_url):
-        return openai.DefaultAsyncHttpxClient(timeout=timeout_s, limits=_AIOHTTP_LIMITS)
+        return openai.DefaultAsyncHttpxClient(timeout=timeout_s, limits=_LIMITS)
     return openai.DefaultAioHttpClient(timeout=timeout_s, limits=_AIOHTTP_LIMITS)
 
 
