@@ -40,7 +40,7 @@ from ._formats import (
 from ._inspect import read_inspect
 from ._json import MAX_DEPTH, TOO_DEEP, load_json, load_salvaging, too_deep, without_bom
 from ._jsonl import import_jsonl
-from ._labels import LABEL_CRITERION, LabelRule, label_rule, set_outcome
+from ._labels import LABEL_CRITERION, LabelRule, label_rule, label_session, set_outcome
 from ._openai import read_openai_messages
 from ._tools import known_tools
 
@@ -69,6 +69,7 @@ __all__ = [
     "import_jsonl",
     "known_tools",
     "label_rule",
+    "label_session",
     "labelled_reader",
     "load_json",
     "load_salvaging",

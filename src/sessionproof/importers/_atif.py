@@ -38,7 +38,7 @@ from ._common import (
     unanswered_result,
 )
 from ._json import load_json
-from ._labels import LabelRule, set_outcome
+from ._labels import LabelRule, label_session
 
 FORMAT = "atif"
 _REWARD = LabelRule("reward", threshold=1.0)
@@ -300,18 +300,8 @@ def _outcome(
             return None
         path, value = hit
         rule = LabelRule(path, _REWARD.threshold if path.endswith("reward") else None)
-    try:
-        outcome = rule.outcome(value)
-    except ValueError as exc:
-        errors.append(
-            RecordError(
-                index=index,
-                field=rule.name,
-                message=f"{exc}; kept without an outcome",
-                record_id=sid,
-                fatal=False,
-            )
-        )
+    error = label_session(session, rule, value, index=index)
+    if error is not None or session.outcome is None:
+        errors.extend([] if error is None else [error])
         return None
-    set_outcome(session, outcome)
-    return ReportedVerdict(reward=outcome.reward, success=outcome.success)
+    return ReportedVerdict(reward=session.outcome.reward, success=session.outcome.success)

@@ -26,7 +26,7 @@ from ._common import (
     parse_time,
 )
 from ._common import tool_call as make_call
-from ._labels import LabelRule, set_outcome
+from ._labels import LabelRule, label_session
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
@@ -230,18 +230,8 @@ def _outcome(
     value: object = scores[scorer].value
     if key and isinstance(value, dict):
         value = value.get(key)
-    try:
-        outcome = rule.outcome(value)
-    except ValueError as exc:
-        errors.append(
-            RecordError(
-                index=index,
-                field=rule.name,
-                message=f"sample {session.session_id}: {exc}; kept without an outcome",
-                record_id=session.session_id,
-                fatal=False,
-            )
-        )
+    error = label_session(session, rule, value, index=index, where=f"sample {session.session_id}: ")
+    if error is not None or session.outcome is None:
+        errors.extend([] if error is None else [error])
         return None
-    set_outcome(session, outcome)
-    return ReportedVerdict(reward=outcome.reward, success=outcome.success)
+    return ReportedVerdict(reward=session.outcome.reward, success=session.outcome.success)

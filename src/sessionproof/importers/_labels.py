@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 from ..records import CriterionResult, Event, EventKind, Outcome, Session, VerdictEvent, make_event
+from ._common import RecordError
 
 _PASS = frozenset(
     {
@@ -174,3 +175,25 @@ def set_outcome(session: Session, outcome: Outcome | None) -> None:
             )
         )
     session.events = [e.model_copy(update={"seq": i}) for i, e in enumerate(events)]
+
+
+def label_session(
+    session: Session, rule: LabelRule, value: object, *, index: int, where: str = ""
+) -> RecordError | None:
+    """Make the outcome `rule` reads in `value` the session's verdict. A value that reads as
+    neither pass nor fail leaves the session without an outcome (a guessed verdict would be
+    worse than none) and comes back as a non-fatal `RecordError`, `where` naming what
+    carried the value."""
+    try:
+        outcome = rule.outcome(value)
+    except ValueError as exc:
+        set_outcome(session, None)
+        return RecordError(
+            index=index,
+            field=rule.name,
+            message=f"{where}{exc}; kept without an outcome",
+            record_id=session.session_id,
+            fatal=False,
+        )
+    set_outcome(session, outcome)
+    return None

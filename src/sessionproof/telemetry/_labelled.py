@@ -3,7 +3,7 @@ that carries a session's outcome label, and the session's outcome from it."""
 
 from __future__ import annotations
 
-from ..importers import LabelRule, RecordError, set_outcome
+from ..importers import LabelRule, RecordError, label_session, set_outcome
 from ..records import Session
 from . import _names as n
 from ._decode import SpanData, Value
@@ -46,17 +46,5 @@ def apply_label(
             fatal=False,
         )
     value, span = found
-    try:
-        outcome = rule.outcome(value)
-    except ValueError as exc:
-        set_outcome(session, None)
-        return RecordError(
-            index=index,
-            field=rule.name,
-            message=f"span #{span.index} {span.name!r} (span id {span.span_id}): {exc}; "
-            "kept without an outcome",
-            record_id=session.session_id,
-            fatal=False,
-        )
-    set_outcome(session, outcome)
-    return None
+    where = f"span #{span.index} {span.name!r} (span id {span.span_id}): "
+    return label_session(session, rule, value, index=index, where=where)
