@@ -16,6 +16,16 @@ from ..store import DEFAULT_STORE_PATH
 from ..telemetry import import_traces
 from ._app import app, err_console, out_console
 
+LabelFromOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--label-from",
+        help="Trace, ATIF or inspect files: the attribute holding each session's outcome "
+        "label (NAME>=N for a numeric score); see `import --help`.",
+    ),
+]
+"""`--label-from` as `score`, `rerun` and `patterns` take it."""
+
 
 @app.command("import")
 def import_command(

@@ -16,6 +16,7 @@ from ..patterns import MineOptions, PatternsReport
 from ..report import render_table
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
+from ._import import LabelFromOpt
 
 _FORMATS = ("auto", *format_names())
 
@@ -39,14 +40,7 @@ def patterns(
     domain: Annotated[str | None, typer.Option(help="Domain of a transcript file.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    label_from: Annotated[
-        str | None,
-        typer.Option(
-            "--label-from",
-            help="Trace, ATIF or inspect files: the attribute holding each session's outcome "
-            "label (NAME>=N for a numeric score); see `import --help`.",
-        ),
-    ] = None,
+    label_from: LabelFromOpt = None,
 ) -> None:
     """Tool-call sequences that precede failure within scenario, with the investment each
     points to.

@@ -17,6 +17,7 @@ from ..report import pct
 from ..rerun import RerunReport, TranscriptRerun
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
+from ._import import LabelFromOpt
 from ._progress import RunProgress
 from ._report import NoReportOpt, write_run_report
 
@@ -133,14 +134,7 @@ def rerun_command(
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     no_report: NoReportOpt = False,
-    label_from: Annotated[
-        str | None,
-        typer.Option(
-            "--label-from",
-            help="Trace, ATIF or inspect files: the attribute holding each session's outcome "
-            "label (NAME>=N for a numeric score); see `import --help`.",
-        ),
-    ] = None,
+    label_from: LabelFromOpt = None,
 ) -> None:
     try:
         with RunProgress(err_console, "reruns") as progress:

@@ -11,6 +11,7 @@ import typer
 from ..runs import SCORE_FORMATS
 from ..store import DEFAULT_STORE_PATH
 from ._app import app
+from ._import import LabelFromOpt
 from ._report import NoReportOpt
 
 FORMATS = SCORE_FORMATS
@@ -37,14 +38,7 @@ def score(
         ),
     ] = False,
     no_report: NoReportOpt = False,
-    label_from: Annotated[
-        str | None,
-        typer.Option(
-            "--label-from",
-            help="Trace, ATIF or inspect files: the attribute holding each session's outcome "
-            "label (NAME>=N for a numeric score); see `import --help`.",
-        ),
-    ] = None,
+    label_from: LabelFromOpt = None,
 ) -> None:
     """Judge recorded sessions offline and report agreement with the file's own verdicts.
 
