@@ -14,97 +14,22 @@ processes, suite load), which is left out of the ratio, as in the shared scale c
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import multiprocessing
 import os
-import random
-import socket
 import tempfile
 import threading
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
 
-_STATS = {"n": 0, "n429": 0}
-
-
-def _reply(status: str, body: dict[str, Any], extra: str = "") -> bytes:
-    data = json.dumps(body).encode()
-    head = (
-        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(data)}\r\n{extra}Connection: keep-alive\r\n\r\n"
-    )
-    return head.encode() + data
-
-
-def _completion(request: dict[str, Any]) -> dict[str, Any]:
-    # Ends the conversation once a few turns were traded, so sessions stay short and equal.
-    done = len(request.get("messages", [])) > 8
-    text = "Thanks, that is all. ###STOP###" if done else "Could you tell me more?"
-    return {
-        "id": "c-" + uuid.uuid4().hex,
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": request.get("model", "fake"),
-        "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }
-
-
-def _serve(port: int, latency: float, rate_429: float) -> None:
-    rng = random.Random(7)
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while line := await reader.readline():
-                method = line.decode().split(" ", 1)[0]
-                headers: dict[str, str] = {}
-                while (h := await reader.readline()) not in (b"\r\n", b"\n", b""):
-                    k, v = h.decode().split(":", 1)
-                    headers[k.strip().lower()] = v.strip()
-                body = await reader.readexactly(int(headers.get("content-length", "0")))
-                if method == "GET":
-                    writer.write(_reply("200 OK", _STATS))
-                    await writer.drain()
-                    continue
-                _STATS["n"] += 1
-                await asyncio.sleep(latency)
-                if rate_429 and rng.random() < rate_429:
-                    _STATS["n429"] += 1
-                    error = {"error": {"message": "rate limited", "type": "rate_limit"}}
-                    writer.write(_reply("429 Too Many Requests", error, "Retry-After: 1\r\n"))
-                else:
-                    writer.write(_reply("200 OK", _completion(json.loads(body or b"{}"))))
-                await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
-            pass
-        finally:
-            writer.close()
-
-    async def main() -> None:
-        server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=4096)
-        async with server:
-            await server.serve_forever()
-
-    asyncio.run(main())
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+# The same fake OpenAI-compatible server as the local benchmark (this folder is on sys.path
+# when a benchmark runs as a script).
+from throughput import _free_port, _stats, serve
 
 
 def _calls(port: int) -> int:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as r:
-        n: int = json.load(r)["n"]
-        return n
+    return _stats(port)["n"]
 
 
 class _CpuMeter:
@@ -170,7 +95,7 @@ def main() -> None:
 
     port = _free_port()
     server = multiprocessing.Process(
-        target=_serve, args=(port, args.latency, args.rate_429), daemon=True
+        target=serve, args=(port, args.latency, args.rate_429), daemon=True
     )
     server.start()
     os.environ.setdefault("SESSIONPROOF_API_KEY", "x")
