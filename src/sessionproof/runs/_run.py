@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
@@ -178,12 +179,11 @@ async def execute(
             if on_start is not None:
                 on_start(_start(config, manifest.run_id, loaded, len(plan.skip)))
             finished = await _sessions(config, agent, user, loaded, plan, db, progress)
-    per_turn = any(has_per_turn_criteria(s) for s in loaded.scenarios)
     report = report_stored(
-        db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, per_turn=per_turn
+        db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, loaded
     )
     report.concurrency = limiter.stats()
-    return with_breakdowns(report, loaded, lambda: db.load_sessions(manifest.run_id))
+    return report
 
 
 def with_breakdowns(
@@ -209,27 +209,30 @@ def report_stored(
     store: Path | None,
     resumed: int,
     finished: list[Session],
-    *,
-    per_turn: bool = False,
+    loaded: Suite,
 ) -> RunReport:
-    """The report of a stored run: its summary over every session, arms compared, and (when
-    `per_turn`: the suite has per-turn criteria) per-turn accuracy in both readings."""
+    """The report of a stored run: its summary over every session, arms compared, per-turn
+    accuracy in both readings when `loaded` has per-turn criteria, and its breakdowns. The
+    stored sessions are read once, and only when one of those needs them."""
     rows = db.session_rows(run_id)
+    stored = functools.cache(lambda: db.load_sessions(run_id))
     comparison = None
     if len(arms) > 1:
         rows_by_arm = {a: [r for r in rows if r.arm == a] for a in arms}
-        sessions_by_arm = {a: db.load_sessions(run_id, arm=a) for a in arms}
+        sessions_by_arm = {a: [s for s in stored() if s.arm == a] for a in arms}
         comparison = compare_arms(rows_by_arm, sessions_by_arm)
-    return RunReport(
+    per_turn = any(has_per_turn_criteria(s) for s in loaded.scenarios)
+    report = RunReport(
         run_id=run_id,
         store=None if store is None else str(store),
         arms=list(arms),
         resumed_sessions=resumed,
         summary=summarize(rows),
         comparison=comparison,
-        turns=turn_report(db.load_sessions(run_id)) if per_turn else None,
+        turns=turn_report(stored()) if per_turn else None,
         sessions=finished,
     )
+    return with_breakdowns(report, loaded, stored)
 
 
 async def _in_memory(
