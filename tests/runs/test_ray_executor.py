@@ -277,3 +277,8 @@ def test_the_cli_refuses_a_bad_executor_in_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     assert "--executor must be local | ray | ray:ADDRESS" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_rate_limits_with_the_ray_executor_are_refused_not_dropped() -> None:
+    with pytest.raises(ConfigError, match="--rpm/--tpm apply to the local executor only"):
+        RunConfig(suite="demo", model="oracle", executor="ray", rpm=60)

@@ -205,6 +205,17 @@ class RunConfig(BaseModel):
         arm_names(self.arms, self.faults, self.drift, self.guard, self.perturb)  # fails fast
         return self
 
+    @model_validator(mode="after")
+    def _limits_where_they_apply(self) -> RunConfig:
+        # The rate-limit gates live in this process; Ray workers build their own agents, so
+        # the limits would silently not apply there.
+        if self.executor != "local" and (self.rpm is not None or self.tpm is not None):
+            raise ConfigError(
+                "--rpm/--tpm apply to the local executor only: Ray workers do not share the "
+                "run's rate-limit gates yet (run without --executor ray, or without the limits)"
+            )
+        return self
+
     @property
     def arm_names(self) -> list[str]:
         """The arms this run makes, normalised (`["baseline"]` when none is named)."""
