@@ -17,7 +17,8 @@ from ..records import Session
 from .stats import wilson_interval
 
 TURN_DEFINITIONS: dict[str, str] = {
-    "turn_accuracy_own_history": "per user turn i (0-based), the share of judged sessions "
+    "turn_accuracy_own_history": "per user turn i (0-based in the JSON; tables count from 1), "
+    "the share of judged sessions "
     "with per-turn criteria, run from their first turn, whose turn i passed: each turn on the "
     "agent's own history, so one bad turn can fail every later one (BFCL's reading). A turn "
     "the session never reached counts as failed; 95% Wilson CI.",
