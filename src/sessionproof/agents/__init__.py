@@ -20,7 +20,13 @@ from ._protocol import (
     end_session,
     plays_users,
 )
-from ._ratelimit import ConcurrencyStats, ProviderGate, RateLimiter, RateLimits
+from ._ratelimit import (
+    ConcurrencyStats,
+    ProviderGate,
+    RateLimiter,
+    RateLimits,
+    queue_time_excluded,
+)
 from ._registry import (
     AgentOptions,
     Provider,
@@ -78,5 +84,6 @@ __all__ = [
     "plays_users",
     "provider",
     "providers",
+    "queue_time_excluded",
     "unregister_provider",
 ]

@@ -249,6 +249,8 @@ class OpenAICompatAgent:
 
     async def resolved_tool_mode(self) -> Literal["native", "prompted"]:
         """The tool mode in use: `auto` is resolved once, on first use, by asking the server."""
+        if self.tool_mode != "auto":  # resolved: no lock to take on every request
+            return "prompted" if self.tool_mode == "prompted" else "native"
         async with self._mode_lock:
             if self.tool_mode == "auto":
                 if self._probe and self.base_url is not None:

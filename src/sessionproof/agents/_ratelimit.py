@@ -19,14 +19,43 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
+
+_DEADLINE: ContextVar[asyncio.Timeout | None] = ContextVar(
+    "sessionproof_decision_deadline", default=None
+)
+"""The time limit of the agent decision under way in this task, if the engine set one."""
+
+
+@contextmanager
+def queue_time_excluded(deadline: asyncio.Timeout) -> Iterator[None]:
+    """Within the block, time a request spends queued at a provider gate moves `deadline`
+    later by as much: a decision's limit counts the model's time, not the run's queue (a
+    run keeps more sessions in flight than requests, so requests do queue)."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def extend_deadline(seconds: float) -> None:
+    """Move the current decision's deadline (if any, and not passed) `seconds` later."""
+    deadline = _DEADLINE.get()
+    if deadline is None or seconds <= 0 or deadline.expired():
+        return
+    when = deadline.when()
+    if when is not None:
+        deadline.reschedule(when + seconds)
 
 
 @dataclass(frozen=True)
@@ -96,6 +125,28 @@ class Slot:
         self._gate._on_429(self._generation, retry_after_s)
 
 
+class HeldSlot:
+    """`async with gate.slot(tokens) as slot`: one request's place in the window. A class,
+    not an async generator: this runs for every request, and a generator-based context
+    manager costs several times more per use."""
+
+    __slots__ = ("_gate", "_slot", "_tokens")
+
+    def __init__(self, gate: ProviderGate, tokens: float) -> None:
+        self._gate = gate
+        self._tokens = tokens
+        self._slot: Slot | None = None
+
+    async def __aenter__(self) -> Slot:
+        self._slot = Slot(self._gate, await self._gate._admit(self._tokens))
+        return self._slot
+
+    async def __aexit__(self, *exc: object) -> None:
+        # No await: a cancelled request still gives its slot back, at once.
+        if self._slot is not None:
+            self._gate._release(self._slot)
+
+
 class ProviderGate:
     """Admission for one provider/model: an AIMD in-flight window, a Retry-After pause, and
     optional rpm/tpm buckets."""
@@ -120,7 +171,9 @@ class ProviderGate:
         self._generation = 0
         self._successes = 0
         self._inflight = 0
-        self._cond = asyncio.Condition()
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._promised = 0
+        """Places promised to woken requests that have not taken them yet."""
         # Statistics: time-weighted in-flight integral over the busy time.
         self.peak = 0
         self.rate_limited = 0
@@ -170,50 +223,75 @@ class ProviderGate:
             wait = max(wait, self._tpm.wait_for(tokens, now))
         return wait
 
+    def _take(self, tokens: float) -> int:
+        """Admit one request now (the caller checked that it may start)."""
+        if self._rpm is not None:
+            self._rpm.take(1)
+        if self._tpm is not None:
+            self._tpm.take(tokens)
+        self._account()
+        self._inflight += 1
+        self.requests += 1
+        if self._inflight > self.peak:
+            self.peak = self._inflight
+        return self._generation
+
+    def _free(self) -> int:
+        """Places in the window nobody holds or has been promised."""
+        return self.window - self._inflight - self._promised
+
     async def _admit(self, tokens: float) -> int:
-        async with self._cond:
-            while True:
-                await self._cond.wait_for(lambda: self._inflight < self.window)
-                wait = self._wait_needed(tokens)
-                if wait <= 0:
-                    break
-                # Wait outside the lock, then look again: others may have gone first.
-                self._cond.release()
+        # The common case costs no await: a free place, nobody queued before us, no pause
+        # or bucket to wait for. The loop runs one task at a time, so the check and the take
+        # cannot interleave with another request's.
+        if not self._waiters and self._free() > 0 and not self._wait_needed(tokens):
+            return self._take(tokens)
+        start = self._clock()
+        while True:
+            # FIFO: a place freed goes to the request that has queued longest.
+            if self._waiters or self._free() <= 0:
+                ticket: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                self._waiters.append(ticket)
                 try:
-                    await self._sleep(wait)
-                finally:
-                    await self._cond.acquire()
-            if self._rpm is not None:
-                self._rpm.take(1)
-            if self._tpm is not None:
-                self._tpm.take(tokens)
-            self._account()
-            self._inflight += 1
-            self.requests += 1
-            self.peak = max(self.peak, self._inflight)
-            return self._generation
+                    await ticket
+                except BaseException:
+                    if ticket in self._waiters:
+                        self._waiters.remove(ticket)
+                    elif ticket.done() and not ticket.cancelled():
+                        self._promised -= 1  # woken, then cancelled: hand the place on
+                        self._wake()
+                    raise
+                self._promised -= 1
+            wait = self._wait_needed(tokens)
+            if wait <= 0:
+                break
+            # A pause or an empty bucket: the place goes to the next in line (who will wait
+            # too), and this request queues again after the wait.
+            self._wake()
+            await self._sleep(wait)
+        # Time spent queued is not the agent's: the decision's deadline moves by as much.
+        extend_deadline(self._clock() - start)
+        return self._take(tokens)
 
-    async def _release(self, slot: Slot) -> None:
-        async with self._cond:
-            self._account()
-            self._inflight -= 1
-            if slot.outcome == "ok":
-                self._on_success()
-            # Wake only as many waiters as there are free places: notify_all would wake
-            # every waiting request on each release, quadratic at hundreds in flight.
-            free = self.window - self._inflight
-            if free > 0:
-                self._cond.notify(free)
+    def _wake(self) -> None:
+        """Promise the places free now to the requests queued longest."""
+        while self._free() > 0 and self._waiters:
+            ticket = self._waiters.popleft()
+            if not ticket.done():
+                ticket.set_result(None)
+                self._promised += 1
 
-    @asynccontextmanager
-    async def slot(self, tokens: float = 0.0) -> AsyncIterator[Slot]:
-        """Hold a slot for one request of about `tokens` tokens (waits until admitted)."""
-        slot = Slot(self, await self._admit(tokens))
-        try:
-            yield slot
-        finally:
-            # Shielded: a cancelled request still gives its slot back.
-            await asyncio.shield(self._release(slot))
+    def _release(self, slot: Slot) -> None:
+        self._account()
+        self._inflight -= 1
+        if slot.outcome == "ok":
+            self._on_success()
+        self._wake()
+
+    def slot(self, tokens: float = 0.0) -> HeldSlot:
+        """Hold a slot for one request of about `tokens` tokens (`async with`: waits until
+        admitted, gives the place back on the way out, cancelled or not)."""
+        return HeldSlot(self, tokens)
 
     def stats(self) -> ConcurrencyStats:
         """What this gate saw so far."""
@@ -245,6 +323,7 @@ class RateLimiter:
         self._clock = clock
         self._sleep = sleep
         self._gates: dict[str, ProviderGate] = {}
+        self._absorbed: list[ConcurrencyStats] = []
 
     def gate(self, key: str) -> ProviderGate:
         """The gate of provider/model `key` (made on first use, then shared)."""
@@ -254,13 +333,23 @@ class RateLimiter:
             self._gates[key] = gate
         return gate
 
+    @property
+    def gated(self) -> bool:
+        """Some agent of the run sends its requests through one of these gates."""
+        return bool(self._gates)
+
+    def absorb(self, stats: ConcurrencyStats) -> None:
+        """Count another process's gate statistics (a worker's) in this run's."""
+        self._absorbed.append(stats)
+
     def stats(self) -> ConcurrencyStats | None:
         """Over every gate (peak and mean summed, window the smallest); None if none was used."""
         used = [g.stats() for g in self._gates.values() if g.requests]
+        used += [s for s in self._absorbed if s.requests]
         if not used:
             return None
         return ConcurrencyStats(
-            limit=self.limit,
+            limit=max(self.limit, sum(s.limit for s in self._absorbed)),
             peak=sum(s.peak for s in used),
             mean=round(sum(s.mean for s in used), 2),
             rate_limited=sum(s.rate_limited for s in used),

@@ -12,10 +12,9 @@ and waits come from the one classifier and the one Retry-After parser in `taxono
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -25,7 +24,7 @@ from ..records import ErrorClass
 from ..taxonomy import classify_exception, classify_status, retry_after_seconds, semantics
 
 if TYPE_CHECKING:
-    from ._ratelimit import ProviderGate, Sleep, Slot
+    from ._ratelimit import ProviderGate, Sleep
 
 T = TypeVar("T")
 
@@ -233,7 +232,13 @@ def _infra_error(
 
 
 class _Unlimited:
-    """The slot of a request sent without a gate: nothing to tell."""
+    """The slot of a request sent without a gate: nothing to wait for, nothing to tell."""
+
+    async def __aenter__(self) -> _Unlimited:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        pass
 
     def ok(self) -> None:
         pass
@@ -242,13 +247,7 @@ class _Unlimited:
         pass
 
 
-@contextlib.asynccontextmanager
-async def _slot(gate: ProviderGate | None, tokens: float) -> AsyncIterator[Slot | _Unlimited]:
-    if gate is None:
-        yield _Unlimited()
-        return
-    async with gate.slot(tokens) as slot:
-        yield slot
+_UNLIMITED = _Unlimited()
 
 
 def _rate_limit_wait(failure: ProviderFailure, backoff: float, policy: RetryPolicy) -> float:
@@ -273,7 +272,7 @@ async def _send(
     backoff = policy.wait_initial
     while True:
         decider.attempts += 1
-        async with _slot(gate, tokens) as slot:
+        async with gate.slot(tokens) if gate is not None else _UNLIMITED as slot:
             try:
                 result = await fn()
             except Exception as exc:
@@ -317,10 +316,20 @@ async def call_with_retries(
     `ModelOutputRejected` when the server refused the model's own malformed output. An
     exception `classify` does not recognise propagates unchanged.
     """
-    # Imported here: only a run that talks to a provider needs the retry machinery.
+    decider = _Decider(policy, classify)
+    # The first attempt goes out without stamina: setting up its retry context costs ~0.2 ms
+    # of CPU per request at hundreds in flight, and nearly every request succeeds at once.
+    # A failure is handed to stamina as its own first attempt, so the retries, their waits
+    # and stamina's retry hooks are exactly what they would be had stamina sent it.
+    try:
+        return await _send(fn, decider, gate, tokens, sleep), decider.attempts
+    except Exception as exc:
+        if classify(exc) is None:
+            raise
+        first: Exception | None = exc
+    # Imported here: only a request that failed needs the retry machinery.
     import stamina
 
-    decider = _Decider(policy, classify)
     failure: Exception | None = None
     try:
         async for attempt in stamina.retry_context(
@@ -332,6 +341,9 @@ async def call_with_retries(
             wait_jitter=policy.wait_jitter,
         ):
             with attempt:
+                if first is not None:
+                    replay, first = first, None
+                    raise replay
                 result = await _send(fn, decider, gate, tokens, sleep)
     except Exception as exc:
         read = classify(exc)

@@ -11,7 +11,15 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ..agents import STOP_TOKEN, Agent, AgentFailure, AgentRequest, AgentResponse, end_session
+from ..agents import (
+    STOP_TOKEN,
+    Agent,
+    AgentFailure,
+    AgentRequest,
+    AgentResponse,
+    end_session,
+    queue_time_excluded,
+)
 from ..domains import Domain, ToolContext, ToolSource, result_from_exception, source_gone
 from ..errors import InfraError, exception_text
 from ..records import (
@@ -176,7 +184,8 @@ class _SessionRun:
         deadline = asyncio.timeout(limit)
         try:
             async with deadline:
-                reply = await self.agent.respond(request)
+                with queue_time_excluded(deadline):
+                    reply = await self.agent.respond(request)
         except InfraError as exc:
             return _End(TerminationReason.infra_error, str(exc))
         except AgentFailure as exc:
