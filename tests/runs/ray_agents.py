@@ -23,3 +23,11 @@ async def dies_once(request: AgentRequest) -> AgentResponse:
         marker.write_text(str(os.getpid()))
         os._exit(1)
     return await _oracle.respond(request)
+
+
+async def exits(request: AgentRequest) -> AgentResponse:
+    """The oracle, except that one scenario's first decision asks the interpreter to exit
+    (which the engine lets through, as a request to stop the program)."""
+    if request.scenario.id == "cancel-two-orders-parallel":
+        raise SystemExit("exit asked by the test agent")
+    return await _oracle.respond(request)

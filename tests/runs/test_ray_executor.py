@@ -275,7 +275,7 @@ def test_the_cli_refuses_a_bad_executor_in_one_line(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 2, proc.stderr
-    assert "--executor must be local | ray | ray:ADDRESS" in proc.stderr
+    assert "--executor must be local | local:PROCESSES | ray | ray:ADDRESS" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -45,7 +45,20 @@ def run(
     trials: Annotated[int, typer.Option(min=1, help="Trials per scenario (pass^k needs k).")] = 1,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N scenarios.")] = None,
     concurrency: Annotated[
-        int | None, typer.Option(min=1, help="Sessions at once (default 1 for local, else 4).")
+        int | None,
+        typer.Option(
+            min=1,
+            help="Model requests in flight to one provider, agent and simulated user together "
+            "(default 1 for local, else 4); for agents that call no provider, sessions at once.",
+        ),
+    ] = None,
+    max_sessions: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Sessions at once (default: 4 x --concurrency when a provider model plays the "
+            "agent or the user, so request slots never wait on sessions; else --concurrency).",
+        ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed for faults, drift and sampling.")] = 0,
     max_steps: Annotated[
@@ -98,9 +111,11 @@ def run(
     executor: Annotated[
         str | None,
         typer.Option(
-            help="Where sessions run: local, ray (a local loopback Ray cluster, or RAY_ADDRESS) "
-            "or ray:ADDRESS; needs sessionproof[ray]. Default local (on resume: the run's).",
-            metavar="local|ray[:ADDRESS]",
+            help="Where sessions run: local (this machine; large runs fork one worker "
+            "process per core), local:N (N processes), ray (a local loopback Ray cluster, or "
+            "RAY_ADDRESS) or ray:ADDRESS (needs sessionproof[ray]). Default local (on resume: "
+            "the run's).",
+            metavar="local[:N]|ray[:ADDRESS]",
         ),
     ] = None,
     no_report: NoReportOpt = False,
@@ -167,6 +182,7 @@ def run(
                     model=model if "model" in given else None,
                     user_model=user_model if "user_model" in given else None,
                     concurrency=concurrency,
+                    max_sessions=max_sessions,
                     executor=executor,
                     given=given,
                     progress=progress,
@@ -179,6 +195,7 @@ def run(
                     trials=trials,
                     limit=limit,
                     concurrency=concurrency,
+                    max_sessions=max_sessions,
                     seed=seed,
                     max_steps=max_steps,
                     user_model=user_model,

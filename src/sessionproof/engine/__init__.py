@@ -14,27 +14,31 @@ from ._loop import (
 from ._runner import (
     HooksFactory,
     Progress,
+    RunItem,
     RunPlan,
     SessionList,
-    SessionSink,
     execute_run,
     plan_session,
     session_id,
     session_seed,
+    todo_items,
     user_for,
 )
 from ._served import ServedSession
+from ._writer import GroupWriter, SessionSink
 
 __all__ = [
     "DEFAULT_AGENT_TIMEOUT_S",
     "DEFAULT_MAX_ERRORS",
     "DEFAULT_MAX_STEPS",
     "PREMATURE",
+    "GroupWriter",
     "HooksFactory",
     "Judge",
     "JudgedSuite",
     "NoHooks",
     "Progress",
+    "RunItem",
     "RunPlan",
     "ScenarioHooks",
     "ServedSession",
@@ -47,6 +51,7 @@ __all__ = [
     "run_session",
     "session_id",
     "session_seed",
+    "todo_items",
     "user_for",
     "with_termination",
 ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -22,17 +21,10 @@ from ._loop import (
     SessionPlan,
     run_session,
 )
+from ._writer import GroupWriter, SessionSink
 
 HooksFactory = Callable[[str, int, Scenario], SessionHooks]
 """(arm spec, session seed, scenario) → the hooks that make that arm's condition."""
-
-
-class SessionSink(Protocol):
-    """Where finished sessions go (the store, or a list in tests)."""
-
-    def write_session(self, session: Session) -> None:
-        """Persist one finished session, atomically."""
-        ...
 
 
 class SessionList:
@@ -132,6 +124,22 @@ def plan_session(
     return session_plan, user
 
 
+RunItem = tuple[str, int, int, str]
+"""One session of a run's grid: (scenario id, trial, arm index, arm)."""
+
+
+def todo_items(suite: JudgedSuite, plan: RunPlan) -> list[RunItem]:
+    """The sessions of `plan` over `suite` still to run (those not in `plan.skip`), in the
+    order every executor starts them: arm by arm, scenario by scenario, trial by trial."""
+    return [
+        (scenario.id, trial, arm_index, arm)
+        for arm_index, arm in enumerate(plan.arms)
+        for scenario in suite.scenarios
+        for trial in range(plan.trials)
+        if (scenario.id, trial, arm) not in plan.skip
+    ]
+
+
 def _no_hooks(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
     return NoHooks()
 
@@ -149,24 +157,24 @@ async def execute_run(
     """Run every (scenario, trial, arm) not in `plan.skip`; return the sessions run now.
 
     Each session is handed to `sink` as soon as it ends, on one writer thread (a store write
-    costs 15-35 ms of CPU per session, most of it in DuckDB, which releases the GIL: on the
-    loop's thread it stalled every session in flight). Writes stay one at a time, in the
-    order sessions end, and a session counts as finished (progress, the returned list) only
-    once its write has returned, so a killed run loses nothing it acknowledged.
+    costs milliseconds of CPU per session, most of it in DuckDB, which releases the GIL: on
+    the loop's thread it stalled every session in flight); sessions that end while a write
+    is under way go together in the next (`GroupWriter`). Writes stay in the order sessions
+    end, and a session counts as finished (progress, the returned list) only once its write
+    has returned, so a killed run loses nothing it acknowledged.
+
+    `plan.concurrency` sessions run at once; model requests are bounded apart, by the
+    agents' provider gates.
     """
-    grid = [
-        (scenario, trial, arm_index, arm)
-        for arm_index, arm in enumerate(plan.arms)
-        for scenario in suite.scenarios
-        for trial in range(plan.trials)
-    ]
-    todo = [g for g in grid if (g[0].id, g[1], g[3]) not in plan.skip]
+    by_id = {scenario.id: scenario for scenario in suite.scenarios}
+    todo = todo_items(suite, plan)
     if progress:
-        progress.start(len(grid), len(grid) - len(todo))
+        progress.start(len(todo) + len(plan.skip), len(plan.skip))
     queue: asyncio.Queue[tuple[Scenario, int, int, str]] = asyncio.Queue()
-    for item in todo:
-        queue.put_nowait(item)
+    for scenario_id, trial, arm_index, arm in todo:
+        queue.put_nowait((by_id[scenario_id], trial, arm_index, arm))
     finished: list[Session] = []
+    writer = GroupWriter(sink)
 
     async def worker() -> None:
         while True:
@@ -178,20 +186,16 @@ async def execute_run(
                 plan, scenario, trial, arm_index, hooks_for, user_model
             )
             session = await run_session(session_plan, suite, agent, user)
-            await loop.run_in_executor(writer, sink.write_session, session)
+            await writer.write(session)
             finished.append(session)
             if progress:
                 progress.advance(session)
 
-    loop = asyncio.get_running_loop()
-    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessionproof-sink")
     workers = [asyncio.create_task(worker()) for _ in range(max(1, plan.concurrency))]
     try:
         await asyncio.gather(*workers)
     finally:
         for w in workers:
             w.cancel()
-        # A write under way is finished (never half a session); queued ones are dropped,
-        # as a cancelled run's unwritten sessions always were.
-        writer.shutdown(wait=True, cancel_futures=True)
+        writer.close()
     return finished

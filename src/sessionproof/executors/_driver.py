@@ -14,7 +14,7 @@ import contextlib
 import math
 from typing import Any
 
-from ..engine import Progress, RunPlan, SessionSink
+from ..engine import Progress, RunItem, RunPlan, SessionSink, todo_items
 from ..errors import InfraError, SessionproofError
 from ..records import Session
 from ..suites import Suite
@@ -25,7 +25,7 @@ SESSION_RETRIES = 3
 """Times a session is run again after its worker process died (then the run stops, still
 `running`, for `resume`)."""
 
-_Item = tuple[str, int, int, str]
+_Item = RunItem
 
 
 def _cause(exc: BaseException) -> BaseException:
@@ -51,15 +51,9 @@ async def execute_ray(
     cluster (never more actors than session slots). Raises `ConfigError` without Ray.
     """
     ray = import_ray()
-    grid = [
-        (scenario.id, trial, arm_index, arm)
-        for arm_index, arm in enumerate(plan.arms)
-        for scenario in loaded.scenarios
-        for trial in range(plan.trials)
-    ]
-    todo = [g for g in grid if (g[0], g[1], g[3]) not in plan.skip]
+    todo = todo_items(loaded, plan)
     if progress:
-        progress.start(len(grid), len(grid) - len(todo))
+        progress.start(len(todo) + len(plan.skip), len(plan.skip))
     if not todo:
         return []
     with connect(address) as cpus:

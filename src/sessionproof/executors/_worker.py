@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..agents import Agent
+from ..agents import Agent, RateLimiter
 from ..engine import HooksFactory, NoHooks, RunPlan, SessionHooks, plan_session, run_session
 from ..errors import ConfigError
 from ..records import Scenario, Session
@@ -60,9 +60,12 @@ class SessionWorker:
     """One worker process's state: the suite and agents, built once, serving many sessions
     at once (an async Ray actor: its methods run on the actor's event loop)."""
 
-    def __init__(self, spec: WorkerSpec) -> None:
-        """Remember the spec; the suite and agents are built on the first session."""
+    def __init__(self, spec: WorkerSpec, limiter: RateLimiter | None = None) -> None:
+        """Remember the spec; the suite and agents are built on the first session, their
+        provider requests sent through `limiter`'s gates when given (a local worker
+        process's share of the run's concurrency)."""
         self.spec = spec
+        self.limiter = limiter
         self._stack = contextlib.AsyncExitStack()
         self._ready: asyncio.Future[tuple[Suite, Agent, Agent | None]] | None = None
         self._hooks: HooksFactory | None = None
@@ -82,7 +85,13 @@ class SessionWorker:
                 "the same sessionproof and suite files on every node"
             )
         made, user = await self._stack.enter_async_context(
-            agents_for(spec.model, spec.user_model, tool_mode=spec.tool_mode, seed=spec.plan.seed)
+            agents_for(
+                spec.model,
+                spec.user_model,
+                tool_mode=spec.tool_mode,
+                seed=spec.plan.seed,
+                limiter=self.limiter,
+            )
         )
         wrap = spec.wrap_agent
         if wrap is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -12,6 +13,7 @@ from ..agents import Agent
 from ..conditions import parse_arm
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
 from ..errors import ConfigError
+from ..executors import fork_available
 from ..suites import Suite
 
 ToolMode = Literal["native", "prompted", "auto"]
@@ -26,23 +28,35 @@ each per-turn scenario split into one session per turn started from the gold pre
 LOCAL_CONCURRENCY = 1
 """Sessions at once for a local model: one embedded llama.cpp server serves one at a time."""
 REMOTE_CONCURRENCY = 4
-"""Sessions at once for any other agent."""
+"""Requests in flight (and sessions at once) for any other agent."""
+PROCESS_SESSIONS = 128
+"""Sessions in flight per worker process before the local executor forks another: below
+it one process keeps up with its requests (one core handles ~1,000 requests/s)."""
+SESSIONS_PER_REQUEST = 4
+"""Sessions in flight per request slot for provider models. A session spends part of its
+time between model calls (tools, judging, queued), and equal sessions started in waves of
+exactly `concurrency` leave the last wave's slots empty: 600 sessions of 9 calls each at 256
+at once can reach at most 600 / (3 × 256) = 78% of ideal, however fast the harness."""
 
 _SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
-EXECUTORS = "local | ray | ray:ADDRESS"
+EXECUTORS = "local | local:PROCESSES | ray | ray:ADDRESS"
 """Where sessions run: this process's asyncio pool, or Ray tasks (a local loopback cluster,
 or the cluster at ADDRESS)."""
 
 
 def parse_executor(spec: str) -> tuple[str, str | None]:
-    """(`local` or `ray`, the Ray cluster address or None) for an `--executor` spec.
+    """(`local` or `ray`, then the worker process count or the Ray cluster address, or None)
+    for an `--executor` spec.
 
-    Raises `ConfigError` for anything but `local`, `ray` or `ray:ADDRESS`.
+    Raises `ConfigError` for anything but `local`, `local:N` (N >= 1), `ray` or
+    `ray:ADDRESS`.
     """
     kind, sep, address = spec.strip().partition(":")
     if kind == "local" and not sep:
         return "local", None
+    if kind == "local" and address.strip().isdigit() and int(address) >= 1:
+        return "local", address.strip()
     if kind == "ray" and (not sep or address.strip()):
         return "ray", address.strip() or None
     raise ConfigError(f"--executor must be {EXECUTORS}, not {spec!r}")
@@ -125,7 +139,13 @@ class RunConfig(BaseModel):
     limit: int | None = Field(default=None, ge=1)
     """Only the first N scenarios."""
     concurrency: int | None = Field(default=None, ge=1)
-    """Sessions at once; None: `default_concurrency(model)`."""
+    """Model requests in flight to one provider (agent and simulated user together), and
+    sessions at once for agents that send none through the run's gates (reference and
+    Python agents, the embedded local model); None: `default_concurrency(model)`."""
+    max_sessions: int | None = Field(default=None, ge=1)
+    """Sessions at once; None: `SESSIONS_PER_REQUEST` × concurrency when the agent or the
+    user talks to a provider (so sessions busy with tools or queued behind a full window
+    keep every request slot used), else concurrency."""
     seed: int = 0
     """Seed for faults, drift and sampling."""
     max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1)
@@ -155,9 +175,10 @@ class RunConfig(BaseModel):
     """`gold-prefix`: every scenario with per-turn criteria runs once per turn, from the gold
     history of the turns before it (`suites.gold_prefix_suite`); `own`: as written."""
     executor: str = "local"
-    """Where sessions run: `local` (an asyncio pool here), `ray` (Ray tasks on a local
-    loopback cluster, or the one `RAY_ADDRESS` names) or `ray:ADDRESS`; needs
-    `sessionproof[ray]`."""
+    """Where sessions run: `local` (an asyncio pool here, forked over one worker process per
+    core for large runs: see `processes`), `local:N` (N worker processes; 1: this process
+    only), `ray` (Ray tasks on a local loopback cluster, or the one `RAY_ADDRESS` names) or
+    `ray:ADDRESS`; ray needs `sessionproof[ray]`."""
     rpm: float | None = Field(default=None, gt=0)
     """Requests per minute allowed to the model's provider (agent and simulated user
     together); None: not limited beyond the adaptive concurrency."""
@@ -209,7 +230,8 @@ class RunConfig(BaseModel):
     def _limits_where_they_apply(self) -> RunConfig:
         # The rate-limit gates live in this process; Ray workers build their own agents, so
         # the limits would silently not apply there.
-        if self.executor != "local" and (self.rpm is not None or self.tpm is not None):
+        local = parse_executor(self.executor)[0] == "local"
+        if not local and (self.rpm is not None or self.tpm is not None):
             raise ConfigError(
                 "--rpm/--tpm apply to the local executor only: Ray workers do not share the "
                 "run's rate-limit gates yet (run without --executor ray, or without the limits)"
@@ -223,5 +245,30 @@ class RunConfig(BaseModel):
 
     @property
     def workers(self) -> int:
-        """Sessions at once: `concurrency`, or the default for this model."""
+        """The run's concurrency: `concurrency`, or the default for this model."""
         return self.concurrency or default_concurrency(self.model)
+
+    def processes(self, gated: bool) -> int:
+        """Worker processes of the local executor: `local:N` asks for N; `local` forks one
+        per core once `PROCESS_SESSIONS` sessions per process would be in flight, when a
+        provider model plays the agent or the user (`gated`) and both are model specs (an
+        `Agent` object stays in this process: its state must stay one); else 1."""
+        kind, count = parse_executor(self.executor)
+        if kind != "local":
+            return 1
+        if count is not None:
+            return int(count) if fork_available() else 1
+        objects = not isinstance(self.model, str) or (
+            self.user_model is not None and not isinstance(self.user_model, str)
+        )
+        if not gated or objects or not fork_available():
+            return 1
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        return max(1, min(cores, self.sessions_at_once(gated) // PROCESS_SESSIONS))
+
+    def sessions_at_once(self, gated: bool) -> int:
+        """Sessions the local executor keeps in flight; `gated`: some agent of the run sends
+        its requests through the run's provider gates (which then bound the requests)."""
+        if self.max_sessions is not None:
+            return self.max_sessions
+        return self.workers * SESSIONS_PER_REQUEST if gated else self.workers

@@ -36,12 +36,12 @@ def _check_pickles(config: RunConfig) -> None:
             ) from None
 
 
-def ray_spec(
+def worker_spec(
     config: RunConfig, plan: RunPlan, loaded: Suite, wrap_agent: AgentWrapper | None = None
 ) -> WorkerSpec:
-    """What every Ray worker of this run is shipped: the suite by a reference it can load
-    (a file as an absolute path), the models by spec string or by value."""
-    _check_pickles(config)
+    """What every worker of this run is given (a Ray actor by pickle, a forked local
+    process by inheritance): the suite by a reference it can load (a file as an absolute
+    path) or by value, the models by spec string or by value."""
     suite = config.suite
     return WorkerSpec(
         suite=suite_reference(suite) if isinstance(suite, str) else suite,
@@ -55,6 +55,14 @@ def ray_spec(
         cwd=str(Path.cwd()),
         wrap_agent=wrap_agent,
     )
+
+
+def ray_spec(
+    config: RunConfig, plan: RunPlan, loaded: Suite, wrap_agent: AgentWrapper | None = None
+) -> WorkerSpec:
+    """`worker_spec` for Ray workers, refusing objects that cannot be pickled to them."""
+    _check_pickles(config)
+    return worker_spec(config, plan, loaded, wrap_agent)
 
 
 async def execute_ray(

@@ -92,10 +92,11 @@ def resumed_config(
     suite: Suite | None = None,
     concurrency: int | None = None,
     executor: str | None = None,
+    max_sessions: int | None = None,
 ) -> RunConfig:
-    """The `RunConfig` a stored run was started with (what `resume` runs); `concurrency`
-    and `executor` may differ from the run's (a run started locally resumes on Ray and
-    the other way round)."""
+    """The `RunConfig` a stored run was started with (what `resume` runs); `concurrency`,
+    `max_sessions` and `executor` may differ from the run's (a run started locally resumes
+    on Ray and the other way round)."""
     options = manifest.options
     return RunConfig(
         suite=suite if suite is not None else manifest.suite,
@@ -103,6 +104,7 @@ def resumed_config(
         trials=manifest.trials,
         limit=manifest.limit,
         concurrency=concurrency or manifest.concurrency,
+        max_sessions=max_sessions,
         seed=manifest.seed,
         max_steps=manifest.max_steps or DEFAULT_MAX_STEPS,
         user_model=(
@@ -128,6 +130,7 @@ async def aresume(
     suite: Suite | None = None,
     concurrency: int | None = None,
     executor: str | None = None,
+    max_sessions: int | None = None,
     given: Collection[str] = (),
     progress: Progress | None = None,
     on_start: StartHook | None = None,
@@ -150,6 +153,7 @@ async def aresume(
             suite=suite,
             concurrency=concurrency,
             executor=executor,
+            max_sessions=max_sessions,
         )
         loaded = load(config.suite, config.limit, config.reading)
         if loaded.content_hash() != manifest.suite_hash:
@@ -170,6 +174,7 @@ def resume(
     suite: Suite | None = None,
     concurrency: int | None = None,
     executor: str | None = None,
+    max_sessions: int | None = None,
     given: Collection[str] = (),
     progress: Progress | None = None,
     on_start: StartHook | None = None,
@@ -179,7 +184,7 @@ def resume(
 
     Give `model` / `user_model` again only when the stored spec had its credentials
     redacted, or as the `Agent` object the run was started with; `suite` when it was a
-    `Suite` object (its content must not have changed). `concurrency` and `executor`
+    `Suite` object (its content must not have changed). `concurrency`, `max_sessions` and `executor`
     (`local`, `ray`, `ray:ADDRESS`; default: the run's) may differ. `given` names the settings
     the caller was explicitly asked for (`sessionproof run --resume` passes its command-line
     flags): any that the run keeps from its manifest is refused.
@@ -194,6 +199,7 @@ def resume(
             suite=suite,
             concurrency=concurrency,
             executor=executor,
+            max_sessions=max_sessions,
             given=given,
             progress=progress,
             on_start=on_start,

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 from ..agents import Agent, RateLimiter, RateLimits, display_spec
-from ..engine import Progress, RunPlan, SessionList, execute_run
-from ..executors import agents_for, hooks_factory, load
+from ..engine import Progress, RunPlan, SessionList, execute_run, todo_items
+from ..executors import agents_for, execute_processes, hooks_factory, load, shares
 from ..records import Session
 from ..scoring import compare_arms, summarize, turn_report
 from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
 from ..suites import Suite, has_per_turn_criteria
-from ._config import RunConfig, model_name, suite_reference
-from ._ray import execute_ray, ray_spec
+from ._config import RunConfig, model_name, parse_executor, suite_reference
+from ._ray import execute_ray, ray_spec, worker_spec
 from ._results import RunReport, RunStart
 
 StartHook = Callable[[RunStart], None]
@@ -144,16 +145,47 @@ async def _sessions(
     plan: RunPlan,
     sink: Store | SessionList,
     progress: Progress | None,
+    limiter: RateLimiter,
 ) -> list[Session]:
-    if config.executor != "local":
+    if parse_executor(config.executor)[0] != "local":
         spec = ray_spec(config, plan, loaded)
         return await execute_ray(spec, loaded, plan, sink, progress, config.executor)
+    plan = dataclasses.replace(plan, concurrency=config.sessions_at_once(limiter.gated))
+    n = config.processes(limiter.gated)
+    if n > 1:
+        return await _in_processes(config, loaded, plan, sink, progress, limiter, n)
     hooks = hooks_factory(plan.arms, loaded)
     if hooks is None:
         return await execute_run(loaded, agent, plan, sink, user_model=user, progress=progress)
     return await execute_run(
         loaded, agent, plan, sink, user_model=user, hooks_for=hooks, progress=progress
     )
+
+
+async def _in_processes(
+    config: RunConfig,
+    loaded: Suite,
+    plan: RunPlan,
+    sink: Store | SessionList,
+    progress: Progress | None,
+    limiter: RateLimiter,
+    n: int,
+) -> list[Session]:
+    """The local executor over `n` forked worker processes, the limits split between them."""
+    todo = todo_items(loaded, plan)
+    if progress:
+        progress.start(len(todo) + len(plan.skip), len(plan.skip))
+    if not todo:
+        return []
+    # Forked workers inherit the loaded suite itself (already cut and in its reading).
+    spec = dataclasses.replace(
+        worker_spec(config, plan, loaded), suite=loaded, limit=None, reading="own"
+    )
+    parts = shares(config.workers, plan.concurrency, limiter.limits, n)
+    ran = await execute_processes(spec, todo, sink, parts, progress)
+    for stats in ran.stats:
+        limiter.absorb(stats)
+    return ran.sessions
 
 
 async def execute(
@@ -178,7 +210,7 @@ async def execute(
         with recorded_run(db, manifest, create=skip is None, on_error=None):
             if on_start is not None:
                 on_start(_start(config, manifest.run_id, loaded, len(plan.skip)))
-            finished = await _sessions(config, agent, user, loaded, plan, db, progress)
+            finished = await _sessions(config, agent, user, loaded, plan, db, progress, limiter)
     report = report_stored(
         db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, loaded
     )
@@ -245,7 +277,7 @@ async def _in_memory(
     sink = SessionList()
     limiter = rate_limiter(config)
     async with run_agents(config, limiter) as (agent, user):
-        await _sessions(config, agent, user, loaded, plan, sink, progress)
+        await _sessions(config, agent, user, loaded, plan, sink, progress, limiter)
     sessions = sink.sessions
     comparison = None
     if len(plan.arms) > 1:

@@ -1,0 +1,184 @@
+"""The local executor over forked worker processes (`--executor local:N`, and `local` on a
+large run): it stores what one process stores, survives a killed worker without losing or
+duplicating a session, splits the limits, and refuses what it cannot run."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessionproof.agents import RateLimits
+from sessionproof.errors import ConfigError
+from sessionproof.executors import fork_available, shares
+from sessionproof.records import FaultInjectedEvent, Session
+from sessionproof.runs import RunConfig, run
+from sessionproof.store import Store
+from tests.agents.fakeprovider import FakeProvider, Reply, Seen
+from tests.runs.ray_agents import MARKER_ENV
+
+pytestmark = pytest.mark.skipif(not fork_available(), reason="worker processes are forked")
+
+
+def _sessions(store: Path, run_id: str) -> list[Session]:
+    with Store.open(store, read_only=True) as db:
+        return sorted(db.load_sessions(run_id), key=lambda s: s.session_id)
+
+
+def _decided(session: Session) -> tuple[Any, ...]:
+    """What must not depend on the process that ran a session."""
+    faults = [e.payload for e in session.events if isinstance(e, FaultInjectedEvent)]
+    assert session.outcome is not None
+    return (
+        session.session_id,
+        session.outcome.model_dump(),
+        session.termination,
+        faults,
+        [e.kind for e in session.events],
+    )
+
+
+def _config(store: Path, executor: str, **extra: Any) -> RunConfig:
+    fields: dict[str, Any] = {
+        "suite": "demo",
+        "model": "oracle",
+        "limit": 6,
+        "trials": 2,
+        "seed": 9,
+        "arms": ["baseline", "faults=20%"],
+        "concurrency": 4,
+        "store": store,
+        "executor": executor,
+    }
+    fields.update(extra)
+    return RunConfig(**fields)
+
+
+def test_worker_processes_store_the_verdicts_terminations_and_faults_of_one_process(
+    tmp_path: Path,
+) -> None:
+    decided = {}
+    for executor in ("local:1", "local:2"):
+        store = tmp_path / f"{executor.replace(':', '-')}.duckdb"
+        report = run(_config(store, executor))
+        decided[executor] = [_decided(s) for s in _sessions(store, report.run_id)]
+        assert report.summary.sessions == 24
+    assert decided["local:2"] == decided["local:1"]
+    assert any(faults for _, _, _, faults, _ in decided["local:1"])  # the faults did fire
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Iterator[Path]:
+    """The file `dies_once` writes when it kills its process (absent: it will)."""
+    path = tmp_path / "killed"
+    old = os.environ.get(MARKER_ENV)
+    os.environ[MARKER_ENV] = str(path)
+    try:
+        yield path
+    finally:
+        if old is None:
+            del os.environ[MARKER_ENV]
+        else:
+            os.environ[MARKER_ENV] = old
+
+
+def test_a_killed_worker_s_sessions_run_again_and_are_stored_exactly_once(
+    tmp_path: Path, marker: Path
+) -> None:
+    store = tmp_path / "s.duckdb"
+    report = run(_config(store, "local:2", model="python:tests.runs.ray_agents:dies_once"))
+    assert marker.exists()  # a process did die mid-run ...
+    assert int(marker.read_text()) != os.getpid()  # ... a worker, not this driver
+    with Store.open(store, read_only=True) as db:
+        rows = db.session_rows(report.run_id)
+        assert db.get_run(report.run_id).status == "finished"
+    keys = [(r.scenario_id, r.trial, r.arm) for r in rows]
+    assert len(keys) == 24 and len(set(keys)) == 24
+    assert all(r.termination != "infra_error" for r in rows)
+
+
+def test_what_a_worker_s_session_raises_stops_the_run_as_in_one_process(tmp_path: Path) -> None:
+    # An agent that asks the interpreter to exit stops a one-process run; in a worker it
+    # must stop the driver the same way (not hang it, not pass for a finished run).
+    outcomes = {}
+    for executor in ("local:1", "local:2"):
+        store = tmp_path / f"{executor.replace(':', '-')}.duckdb"
+        with pytest.raises(SystemExit, match="exit asked by the test agent"):
+            run(_config(store, executor, model="python:tests.runs.ray_agents:exits"))
+        with Store.open(store, read_only=True) as db:
+            outcomes[executor] = [r.status for r in db.list_runs()]
+    assert outcomes["local:2"] == outcomes["local:1"] != ["finished"]
+
+
+def _chat(seen: Seen) -> Reply:
+    """A text reply; the conversation ends once it is longer than 8 messages."""
+    messages = seen.body["messages"]
+    text = "Thanks, that is all. ###STOP###" if len(messages) > 8 else "Tell me more?"
+    message = {"role": "assistant", "content": text}
+    return Reply(
+        {
+            "id": "c-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "fake",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+    )
+
+
+def test_requests_go_through_each_worker_s_share_of_the_window(tmp_path: Path) -> None:
+    fake = FakeProvider(_chat).start()
+    try:
+        config = RunConfig(
+            suite="tau2-airline",
+            model=f"openai-compat:fake@{fake.url}",
+            limit=4,
+            trials=2,
+            concurrency=3,
+            store=tmp_path / "s.duckdb",
+            executor="local:2",
+        )
+        report = run(config)
+    finally:
+        fake.stop()
+    served = len(fake.posts())
+    stats = report.concurrency
+    assert stats is not None
+    assert report.summary.sessions == 8
+    assert stats.requests == served > 0  # every request counted, in one of the workers
+    assert stats.limit == 3 and stats.peak <= 3  # the two shares (2 + 1) never exceed it
+
+
+def test_the_limits_split_without_exceeding_the_run_s() -> None:
+    parts = shares(5, 20, RateLimits(rpm=60.0, tpm=None), 2)
+    assert [p.concurrency for p in parts] == [3, 2]
+    assert [p.sessions for p in parts] == [10, 10]
+    assert [p.limits.rpm for p in parts] == [30.0, 30.0]
+    assert all(p.limits.tpm is None for p in parts)
+
+
+def test_a_large_provider_run_forks_one_process_per_core_and_a_small_one_none() -> None:
+    cores = len(os.sched_getaffinity(0))
+    big = RunConfig(model="openai-compat:m@http://127.0.0.1:9/v1", concurrency=256)
+    small = RunConfig(model="openai-compat:m@http://127.0.0.1:9/v1", concurrency=16)
+    assert big.processes(gated=True) == min(cores, 8)
+    assert small.processes(gated=True) == 1
+    assert big.processes(gated=False) == 1  # nothing to keep busy: one process
+    assert RunConfig(model="oracle", executor="local:3").processes(gated=False) == 3
+
+
+@pytest.mark.parametrize("bad", ["local:0", "local:x", "local:", "local:-2", "locals"])
+def test_a_bad_process_count_is_a_clear_error(bad: str) -> None:
+    with pytest.raises(ConfigError, match="--executor must be"):
+        RunConfig(executor=bad)
+
+
+def test_rate_limits_apply_to_worker_processes(tmp_path: Path) -> None:
+    config = RunConfig(model="oracle", executor="local:2", rpm=60.0)
+    assert config.rpm == 60.0  # accepted: the workers split it (Ray still refuses it)
+    with pytest.raises(ConfigError, match="local executor only"):
+        RunConfig(model="oracle", executor="ray", rpm=60.0)
