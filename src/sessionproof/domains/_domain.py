@@ -78,3 +78,9 @@ class DomainSpec(ABC):
     def tools(self) -> list[ToolSpec]:
         """The tools of this domain (without building a DB when avoidable)."""
         return self.create().tools()
+
+    def preload(self) -> None:
+        """Load now what every instance shares (a base DB), so processes forked after
+        this inherit it instead of each loading it again. Nothing by default; never starts
+        anything (no server, no subprocess)."""
+        return None

@@ -177,6 +177,10 @@ async def _in_processes(
         progress.start(len(todo) + len(plan.skip), len(plan.skip))
     if not todo:
         return []
+    # Loaded once here, before the fork, rather than once per worker.
+    domains = {loaded.domain_for(s).name: loaded.domain_for(s) for s in loaded.scenarios}
+    for domain in domains.values():
+        domain.preload()
     # Forked workers inherit the loaded suite itself (already cut and in its reading).
     spec = dataclasses.replace(
         worker_spec(config, plan, loaded), suite=loaded, limit=None, reading="own"

@@ -204,6 +204,10 @@ class TauDomainSpec(DomainSpec, Generic[DBT]):
         """The shared base DB (loaded on first use)."""
         return self._load_base()
 
+    def preload(self) -> None:
+        """Load the shared base DB now (forked worker processes inherit it)."""
+        self._load_base()
+
     def create(self) -> TauDomain[DBT]:
         """A fresh session: a fork of the shared DB and a toolkit bound to it."""
         base = self.base
