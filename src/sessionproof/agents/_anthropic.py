@@ -98,6 +98,8 @@ class AnthropicAgent:
     plays_users = True
     """A language model: it can also play the simulated user."""
     request_readonly = True
+    replies_fresh = True
+    """Its replies are fresh records built from the provider's parsed answer."""
     """It never edits a request and never reads its scenario: the engine need not copy."""
 
     def __init__(

@@ -68,7 +68,10 @@ class Agent(Protocol):
 
     An agent that never edits a request and never reads its `scenario` may say so with
     `request_readonly = True` (the provider adapters do): the engine then hands it the
-    conversation without copying it, and no scenario.
+    conversation without copying it, and no scenario. One whose every reply is a fresh
+    `AgentResponse` of validated records it keeps no reference to may say
+    `replies_fresh = True` (the provider adapters do): the engine then checks its tool-call
+    arguments but does not rebuild the reply.
     """
 
     name: str

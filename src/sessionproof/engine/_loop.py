@@ -208,7 +208,7 @@ class _SessionRun:
             # user's own subclass): this is the agent boundary, so all are its failure.
             return self._crashed(exc)
         try:
-            return accept_reply(reply)
+            return accept_reply(reply, getattr(self.agent, "replies_fresh", False) is True)
         except MalformedReply as exc:
             return self._agent_failed(ErrorClass.malformed_output, str(exc))
 
