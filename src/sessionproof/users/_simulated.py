@@ -34,6 +34,28 @@ def _flip(conversation: list[Message]) -> list[Message]:
     return flipped
 
 
+class _Flipped:
+    """`_flip` of a conversation that only grows, kept up to date one new message at a
+    time (flipping the whole history at every turn made it quadratic in the session)."""
+
+    def __init__(self) -> None:
+        self._seen: list[Message] = []
+        self._flipped: list[Message] = []
+
+    def of(self, conversation: list[Message]) -> list[Message]:
+        n = len(self._seen)
+        grown = len(conversation) >= n and all(
+            a is b for a, b in zip(conversation[:n], self._seen, strict=True)
+        )
+        if not grown:  # rewritten, not appended to: start over
+            self._seen, self._flipped = [], []
+            n = 0
+        tail = conversation[n:]
+        self._seen.extend(tail)
+        self._flipped.extend(_flip(tail))
+        return list(self._flipped)
+
+
 class SimulatedUser:
     """A user played by a model, ending with an explicit stop token."""
 
@@ -44,10 +66,11 @@ class SimulatedUser:
             persona=f"\nHow you behave:\n{persona.strip()}\n" if persona else "",
             stop=STOP_TOKEN,
         )
+        self._history = _Flipped()
 
     async def reply(self, conversation: list[Message], turn: int) -> UserReply:
         """Ask the user model for its next message."""
-        history = _flip(conversation)
+        history = self._history.of(conversation)
         if not history:
             history = [Message.user("Hi! How can I help you today?")]
         request = AgentRequest(
