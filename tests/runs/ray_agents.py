@@ -31,3 +31,11 @@ async def exits(request: AgentRequest) -> AgentResponse:
     if request.scenario.id == "cancel-two-orders-parallel":
         raise SystemExit("exit asked by the test agent")
     return await _oracle.respond(request)
+
+
+async def slow(request: AgentRequest) -> AgentResponse:
+    """The oracle, a quarter of a second per decision: a run long enough to interrupt."""
+    import asyncio
+
+    await asyncio.sleep(0.25)
+    return await _oracle.respond(request)

@@ -5,6 +5,10 @@ duplicating a session, splits the limits, and refuses what it cannot run."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +19,7 @@ from sessionproof.agents import RateLimits
 from sessionproof.errors import ConfigError
 from sessionproof.executors import fork_available, shares
 from sessionproof.records import FaultInjectedEvent, Session
-from sessionproof.runs import RunConfig, run
+from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
 from tests.agents.fakeprovider import FakeProvider, Reply, Seen
 from tests.runs.ray_agents import MARKER_ENV
@@ -182,3 +186,64 @@ def test_rate_limits_apply_to_worker_processes(tmp_path: Path) -> None:
     assert config.rpm == 60.0  # accepted: the workers split it (Ray still refuses it)
     with pytest.raises(ConfigError, match="local executor only"):
         RunConfig(model="oracle", executor="ray", rpm=60.0)
+
+
+def _start(tmp_path: Path) -> tuple[subprocess.Popen[str], list[int]]:
+    """`sessionproof run` over two worker processes with a slow agent, once its workers
+    are up: (the process, its workers' pids)."""
+    src = Path(__file__).resolve().parents[2] / "src"
+    args = ["run", "--model", "python:tests.runs.ray_agents:slow", "--trials", "8"]
+    args += ["--executor", "local:2", "--store", str(tmp_path / "s.duckdb"), "--no-report"]
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sessionproof.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{root}"},
+        # Default SIGINT even when the test runner ignores it (as background jobs do).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    psutil = pytest.importorskip("psutil")
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        workers = [c.pid for c in psutil.Process(proc.pid).children()]
+    assert len(workers) == 2, "the two worker processes did not start"
+    time.sleep(1.5)  # sessions under way
+    return proc, workers
+
+
+def _gone(pids: list[int], within: float) -> bool:
+    psutil = pytest.importorskip("psutil")
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(psutil.pid_exists(p) and psutil.Process(p).status() != "zombie" for p in pids):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_ctrl_c_stops_the_workers_at_once_and_the_run_resumes(tmp_path: Path) -> None:
+    proc, workers = _start(tmp_path)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out
+    assert "interrupted; continue with: sessionproof run --resume" in out
+    assert _gone(workers, 5)
+    run_id = out.split("--resume ")[-1].split()[0]
+    report = resume(run_id, store=tmp_path / "s.duckdb", executor="local:2")
+    with Store.open(tmp_path / "s.duckdb", read_only=True) as db:
+        rows = db.session_rows(run_id)
+        assert db.get_run(run_id).status == "finished"
+    keys = [(r.scenario_id, r.trial, r.arm) for r in rows]
+    assert len(keys) == len(set(keys)) == report.summary.sessions > len(report.sessions)
+
+
+def test_workers_end_when_their_driver_is_killed(tmp_path: Path) -> None:
+    proc, workers = _start(tmp_path)
+    proc.kill()  # no clean-up at all: the workers see their socket close
+    proc.communicate(timeout=30)
+    assert _gone(workers, 10)

@@ -97,8 +97,15 @@ def _portable(exc: BaseException) -> BaseException:
 # --- the worker process ------------------------------------------------------------------
 
 
-def _child(sock: socket.socket, spec: WorkerSpec, share: WorkerShare) -> None:
+def _child(
+    sock: socket.socket, drivers: list[socket.socket], spec: WorkerSpec, share: WorkerShare
+) -> None:
     """A forked worker's whole life: serve sessions until told to close or orphaned."""
+    # The fork copied the driver's ends of every socket pair, this one's included: held
+    # here, they would keep each worker's socket open after the driver closed or died, and
+    # no worker would ever see its end.
+    for other in drivers:
+        other.close()
     # Ctrl-C is the driver's to handle (it ends the workers); the driver loop's signal
     # wake-up pipe is not ours to write to.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -155,6 +162,7 @@ class _Link:
     def __init__(self, proc: Any, share: WorkerShare) -> None:
         self.proc = proc
         self.share = share
+        self.sock: socket.socket | None = None
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.inflight: dict[int, _Item] = {}
@@ -171,13 +179,15 @@ class ProcessRun:
     """Each worker's request admission statistics."""
 
 
-async def _spawn(spec: WorkerSpec, share: WorkerShare) -> _Link:
+async def _spawn(spec: WorkerSpec, share: WorkerShare, links: list[_Link]) -> _Link:
     ctx = multiprocessing.get_context("fork")
     ours, theirs = socket.socketpair()
-    proc = ctx.Process(target=_child, args=(theirs, spec, share), daemon=True)
+    drivers = [ours, *(link.sock for link in links if link.sock is not None)]
+    proc = ctx.Process(target=_child, args=(theirs, drivers, spec, share), daemon=True)
     proc.start()
     theirs.close()
     link = _Link(proc, share)
+    link.sock = ours
     link.reader, link.writer = await asyncio.open_connection(sock=ours)
     return link
 
@@ -199,7 +209,9 @@ async def execute_processes(
     finished: list[Session] = []
     stats: list[ConcurrencyStats] = []
     # Every worker is forked before the writer thread exists: a fork copies one thread.
-    links = [await _spawn(spec, share) for share in worker_shares]
+    links: list[_Link] = []
+    for share in worker_shares:
+        links.append(await _spawn(spec, share, links))
     writer = GroupWriter(sink)
     writes: set[asyncio.Task[None]] = set()
     next_key = 0
@@ -253,7 +265,7 @@ async def execute_processes(
                 )
         queue.extendleft(reversed(lost))
         if lost or queue:
-            replacement = await _spawn(spec, link.share)
+            replacement = await _spawn(spec, link.share, links)
             links.append(replacement)
             fill(replacement)
             await serve(replacement)
