@@ -7,7 +7,8 @@ the shared tau2 fixtures and on a retail file edited to hold what the fast paths
 get wrong: secrets in every place a payload carries text (by shape, by configured value,
 base64-encoded, behind a Kelvin sign), a lone surrogate, non-ASCII text, arguments that do
 not parse, an unknown tool, an answer to no call, an integer beyond 64 bits (a session the
-store refuses by name), floats, and a session id holding a key.
+store refuses by name: that file is then written one session at a time), floats, and a
+session id holding a key.
 
 Rewrite it (only when a change of stored output is intended, and say so in the commit):
 `SESSIONPROOF_REGEN_GOLDEN=1 pytest tests/tau/test_score_golden.py`.
@@ -42,8 +43,10 @@ def _digest(value: Any) -> str:
     return hashlib.blake2b(blob, digest_size=12).hexdigest()
 
 
-def _edit_hostile(data: dict[str, Any]) -> None:
-    """Plant, in a few retail simulations, everything a fast path could get wrong."""
+def _edit_hostile(data: dict[str, Any], big_int: bool) -> None:
+    """Plant, in a few retail simulations, everything a fast path could get wrong; with
+    `big_int`, also an integer the store refuses (so the file's batch write is refused and
+    every session is written alone)."""
     sims = data["simulations"]
     b64 = base64.b64encode(f"user:{SECRET}".encode()).decode()
     user = next(m for m in sims[0]["messages"] if m["role"] == "user")
@@ -65,8 +68,9 @@ def _edit_hostile(data: dict[str, Any]) -> None:
         {"role": "tool", "id": "x-nobody", "content": "Error: nothing asked", "error": True}
     )
     sims[3]["id"] = f"sim-with-key-{SECRET}"
-    big = next(m for m in sims[4]["messages"] if m.get("tool_calls"))
-    big["tool_calls"][0]["arguments"] = {**big["tool_calls"][0]["arguments"], "n": 2**70}
+    if big_int:
+        big = next(m for m in sims[4]["messages"] if m.get("tool_calls"))
+        big["tool_calls"][0]["arguments"] = {**big["tool_calls"][0]["arguments"], "n": 2**70}
 
 
 def _files(tmp: Path) -> dict[str, Path]:
@@ -75,12 +79,13 @@ def _files(tmp: Path) -> dict[str, Path]:
     for path in TRAJECTORIES:
         shutil.copyfile(path, tmp / path.name)
         out[path.name] = Path(path.name)
-    data = load(RETAIL_GPT)
-    _edit_hostile(data)
-    hostile = tmp / "retail_hostile.json"
-    # json.dumps: orjson refuses the lone surrogate, which a real file may hold escaped.
-    hostile.write_text(json.dumps(data), encoding="utf-8")
-    out["retail_hostile"] = Path(hostile.name)
+    for name, big_int in (("retail_hostile", False), ("retail_hostile_big_int", True)):
+        data = load(RETAIL_GPT)
+        _edit_hostile(data, big_int)
+        hostile = tmp / f"{name}.json"
+        # json.dumps: orjson refuses the lone surrogate, which a real file may hold escaped.
+        hostile.write_text(json.dumps(data), encoding="utf-8")
+        out[name] = Path(hostile.name)
     return out
 
 
@@ -136,16 +141,17 @@ def test_score_and_store_match_the_golden(tmp_path: Path, monkeypatch: pytest.Mo
             assert mine["judged"].get(sid) == digest, f"{name}: judged session {sid}"
 
 
-def test_the_hostile_file_exercises_what_it_should(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("name", ["retail_hostile", "retail_hostile_big_int"])
+def test_the_hostile_files_exercise_what_they_should(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The golden is only worth as much as what it covers: the planted cases must still show.
     monkeypatch.setenv("SESSIONPROOF_GOLDEN_API_KEY", SECRET)
     monkeypatch.chdir(tmp_path)
-    path = _files(tmp_path)["retail_hostile"]
+    path = _files(tmp_path)[name]
     report = score_transcripts(path, "tau2", "retail", tmp_path / "h.duckdb", run_id="golden")
     messages = " | ".join(str(e) for e in report.errors)
-    assert "not stored" in messages  # the integer beyond 64 bits
+    assert ("not stored" in messages) == name.endswith("big_int")  # beyond 64 bits
     assert "unknown tool 'no_such_tool'" in messages
     assert "not a JSON object" in messages
     assert "answers no earlier call" in messages
