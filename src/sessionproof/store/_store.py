@@ -20,15 +20,8 @@ from ..records import Session
 from ._bulk import insert_batch
 from ._export import export_parquet
 from ._manifest import RunListing, RunManifest, RunStatus, SessionRow
-from ._rows import (
-    EVENT_COLUMNS,
-    ROW_COLUMNS,
-    SESSION_COLUMNS,
-    SessionWrite,
-    prepare,
-    session_from_rows,
-    session_row,
-)
+from ._prepare import SessionWrite, prepare, prepare_batch
+from ._rows import EVENT_COLUMNS, ROW_COLUMNS, SESSION_COLUMNS, session_from_rows, session_row
 from ._schema import connect, ensure_schema, first_line, query_error
 
 DEFAULT_STORE_PATH = Path(".sessionproof") / "store.duckdb"
@@ -328,7 +321,7 @@ class Store:
             return
         for run_id in {s.run_id for s in sessions}:
             self._known(run_id)
-        prepared = [prepare(s) for s in sessions]
+        prepared = prepare_batch(sessions)
         self._transact(sessions, lambda conn: insert_batch(conn, prepared))
 
     def _known(self, run_id: str) -> None:
