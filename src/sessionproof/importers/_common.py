@@ -134,17 +134,25 @@ def first_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
     return path, msg + (f" (and {more} more problems)" if more else "")
 
 
+_EPOCH = dt.datetime(1970, 1, 1)
+"""The Unix epoch, naive: a naive time is UTC, and subtracting is what `timestamp()` does."""
+
+
 def parse_time(value: object) -> float | None:
     """Unix seconds from an ISO-8601 text or a number; None when absent or unreadable."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str) and value:
         try:
-            stamp = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            stamp = dt.datetime.fromisoformat(
+                value.replace("Z", "+00:00") if "Z" in value else value
+            )
         except ValueError:
             return None
         if stamp.tzinfo is None:
-            stamp = stamp.replace(tzinfo=dt.UTC)
+            # The same difference `replace(tzinfo=UTC).timestamp()` takes, without building
+            # an aware copy first (a third of the cost, on 28,000 message times per file).
+            return (stamp - _EPOCH).total_seconds()
         return stamp.timestamp()
     return None
 
