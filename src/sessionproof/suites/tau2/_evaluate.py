@@ -66,7 +66,7 @@ def _termination(session: Session) -> str:
 
 
 def _said(facts: Sequence[str], session: Session) -> CriterionResult:
-    texts = _agent_texts(session)
+    texts = _agent_texts(session) if facts else []  # most tasks name no fact to say
     missing = [f for f in facts if not any(f.lower() in t for t in texts)]
     return CriterionResult(
         name="communicate",
@@ -142,7 +142,7 @@ def judge_tau2(
     cache: GoldCache = DEFAULT_GOLD_CACHE,
 ) -> Judgement:
     """Our verdict on a session of a tau2 scenario (`metadata["tau2_task"]`), in full."""
-    task = Tau2Task.model_validate(scenario.metadata["tau2_task"])
+    task = cache.parsed(scenario.metadata["tau2_task"], Tau2Task.model_validate)
     ended = _termination(session)
     if ended not in STOPPED:
         result = CriterionResult(
@@ -269,7 +269,7 @@ def judge_taubench(
     cache: GoldCache = DEFAULT_GOLD_CACHE,
 ) -> Judgement:
     """Our verdict on a session of a tau-bench scenario (`metadata["taubench_task"]`)."""
-    task = TauBenchTask.model_validate(scenario.metadata["taubench_task"])
+    task = cache.parsed(scenario.metadata["taubench_task"], TauBenchTask.model_validate)
     if session.termination is TerminationReason.max_steps:
         result = CriterionResult(
             name="termination", passed=False, evidence="hit the step limit: tau-bench scores it 0"

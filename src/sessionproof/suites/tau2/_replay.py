@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -21,6 +21,8 @@ from ...domains import Domain, DomainSpec
 from ...errors import ToolError
 from ...records import Session, ToolCall
 from ._tau import TauDomain
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -50,12 +52,15 @@ def replay(
 ) -> tuple[Domain[Any], list[str]]:
     """A fresh domain after running the write calls; the failures met on the way."""
     domain = spec.create()
+    # A tau domain's raw value is enough: rendering it as the agent saw it (json.dumps of
+    # model_dump) changes nothing and cost a quarter of judging a session.
+    run = domain.apply if isinstance(domain, TauDomain) else domain.call
     failures: list[str] = []
     for name, args in calls:
         if not _writes_only(domain, name):
             continue
         try:
-            domain.call(name, dict(args))
+            run(name, dict(args))
         except ToolError as exc:
             failures.append(f"{name}: {exc}")
         except Exception as exc:  # a non-tau domain's tool may raise anything
@@ -64,11 +69,27 @@ def replay(
 
 
 class GoldCache:
-    """Gold states by (domain name, canonical actions). Safe to share between threads."""
+    """Gold states by (domain name, canonical actions), and tasks parsed once by content.
+    Safe to share between threads."""
 
     def __init__(self) -> None:
         self._states: dict[tuple[str, bytes], GoldState] = {}
+        self._parsed: dict[tuple[Callable[[Any], Any], bytes], Any] = {}
         self._lock = threading.Lock()
+
+    def parsed(self, raw: Any, build: Callable[[Any], T]) -> T:
+        """`build(raw)` for a JSON-like task `raw`, built once per content (a file's trials
+        of one task share it): the result is shared, so it must not be changed."""
+        try:
+            key = (build, orjson.dumps(raw, option=orjson.OPT_SORT_KEYS))
+        except TypeError:  # not plain JSON (an integer past 64 bits...): built each time
+            return build(raw)
+        found = self._parsed.get(key)
+        if found is None:
+            found = build(raw)
+            with self._lock:
+                self._parsed[key] = found
+        return found  # type: ignore[no-any-return]
 
     def get(self, spec: DomainSpec, actions: Sequence[tuple[str, dict[str, Any]]]) -> GoldState:
         """The gold state of `actions` in `spec`'s domain (computed on first use)."""

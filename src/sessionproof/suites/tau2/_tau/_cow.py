@@ -14,6 +14,7 @@ difference anywhere shows, because every write goes through `own`/`put`.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from typing import Any, Generic, TypeVar
 
@@ -24,6 +25,38 @@ DBT = TypeVar("DBT", bound=BaseModel)
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
 _ABSENT = b"-"
+_ATOMIC = frozenset({str, int, float, bool, type(None)})
+_set = object.__setattr__
+
+
+def private_copy(value: Any) -> Any:
+    """A deep copy of a DB record (or part of one): what `model_copy(deep=True)` gives.
+
+    About four times faster than `copy.deepcopy`, which keeps a memo of every object it
+    copied: a record validated from JSON shares no object between two places, so there is
+    nothing for the memo to preserve. Models are rebuilt the way pydantic copies them (the
+    field values copied, the set of fields given kept); any other object goes through
+    `copy.deepcopy`.
+    """
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    if kind is list:
+        return [private_copy(item) for item in value]
+    if kind is dict:
+        return {key: private_copy(item) for key, item in value.items()}
+    if (
+        isinstance(value, BaseModel)
+        and value.__pydantic_extra__ is None
+        and value.__pydantic_private__ is None
+    ):
+        copied = object.__new__(kind)
+        _set(copied, "__dict__", {k: private_copy(v) for k, v in value.__dict__.items()})
+        _set(copied, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        _set(copied, "__pydantic_extra__", None)
+        _set(copied, "__pydantic_private__", None)
+        return copied
+    return copy.deepcopy(value)
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -91,7 +124,7 @@ class CowTracker(Generic[DBT]):
         records: dict[str, Any] = getattr(self.db, table)
         record = records[key]
         if key not in self.dirty[table]:
-            record = record.model_copy(deep=True)
+            record = private_copy(record)
             records[key] = record
             self.dirty[table].add(key)
         if not isinstance(record, kind):
