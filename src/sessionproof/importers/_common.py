@@ -350,7 +350,7 @@ def _call(values: dict[str, Any]) -> ToolCall:
 
 def tool_call(call_id: str, name: str, arguments: object) -> ToolCall:
     """A ToolCall from recorded arguments: an object, JSON text, or something unusable."""
-    if isinstance(arguments, Mapping):
+    if type(arguments) is dict or isinstance(arguments, Mapping):  # the ABC check is slow
         return _call({"id": call_id, "name": name, "arguments": dict(arguments)})
     if arguments is not None and not isinstance(arguments, str):
         kind = type(arguments).__name__

@@ -28,6 +28,7 @@ _REQUIRED = object()
 _IMMUTABLE = (type(None), str, int, float, bool, tuple, frozenset, Enum)
 """Defaults shared as they are; pydantic copies any other default for each instance."""
 _set = object.__setattr__
+_new = object.__new__
 
 
 class _Template:
@@ -63,18 +64,33 @@ ENABLED = True
 """False makes `trusted` validate like `cls(**values)` (the tests compare both ways)."""
 
 
+def instance(cls: type[M], fields: dict[str, Any], fields_set: set[str]) -> M:
+    """An instance of `cls` whose state is `fields` (every field, in declaration order) and
+    `fields_set`: what validation leaves behind, set the way pydantic sets it."""
+    obj = _new(cls)
+    _set(obj, "__dict__", fields)
+    _set(obj, "__pydantic_fields_set__", fields_set)
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
 def _build(cls: type[M], template: _Template, values: dict[str, Any]) -> M:
     fields = template.values.copy()  # every field, in declaration order
     for name, factory in template.factories:
         if name not in values:
             fields[name] = factory()
     fields.update(values)  # update keeps each key where the template put it
-    obj = cls.__new__(cls)
-    _set(obj, "__dict__", fields)
-    _set(obj, "__pydantic_fields_set__", set(values))
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
+    return instance(cls, fields, set(values))
+
+
+def usable(cls: type[BaseModel]) -> bool:
+    """True when `trusted(cls, ...)` builds without validating (`instance` may be used for
+    `cls` then, by a caller that fills every field in order itself)."""
+    template = _templates.get(cls)
+    if template is None:
+        template = _templates[cls] = _Template(cls)
+    return template.usable and ENABLED
 
 
 def trusted(cls: type[M], values: dict[str, Any]) -> M:

@@ -290,12 +290,11 @@ def _simulation(
         elif message.role == "assistant":
             calls = [tool_call(c.id, c.name, c.arguments) for c in message.tool_calls or []]
             for k, call in enumerate(calls):
-                where = f"messages.{j}.tool_calls.{k}"
                 if call.parse_error:
                     result.errors.append(
                         RecordError(
                             index=index,
-                            field=f"{where}.arguments",
+                            field=f"messages.{j}.tool_calls.{k}.arguments",
                             message=f"arguments are not a JSON object: {call.parse_error}",
                             record_id=sid,
                             fatal=False,
@@ -305,19 +304,24 @@ def _simulation(
                     result.errors.append(
                         RecordError(
                             index=index,
-                            field=f"{where}.name",
+                            field=f"messages.{j}.tool_calls.{k}.name",
                             message=f"unknown tool {call.name!r}; kept, replayed as a no-op",
                             record_id=sid,
                             fatal=False,
                         )
                     )
-            result.errors += repeated_call_ids(
-                builder,
-                calls,
-                fields=[f"messages.{j}.tool_calls.{k}" for k in range(len(calls))],
-                index=index,
-                record_id=sid,
-            )
+            # Most messages carry one new call id or none: their warnings are only looked for
+            # (and their field paths spelled) when an id could repeat.
+            if len(calls) > 1 or (calls and builder.knows_call(calls[0].id)):
+                result.errors.extend(
+                    repeated_call_ids(
+                        builder,
+                        calls,
+                        fields=[f"messages.{j}.tool_calls.{k}" for k in range(len(calls))],
+                        index=index,
+                        record_id=sid,
+                    )
+                )
             builder.assistant(message.content, calls, at)
         elif message.role == "tool":
             if message.id is None:
