@@ -207,3 +207,14 @@ def test_retail_fixture_round_trips_through_json_unchanged() -> None:
     for item in result.sessions:
         again = type(item.session).model_validate_json(item.session.model_dump_json())
         same(again, item.session, item.session.session_id, fields_set=False)
+
+
+def test_instance_falls_back_to_model_construct_where_the_layout_is_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fields = {"role": "user", "content": "x", "tool_calls": [], "tool_call_id": None, "name": None}
+    direct = _trusted.instance(Message, dict(fields), {"role", "content"})
+    monkeypatch.setattr(_trusted, "_LAYOUT_HOLDS", False)
+    constructed = _trusted.instance(Message, dict(fields), {"role", "content"})
+    same(direct, constructed)
+    same(direct, Message(role="user", content="x"))

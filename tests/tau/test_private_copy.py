@@ -71,3 +71,25 @@ def test_anything_else_is_deep_copied() -> None:
     copied = private_copy(value)
     assert copied == value and copied["t"][1] is not value["t"][1]
     assert copied["s"] is not value["s"]
+
+
+@pytest.mark.parametrize("domain", ["retail", "airline"])
+def test_a_fork_is_what_model_construct_built(domain: str) -> None:
+    base = get_domain(domain).base  # type: ignore[attr-defined]
+    fork = base.fork()
+    kind = type(base.db)
+    fields = {name: getattr(base.db, name) for name in kind.model_fields}
+    reference = kind.model_construct(
+        **{k: dict(v) if k in base.tables else v for k, v in fields.items()}
+    )
+    assert type(fork) is kind and fork == reference
+    assert fork.model_fields_set == reference.model_fields_set
+    assert list(fork.__dict__) == list(reference.__dict__)
+    for table in base.tables:  # new table dicts over the same records
+        assert getattr(fork, table) is not getattr(base.db, table)
+        assert all(
+            a is b
+            for a, b in zip(
+                getattr(fork, table).values(), getattr(base.db, table).values(), strict=True
+            )
+        )

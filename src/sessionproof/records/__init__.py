@@ -38,7 +38,7 @@ from ._payloads import (
 from ._scenario import Action, Criteria, ExpectedCall, ForbiddenAction, Scenario, UserSpec
 from ._session import Session
 from ._tools import ToolSpec
-from ._trusted import trusted
+from ._trusted import instance, trusted
 
 __all__ = [
     "EVENT_ADAPTER",
@@ -86,6 +86,7 @@ __all__ = [
     "UserMessageEvent",
     "UserSpec",
     "VerdictEvent",
+    "instance",
     "make_event",
     "parse_arguments",
     "parse_event",

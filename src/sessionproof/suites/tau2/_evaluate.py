@@ -32,7 +32,7 @@ from ...domains import Domain, DomainSpec, get_domain
 from ...records import CriterionResult, Outcome, Scenario, Session, TerminationReason
 from ...scoring import normalise_text as normalise  # tau2's fact search is ours exactly
 from ._judge import NLJudge, transcript_text
-from ._replay import DEFAULT_GOLD_CACHE, GoldCache, replay, replayed_calls
+from ._replay import DEFAULT_GOLD_CACHE, GoldCache, GoldState, replay, replayed_calls
 from ._tau2task import Tau2Task
 from ._taubench_task import TauBenchTask
 
@@ -92,17 +92,22 @@ def _call_matches(
     }
 
 
-def _diff_records(final: Domain[Any], gold: Domain[Any]) -> list[str]:
-    cow_a, cow_b = getattr(final, "cow", None), getattr(gold, "cow", None)
-    if cow_a is None or cow_b is None:
+def _diff_records(final: Domain[Any], gold: GoldState) -> list[str]:
+    """ "table/key" of each record where `final` and the gold state differ (as a replay of
+    the gold actions would show them: its written records, the base DB elsewhere)."""
+    cow = getattr(final, "cow", None)
+    if cow is None or gold.records is None:
         return []
     from ._tau import record_digest
 
-    keys = set(cow_a.changed_records()) | set(cow_b.changed_records())
+    keys = set(cow.changed_records()) | set(gold.changed)
     out = []
     for table, key in sorted(keys):
         a = getattr(final.db, table).get(key)
-        b = getattr(gold.db, table).get(key)
+        if (table, key) in gold.records:
+            b = gold.records[(table, key)]
+        else:
+            b = getattr(gold.base.db, table).get(key)
         if record_digest(a) != record_digest(b):
             out.append(f"{table}/{key}")
     return out
@@ -124,8 +129,7 @@ def _db(
     match = got == gold.state_hash
     changed: list[str] = []
     if not match:
-        gold_domain, _ = replay(spec, gold_actions)
-        changed = _diff_records(final_domain, gold_domain)
+        changed = _diff_records(final_domain, gold)
     evidence = "final state equals the gold state" if match else "final state differs from gold"
     if changed:
         evidence += " in " + ", ".join(changed[:8]) + (" ..." if len(changed) > 8 else "")
