@@ -116,7 +116,8 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
         return False
     wrappers = _ORJSON_DEPTH - limit
     if wrappers >= 0:
-        inner, outer = _chain(wrappers) if wrappers else ([None], value)
+        none: list[Any] = [None]
+        inner, outer = _chain(wrappers) if wrappers else (none, value)
         inner[0] = value
         try:
             orjson.dumps(outer)
