@@ -81,7 +81,10 @@ def _payload_values(session: Session, where: str) -> tuple[list[Any], list[int],
         try:
             # The serializer itself: `model_dump` adds ~1.5 µs of argument handling per event.
             values.append(payload.__pydantic_serializer__.to_python(payload, mode="json"))
-        except PydanticSerializationError as exc:  # e.g. an object() inside tool arguments
+        # An object() inside tool arguments; ValueError: arguments nested past pydantic's
+        # 255 levels (a model's reply parsed by json.loads may be), which escaped as a
+        # ValueError instead of the store's named error.
+        except (PydanticSerializationError, ValueError) as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise StoreError(
                 f"{where}: event seq {event.seq} is not JSON-serialisable: {first}"

@@ -14,6 +14,7 @@ from typing import Any, get_args
 
 import duckdb
 
+from .._gc import paused_gc
 from .._version import __version__
 from ..errors import DuplicateSessionError, StoreError, StoreLockedError
 from ..records import Session
@@ -321,7 +322,8 @@ class Store:
             return
         for run_id in {s.run_id for s in sessions}:
             self._known(run_id)
-        prepared = prepare_batch(sessions)
+        with paused_gc():  # a few hundred thousand short-lived containers per thousand
+            prepared = prepare_batch(sessions)
         self._transact(sessions, lambda conn: insert_batch(conn, prepared))
 
     def _known(self, run_id: str) -> None:
