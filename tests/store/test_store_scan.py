@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -66,3 +67,23 @@ def test_the_one_pass_pattern_flags_the_characters_python_lower_cases_to_ascii()
     pattern = _scan._pattern(scrubber.needles)
     texts = ["kiwi ink", "api_\u212aey=v", "\u0130", "plain"]
     assert _scan._flag_re2(texts, pattern) == [1, 2]
+
+
+def _scan_in_child(queue: Any) -> None:
+    # No DuckDB call here: it would hang in a child forked after the parent's scans.
+    scrubber = Scrubber(SecretMatcher.build(frozenset()))
+    queue.put((_scan._flag_re2(["x"], "x"), _scan.may_hold(scrubber, ["x" * 300_000, "token=1"])))
+
+
+def test_a_forked_child_keeps_to_the_substring_tests() -> None:
+    import multiprocessing
+
+    pattern = _scan._pattern(())
+    assert _scan._flag_re2(["token=1"], pattern) == [0]  # the parent's scans have started
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_scan_in_child, args=(queue,))
+    child.start()
+    assert queue.get(timeout=60) == (None, [1])
+    child.join(timeout=60)
+    assert child.exitcode == 0

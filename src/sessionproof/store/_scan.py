@@ -16,6 +16,7 @@ U+212A, the Kelvin sign) flag a text on their own. Flagged texts are then tested
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 
@@ -30,9 +31,9 @@ _VIEW = "sessionproof_scan_batch"
 _ALWAYS = ("\u0130", "\u212a")
 """Non-ASCII characters that Python lower-cases into a marker's letters."""
 
-_lock = threading.Lock()
-_conn: duckdb.DuckDBPyConnection | None = None
 _patterns: dict[tuple[str, ...], str] = {}
+_engine: tuple[int, threading.Lock, duckdb.DuckDBPyConnection] | None = None
+"""(the process it was made in, its lock, the in-memory connection the scans run on)."""
 
 
 def _escaped(text: str) -> str:
@@ -54,21 +55,30 @@ def _pattern(needles: tuple[str, ...]) -> str:
     return found
 
 
-def _connection() -> duckdb.DuckDBPyConnection:
-    global _conn
-    if _conn is None:
+def _connection() -> tuple[threading.Lock, duckdb.DuckDBPyConnection] | None:
+    """The lock and connection the scans run on; None in a child forked after the scans
+    started here: DuckDB does not survive a fork (its threads and locks stay behind, and
+    the child hangs on its next call), so the child keeps to the substring tests."""
+    global _engine
+    if _engine is None:
         conn = duckdb.connect(":memory:")
         # One thread: the scan is short, and a store write should not compete for cores.
         conn.execute("SET threads = 1")
-        _conn = conn
-    return _conn
+        _engine = (os.getpid(), threading.Lock(), conn)
+    if _engine[0] != os.getpid():
+        return None
+    return _engine[1], _engine[2]
 
 
-def _flag_re2(texts: Sequence[str], pattern: str) -> list[int]:
+def _flag_re2(texts: Sequence[str], pattern: str) -> list[int] | None:
+    """Positions of the texts the pattern matches, in order; None when it cannot run here."""
+    engine = _connection()
+    if engine is None:
+        return None
+    lock, conn = engine
     column = np.empty(len(texts), dtype=object)
     column[:] = texts
-    with _lock:
-        conn = _connection()
+    with lock:
         conn.register(_VIEW, {"i": np.arange(len(texts), dtype=np.int64), "t": column})
         try:
             rows = conn.execute(
@@ -83,12 +93,13 @@ def may_hold(scrubber: Scrubber, texts: Sequence[str]) -> list[int]:
     """Positions of the texts that `scrubber.might_hold` is true of, in order."""
     needles = scrubber.needles
     if sum(map(len, texts)) >= _RE2_MIN_CHARS and all(n.isascii() for n in needles):
-        flagged: Sequence[int]
+        flagged: Sequence[int] | None
         try:
             flagged = _flag_re2(texts, _pattern(needles))
         except duckdb.Error:
             flagged = range(len(texts))  # the exact test of every text, below
-        return [i for i in flagged if scrubber.might_hold(texts[i])]
+        if flagged is not None:
+            return [i for i in flagged if scrubber.might_hold(texts[i])]
     # One test of the joined text first: when it holds nothing, no part of it can.
     if not scrubber.might_hold("\n".join(texts)):
         return []
