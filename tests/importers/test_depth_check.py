@@ -71,3 +71,30 @@ def test_a_shallow_record_is_not_walked_in_python(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(_json, "_walk_too_deep", walked)
     record = {"messages": [{"role": "user", "content": "hi", "tool_calls": [{"a": [1]}]}] * 50}
     assert not too_deep(record)
+
+
+def test_the_reused_wrapping_keeps_no_value_and_serves_every_thread() -> None:
+    import threading
+    import weakref
+
+    class Marker(dict):  # type: ignore[type-arg]
+        pass
+
+    value = Marker(a=[1])
+    ref = weakref.ref(value)
+    assert not too_deep(value)  # a dict subclass orjson refuses: measured by the walk
+    del value
+    assert ref() is None  # the chain let go of it
+
+    results: list[bool] = []
+
+    def check(depth: int) -> None:
+        for _ in range(200):
+            results.append(too_deep(_lists(depth)) == (depth > MAX_DEPTH))
+
+    threads = [threading.Thread(target=check, args=(d,)) for d in (3, MAX_DEPTH, MAX_DEPTH + 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 600 and all(results)

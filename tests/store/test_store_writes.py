@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -13,6 +14,7 @@ from sessionproof.records import (
     EventKind,
     TerminationReason,
     ToolCall,
+    ToolCallEvent,
     UserMessageEvent,
     make_event,
 )
@@ -226,3 +228,20 @@ def test_write_sessions_is_all_or_nothing(tmp_path: Path) -> None:
         with pytest.raises(DuplicateSessionError, match=r"scenario 'c' .* \(twice in one batch\)"):
             store.write_sessions(twice)
         assert store.finished_keys("rb") == {("a", 0, "baseline"), ("b", 0, "baseline")}
+
+
+def test_a_payload_nested_past_any_serialiser_is_a_named_store_error(store: Store) -> None:
+    # 300 levels: json.loads reads it from a model's reply; pydantic refuses to serialise
+    # it with a ValueError, which used to escape write_session unnamed.
+    deep: Any = 1
+    for _ in range(300):
+        deep = [deep]
+    store.create_run(manifest("rd", ["a"]))
+    original = session("rd", "a")
+    events = [e.model_copy(deep=True) for e in original.events]
+    call = next(e for e in events if isinstance(e, ToolCallEvent))
+    call.payload.arguments = {"x": deep}
+    for write in (store.write_session, lambda s: store.write_sessions([s])):
+        with pytest.raises(StoreError, match="not JSON-serialisable"):
+            write(original.model_copy(update={"events": events}))
+    assert store.session_rows("rd") == []

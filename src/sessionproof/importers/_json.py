@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,16 +116,39 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
         return False
     wrappers = _ORJSON_DEPTH - limit
     if wrappers >= 0:
-        wrapped = value
-        for _ in range(wrappers):
-            wrapped = [wrapped]
+        none: list[Any] = [None]
+        inner, outer = _chain(wrappers) if wrappers else (none, value)
+        inner[0] = value
         try:
-            orjson.dumps(wrapped)
+            orjson.dumps(outer)
         except (orjson.JSONEncodeError, TypeError):
             pass
         else:
             return False
+        finally:
+            inner[0] = None  # the chain is reused: it must not keep the value alive
     return _walk_too_deep(value, limit)
+
+
+_CHAINS = threading.local()
+"""Per thread: {depth: (innermost, outermost list) of a chain of that many lists}."""
+
+
+def _chain(depth: int) -> tuple[list[Any], list[Any]]:
+    """A chain of `depth` nested lists, built once per thread: building 126 of them for
+    every record cost as much as serialising the record. The caller puts the value in the
+    innermost list and takes it out again."""
+    chains: dict[int, tuple[list[Any], list[Any]]] | None = getattr(_CHAINS, "by_depth", None)
+    if chains is None:
+        chains = _CHAINS.by_depth = {}
+    found = chains.get(depth)
+    if found is None:
+        inner: list[Any] = [None]
+        outer = inner
+        for _ in range(depth - 1):
+            outer = [outer]
+        found = chains[depth] = (inner, outer)
+    return found
 
 
 def load_json(raw: bytes | str) -> Any:

@@ -4,6 +4,7 @@ from ._arguments import MAX_ARGUMENT_CHARS, parse_arguments
 from ._errors import ErrorClass, TerminationReason
 from ._events import (
     EVENT_ADAPTER,
+    EVENT_MODELS,
     AgentErrorEvent,
     AssistantMessageEvent,
     DriftAppliedEvent,
@@ -37,9 +38,11 @@ from ._payloads import (
 from ._scenario import Action, Criteria, ExpectedCall, ForbiddenAction, Scenario, UserSpec
 from ._session import Session
 from ._tools import ToolSpec
+from ._trusted import instance, trusted
 
 __all__ = [
     "EVENT_ADAPTER",
+    "EVENT_MODELS",
     "MAX_ARGUMENT_CHARS",
     "Action",
     "AgentError",
@@ -83,7 +86,9 @@ __all__ = [
     "UserMessageEvent",
     "UserSpec",
     "VerdictEvent",
+    "instance",
     "make_event",
     "parse_arguments",
     "parse_event",
+    "trusted",
 ]

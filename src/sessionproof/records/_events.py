@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from . import _trusted
 from ._messages import Message, ModelCall, ToolCall, ToolResult
 from ._outcome import Outcome
 from ._payloads import (
@@ -23,6 +24,7 @@ from ._payloads import (
     RecordedDivergence,
     Termination,
 )
+from ._trusted import instance, usable
 
 
 class EventKind(StrEnum):
@@ -201,6 +203,30 @@ def parse_event(data: Mapping[str, Any]) -> Event:
     return EVENT_ADAPTER.validate_python(data)
 
 
+EVENT_MODELS: dict[EventKind, type[BaseModel]] = {
+    EventKind(cls.model_fields["kind"].default): cls
+    for cls in (
+        UserMessageEvent,
+        AssistantMessageEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+        ModelCallEvent,
+        AgentErrorEvent,
+        FaultInjectedEvent,
+        DriftAppliedEvent,
+        GuardDecisionEvent,
+        RecordedDivergenceEvent,
+        EndEvent,
+        VerdictEvent,
+    )
+}
+"""Each kind's event model (`EventKind.tool_call` → `ToolCallEvent`, ...)."""
+_PAYLOAD_MODELS: dict[EventKind, Any] = {
+    kind: cls.model_fields["payload"].annotation for kind, cls in EVENT_MODELS.items()
+}
+"""Each kind's payload model."""
+
+
 def make_event(
     kind: EventKind,
     payload: EventPayload | Mapping[str, Any],
@@ -214,16 +240,42 @@ def make_event(
     t_mono: float,
 ) -> Event:
     """One event of `kind`; the payload must be (or validate as) that kind's payload type."""
-    return EVENT_ADAPTER.validate_python(
-        {
-            "run_id": run_id,
-            "session_id": session_id,
-            "seq": seq,
-            "turn": turn,
-            "step": step,
-            "t_wall": t_wall,
-            "t_mono": t_mono,
-            "kind": kind,
-            "payload": payload,
-        }
-    )
+    data = {
+        "run_id": run_id,
+        "session_id": session_id,
+        "seq": seq,
+        "turn": turn,
+        "step": step,
+        "t_wall": t_wall,
+        "t_mono": t_mono,
+        "kind": kind,
+        "payload": payload,
+    }
+    if (
+        type(kind) is EventKind
+        and type(payload) is _PAYLOAD_MODELS[kind]
+        and type(run_id) is str
+        and type(session_id) is str
+        and type(seq) is int
+        and type(turn) is int
+        and type(step) is int
+        and type(t_wall) is float
+        and type(t_mono) is float
+        and _FAST
+        and _trusted.ENABLED
+    ):
+        # Every value is what validating it returns (the payload a model of its kind), and
+        # `data` holds every field in order: the same event, built without validating again
+        # (most of an import's cost otherwise).
+        event: Event = instance(EVENT_MODELS[kind], data, set(_EVENT_FIELDS))  # type: ignore[assignment]
+        return event
+    return EVENT_ADAPTER.validate_python(data)
+
+
+_EVENT_FIELDS = frozenset(UserMessageEvent.model_fields)
+_FAST = all(
+    usable(cls) and list(cls.model_fields) == list(UserMessageEvent.model_fields)
+    for cls in EVENT_MODELS.values()
+)
+"""Every event model can be built by `instance` from `make_event`'s dict (its fields in that
+order, no validator): checked once, so a changed model falls back to validation."""

@@ -6,7 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import _trusted
 from ._errors import ErrorClass
+from ._trusted import instance, trusted, usable
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -74,9 +76,17 @@ class Message(BaseModel):
         """A system message."""
         return cls(role="system", content=text)
 
+    # The builders below skip validating values already of their fields' exact types
+    # (`instance` with every field filled in order: the same message, a third of the cost);
+    # anything else is validated.
+
     @classmethod
     def user(cls, text: str) -> Message:
         """A user message."""
+        if cls is Message and type(text) is str and _trusted.ENABLED and _FAST:
+            fields: dict[str, Any] = {"role": "user", "content": text, "tool_calls": []}
+            fields.update(_NO_TOOL)
+            return instance(Message, fields, {"role", "content"})
         return cls(role="user", content=text)
 
     @classmethod
@@ -84,14 +94,38 @@ class Message(BaseModel):
         cls, text: str | None = None, tool_calls: list[ToolCall] | None = None
     ) -> Message:
         """An assistant message with text and/or tool calls."""
-        return cls(role="assistant", content=text, tool_calls=list(tool_calls or []))
+        calls = list(tool_calls or [])
+        if (
+            cls is Message
+            and (text is None or type(text) is str)
+            and all(type(c) is ToolCall for c in calls)
+            and _trusted.ENABLED
+            and _FAST
+        ):
+            fields = {"role": "assistant", "content": text, "tool_calls": calls}
+            fields.update(_NO_TOOL)
+            return instance(Message, fields, {"role", "content", "tool_calls"})
+        return cls(role="assistant", content=text, tool_calls=calls)
 
     @classmethod
     def tool(cls, result: ToolResult) -> Message:
         """The tool message that carries `result` back to the model."""
-        return cls(
-            role="tool", content=result.output, tool_call_id=result.call_id, name=result.name
-        )
+        output, call_id, name = result.output, result.call_id, result.name
+        if cls is Message and type(output) is str and type(call_id) is str and type(name) is str:
+            values = {"role": "tool", "content": output, "tool_call_id": call_id, "name": name}
+            return trusted(Message, values)
+        return cls(role="tool", content=output, tool_call_id=call_id, name=name)
+
+
+_NO_TOOL: dict[str, Any] = {"tool_call_id": None, "name": None}
+_FAST = usable(Message) and list(Message.model_fields) == [
+    "role",
+    "content",
+    "tool_calls",
+    "tool_call_id",
+    "name",
+]
+"""`Message.user`/`assistant` fill every field in this order; checked once."""
 
 
 class Usage(BaseModel):

@@ -14,7 +14,8 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from ._rows import EVENT_COLUMNS, SESSION_COLUMNS, SessionWrite
+from ._prepare import SessionWrite
+from ._rows import EVENT_COLUMNS, SESSION_COLUMNS
 
 _SESSION_TYPES = (
     "VARCHAR",  # run_id

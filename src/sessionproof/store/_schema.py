@@ -79,6 +79,10 @@ _DDL = (
     """,
 )
 
+_ZSTD_STORAGE = (1, 2)
+"""The first DuckDB storage version whose files may hold ZSTD-compressed strings."""
+_STORAGE_VERSION = re.compile(r"v(\d+)\.(\d+)")
+
 _LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.+?)(?:\. See also|$)")
 
 
@@ -130,9 +134,33 @@ def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     if path.is_dir():
         raise StoreError(f"store path {path} is a folder, not a file")
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        conn = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
         raise open_error(path, exc) from exc
+    if not read_only:
+        prefer_zstd(conn)
+    return conn
+
+
+def prefer_zstd(conn: duckdb.DuckDBPyConnection) -> None:
+    """Have the checkpoints of `conn` compress text columns with ZSTD, where the file allows.
+
+    The events' JSON payloads are most of a store. DuckDB's own choice for them (dictionary
+    + FSST) costs 170 ms of CPU to checkpoint the 17 MB of a thousand tau2 sessions and
+    leaves an 11.5 MB file; ZSTD takes 65 ms and leaves 4.7 MB, and scans them as fast.
+    Skipped (DuckDB's choice stays) when the DuckDB is too old to say or the file was made
+    with a storage version before ZSTD, where forcing it would store the strings raw.
+    """
+    try:
+        row = conn.execute(
+            "SELECT tags['storage_version'] FROM duckdb_databases() "
+            "WHERE database_name = current_database()"
+        ).fetchone()
+        found = _STORAGE_VERSION.match(str(row[0] if row else ""))
+        if found and (int(found.group(1)), int(found.group(2))) >= _ZSTD_STORAGE:
+            conn.execute("SET force_compression = 'zstd'")
+    except duckdb.Error:
+        pass  # an older DuckDB without the setting or the tag: its own compression
 
 
 def ensure_schema(

@@ -84,6 +84,13 @@ _MARKERS = (
 # A credential-named mapping key whose name holds none of the markers above.
 _KEY_MARKERS = (*_MARKERS, "authorization")
 
+
+def marker_substrings() -> tuple[str, ...]:
+    """The lower-case substrings `Scrubber.might_hold` looks for (besides secret values):
+    one of them is in every text a shape pattern or a credential-named key could match."""
+    return _KEY_MARKERS
+
+
 # Dictionary keys whose string value is a credential whatever it looks like.
 _SECRET_KEY_SUFFIXES = (
     "api_key",
@@ -133,6 +140,11 @@ class Scrubber:
     def __init__(self, values: SecretMatcher | None = None) -> None:
         """Scrub with `values` (default: every secret known now)."""
         self._values = current_matcher() if values is None else values
+
+    @property
+    def needles(self) -> tuple[str, ...]:
+        """The lower-cased secret forms `might_hold` looks for (empty with no secret)."""
+        return self._values.needles
 
     def might_hold(self, text: str) -> bool:
         """False only when `text` certainly holds nothing to redact (no secret value and

@@ -3,15 +3,13 @@ how our verdicts agree with the file's own."""
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..._gc import paused_gc
 from ...domains import get_domain
 from ...errors import SessionproofError, StoreError
 from ...importers import ImportedSession, LabelRule, RecordError, import_file
@@ -180,25 +178,6 @@ def score_transcripts(
         return _score_transcripts(
             path, fmt, domain, store_path, judge, run_id, argv, label_from, time.perf_counter()
         )
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic garbage collector off for the block, back as it was after it.
-
-    Scoring a file builds millions of objects that all live until the end (the parsed
-    document, every session's events), and each full collection walks all of them again:
-    about a third of the CPU of `score` on a thousand tau2 sessions. Nearly all of them are
-    freed by reference counting; the few cycles made meanwhile wait for the next collection
-    after the block. Process-wide, so other threads collect no cycles meanwhile either.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _score_transcripts(

@@ -8,13 +8,13 @@ simulation or task costs only itself; a file cut short keeps every complete simu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import ValidationError, field_validator
+from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
 
 from ...importers import (
     TOO_DEEP,
-    ForeignRecord,
     ImportedSession,
     ImportResult,
     RecordError,
@@ -45,35 +45,47 @@ _TERMINATIONS = {
 infrastructure errors...) is recorded as infra_error with the original in the detail."""
 
 
-class _Call(ForeignRecord):
+# The records are read as TypedDicts: validated like models (extra keys ignored, the same
+# errors), but built as plain dicts, about three times faster than as model instances on
+# the 28,000 messages of a thousand simulations. Optional keys may be absent: read with .get.
+
+
+class _Call(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+
     id: str
     name: str
-    arguments: Any = None
+    arguments: NotRequired[Any]
 
 
-class _Message(ForeignRecord):
+class _Message(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
+
     role: Literal["assistant", "user", "tool", "system"]
-    content: str | None = None
-    tool_calls: list[_Call] | None = None
-    id: str | None = None
-    error: bool | None = None
-    timestamp: str | float | None = None
+    content: NotRequired[str | None]
+    tool_calls: NotRequired[list[_Call] | None]
+    id: NotRequired[str | None]
+    error: NotRequired[bool | None]
+    timestamp: NotRequired[str | float | None]
 
 
 def _as_text(value: object) -> object:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-class _Simulation(ForeignRecord):
-    id: str | None = None
-    task_id: str
-    trial: int = 0
-    termination_reason: str
-    reward_info: dict[str, Any] | None = None
-    messages: list[_Message]
-    start_time: str | None = None
+class _Simulation(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="ignore")  # type: ignore[misc]
 
-    _text_id = field_validator("task_id", mode="before")(_as_text)
+    id: NotRequired[str | None]
+    task_id: Annotated[str, BeforeValidator(_as_text)]
+    trial: NotRequired[int]
+    termination_reason: str
+    reward_info: NotRequired[dict[str, Any] | None]
+    messages: list[_Message]
+    start_time: NotRequired[str | None]
+
+
+_SIMULATION: TypeAdapter[_Simulation] = TypeAdapter(_Simulation)
 
 
 def _reported(
@@ -254,29 +266,32 @@ def _simulation(
         result.errors.append(RecordError(index=index, field="", message=TOO_DEEP, record_id=rid))
         return None
     try:
-        sim = _Simulation.model_validate(item)
+        sim = _SIMULATION.validate_python(item)
     except ValidationError as exc:
         where, msg = first_problem(exc)
         result.errors.append(RecordError(index=index, field=where, message=msg, record_id=rid))
         return None
-    problem = trial_problem(sim.trial)
+    trial = sim.get("trial", 0)
+    task_id = sim["task_id"]
+    problem = trial_problem(trial)
     if problem:
         result.errors.append(
             RecordError(index=index, field="trial", message=problem, record_id=rid)
         )
         return None
-    scenario, why = tasks.get(sim.task_id, (None, f"task {sim.task_id!r} is not in the file"))
+    scenario, why = tasks.get(task_id, (None, f"task {task_id!r} is not in the file"))
     if scenario is None and tasks:
         result.errors.append(
             RecordError(index=index, field="task_id", message=f"cannot grade: {why}", record_id=rid)
         )
         return None
-    sid = sim.id or f"{sim.task_id}-{sim.trial}"
-    builder = SessionBuilder(run_id, sid, parse_time(sim.start_time))
-    for j, message in enumerate(sim.messages):
-        at = parse_time(message.timestamp)
-        if message.role == "user":
-            if message.tool_calls:
+    sid = sim.get("id") or f"{task_id}-{trial}"
+    builder = SessionBuilder(run_id, sid, parse_time(sim.get("start_time")))
+    for j, message in enumerate(sim["messages"]):
+        at = parse_time(message.get("timestamp"))
+        role = message["role"]
+        if role == "user":
+            if message.get("tool_calls"):
                 result.errors.append(
                     RecordError(
                         index=index,
@@ -286,16 +301,18 @@ def _simulation(
                         fatal=False,
                     )
                 )
-            builder.user(message.content or "", at)
-        elif message.role == "assistant":
-            calls = [tool_call(c.id, c.name, c.arguments) for c in message.tool_calls or []]
+            builder.user(message.get("content") or "", at)
+        elif role == "assistant":
+            calls = [
+                tool_call(c["id"], c["name"], c.get("arguments"))
+                for c in message.get("tool_calls") or []
+            ]
             for k, call in enumerate(calls):
-                where = f"messages.{j}.tool_calls.{k}"
                 if call.parse_error:
                     result.errors.append(
                         RecordError(
                             index=index,
-                            field=f"{where}.arguments",
+                            field=f"messages.{j}.tool_calls.{k}.arguments",
                             message=f"arguments are not a JSON object: {call.parse_error}",
                             record_id=sid,
                             fatal=False,
@@ -305,22 +322,28 @@ def _simulation(
                     result.errors.append(
                         RecordError(
                             index=index,
-                            field=f"{where}.name",
+                            field=f"messages.{j}.tool_calls.{k}.name",
                             message=f"unknown tool {call.name!r}; kept, replayed as a no-op",
                             record_id=sid,
                             fatal=False,
                         )
                     )
-            result.errors += repeated_call_ids(
-                builder,
-                calls,
-                fields=[f"messages.{j}.tool_calls.{k}" for k in range(len(calls))],
-                index=index,
-                record_id=sid,
-            )
-            builder.assistant(message.content, calls, at)
-        elif message.role == "tool":
-            if message.id is None:
+            # Most messages carry one new call id or none: their warnings are only looked for
+            # (and their field paths spelled) when an id could repeat.
+            if len(calls) > 1 or (calls and builder.knows_call(calls[0].id)):
+                result.errors.extend(
+                    repeated_call_ids(
+                        builder,
+                        calls,
+                        fields=[f"messages.{j}.tool_calls.{k}" for k in range(len(calls))],
+                        index=index,
+                        record_id=sid,
+                    )
+                )
+            builder.assistant(message.get("content"), calls, at)
+        elif role == "tool":
+            call_id = message.get("id")
+            if call_id is None:
                 result.errors.append(
                     RecordError(
                         index=index,
@@ -330,17 +353,16 @@ def _simulation(
                     )
                 )
                 return None
-            if builder.tool_result(message.id, message.content or "", message.error, at) is None:
+            output = message.get("content") or ""
+            if builder.tool_result(call_id, output, message.get("error"), at) is None:
                 result.errors.append(
-                    unanswered_result(
-                        message.id, field=f"messages.{j}.id", index=index, record_id=sid
-                    )
+                    unanswered_result(call_id, field=f"messages.{j}.id", index=index, record_id=sid)
                 )
-    termination = _TERMINATIONS.get(sim.termination_reason, TerminationReason.infra_error)
-    detail = "" if sim.termination_reason in _TERMINATIONS else sim.termination_reason
+    termination = _TERMINATIONS.get(sim["termination_reason"], TerminationReason.infra_error)
+    detail = "" if sim["termination_reason"] in _TERMINATIONS else sim["termination_reason"]
     session = builder.session(
-        scenario_id=sim.task_id,
-        trial=sim.trial,
+        scenario_id=task_id,
+        trial=trial,
         termination=termination,
         detail=detail,
         model=model,
@@ -348,12 +370,12 @@ def _simulation(
             "source": source,
             "format": FORMAT,
             "source_index": index,
-            "tau2_termination": sim.termination_reason,
+            "tau2_termination": sim["termination_reason"],
         },
     )
     return ImportedSession(
         index=index,
         session=session,
         scenario=scenario,
-        reported=_reported(sim.reward_info, index, sid, result),
+        reported=_reported(sim.get("reward_info"), index, sid, result),
     )
