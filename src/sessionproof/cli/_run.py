@@ -111,10 +111,9 @@ def run(
     executor: Annotated[
         str | None,
         typer.Option(
-            help="Where sessions run: local (this machine; large runs fork one worker "
-            "process per core), local:N (N processes), ray (a local loopback Ray cluster, or "
-            "RAY_ADDRESS) or ray:ADDRESS (needs sessionproof[ray]). Default local (on resume: "
-            "the run's).",
+            help="Where sessions run: local (this process), local:N (N forked worker "
+            "processes), ray (a local loopback Ray cluster, or RAY_ADDRESS) or ray:ADDRESS "
+            "(needs sessionproof[ray]). Default local (on resume: the run's).",
             metavar="local[:N]|ray[:ADDRESS]",
         ),
     ] = None,

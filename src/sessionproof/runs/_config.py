@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,9 +28,6 @@ LOCAL_CONCURRENCY = 1
 """Sessions at once for a local model: one embedded llama.cpp server serves one at a time."""
 REMOTE_CONCURRENCY = 4
 """Requests in flight (and sessions at once) for any other agent."""
-PROCESS_SESSIONS = 128
-"""Sessions in flight per worker process before the local executor forks another: below
-it one process keeps up with its requests (one core handles ~1,000 requests/s)."""
 SESSIONS_PER_REQUEST = 4
 """Sessions in flight per request slot for provider models. A session spends part of its
 time between model calls (tools, judging, queued), and equal sessions started in waves of
@@ -175,10 +171,9 @@ class RunConfig(BaseModel):
     """`gold-prefix`: every scenario with per-turn criteria runs once per turn, from the gold
     history of the turns before it (`suites.gold_prefix_suite`); `own`: as written."""
     executor: str = "local"
-    """Where sessions run: `local` (an asyncio pool here, forked over one worker process per
-    core for large runs: see `processes`), `local:N` (N worker processes; 1: this process
-    only), `ray` (Ray tasks on a local loopback cluster, or the one `RAY_ADDRESS` names) or
-    `ray:ADDRESS`; ray needs `sessionproof[ray]`."""
+    """Where sessions run: `local` (an asyncio pool in this process), `local:N` (N forked
+    worker processes, see `processes`), `ray` (Ray tasks on a local loopback cluster, or
+    the one `RAY_ADDRESS` names) or `ray:ADDRESS`; ray needs `sessionproof[ray]`."""
     rpm: float | None = Field(default=None, gt=0)
     """Requests per minute allowed to the model's provider (agent and simulated user
     together); None: not limited beyond the adaptive concurrency."""
@@ -248,23 +243,16 @@ class RunConfig(BaseModel):
         """The run's concurrency: `concurrency`, or the default for this model."""
         return self.concurrency or default_concurrency(self.model)
 
-    def processes(self, gated: bool) -> int:
-        """Worker processes of the local executor: `local:N` asks for N; `local` forks one
-        per core once `PROCESS_SESSIONS` sessions per process would be in flight, when a
-        provider model plays the agent or the user (`gated`) and both are model specs (an
-        `Agent` object stays in this process: its state must stay one); else 1."""
+    def processes(self) -> int:
+        """Worker processes of the local executor: N for `local:N` (where processes can be
+        forked), else 1. Not more by default: on the 2-core machine this was measured on,
+        two workers made a 600-session run at 256 in flight slower (15.2-16.0 s against
+        12.5-13.3 s: the driver, the workers and a local model server then share two cores,
+        and each worker repeats the per-process work)."""
         kind, count = parse_executor(self.executor)
-        if kind != "local":
+        if kind != "local" or count is None or not fork_available():
             return 1
-        if count is not None:
-            return int(count) if fork_available() else 1
-        objects = not isinstance(self.model, str) or (
-            self.user_model is not None and not isinstance(self.user_model, str)
-        )
-        if not gated or objects or not fork_available():
-            return 1
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-        return max(1, min(cores, self.sessions_at_once(gated) // PROCESS_SESSIONS))
+        return int(count)
 
     def sessions_at_once(self, gated: bool) -> int:
         """Sessions the local executor keeps in flight; `gated`: some agent of the run sends

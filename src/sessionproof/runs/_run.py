@@ -151,7 +151,7 @@ async def _sessions(
         spec = ray_spec(config, plan, loaded)
         return await execute_ray(spec, loaded, plan, sink, progress, config.executor)
     plan = dataclasses.replace(plan, concurrency=config.sessions_at_once(limiter.gated))
-    n = config.processes(limiter.gated)
+    n = config.processes()
     if n > 1:
         return await _in_processes(config, loaded, plan, sink, progress, limiter, n)
     hooks = hooks_factory(plan.arms, loaded)
