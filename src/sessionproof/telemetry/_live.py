@@ -26,7 +26,8 @@ from . import _names as n
 from ._compat import check_compat
 from ._evals import Scenarios
 from ._otlp import traces_url
-from ._spans import default_resource, session_spans
+from ._readable import session_spans
+from ._spans import default_resource
 
 
 class LiveExport:
