@@ -1,33 +1,64 @@
 """Live export during a run: each session's spans leave as the session ends.
 
-A `Progress` wrapper: the run hands it every finished session; a background thread turns the
-sessions into spans (with the metrics that need no gold-path replay) and the SDK's batch
-processor sends them by OTLP/HTTP, so the run's own thread only puts a session on a queue.
+A `Progress` wrapper: the run hands it every finished session and only puts it on a queue; a
+background thread turns the sessions into OTLP protobuf spans (`_spans`, with the metrics that
+need no gold-path replay) and sends them in batches by the SDK exporter's HTTP client, as its
+batch span processor would: once `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` spans (512) wait (a batch ends
+with a whole session, so it may hold a few more), and at least every `OTEL_BSP_SCHEDULE_DELAY`
+ms (5000) while spans wait. At most `OTEL_BSP_MAX_QUEUE_SIZE` (2048) sessions wait for a slow
+collector (the SDK counts spans there, but a session's spans are built only when it leaves
+the queue); later ones are dropped, with one warning.
 
-What it costs a CPU-bound run (benchmarks/otel_overhead.py, the instant oracle): the thread's
-share of the GIL, about 1.9 ms of CPU per demo session, 60% of it the exporter's pure-Python
-protobuf encoding. A worker process was tried twice (once with the session JSON on a pipe):
-it frees the GIL, but its start-up (~1.6 s CPU) and per-session work (~3.7 ms, JSON decoding
-included) on a 2-core machine shared with other load made the run slower, not faster.
+What it costs a CPU-bound run (benchmarks/otel_overhead.py, the instant oracle) is the
+thread's share of the GIL. Through the SDK's span objects, its batch processor and its
+pure-Python OTLP encoder that was about 1.9 ms of CPU per demo session; the spans are now
+protobuf messages built in place in the batch that carries them (`_spans`). A worker process
+was tried twice (once with the session JSON on a pipe): it frees the GIL, but its start-up
+(~1.6 s CPU) and per-session work (~3.7 ms, JSON decoding included) on a 2-core machine shared
+with other load made the run slower, not faster.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import queue
 import threading
+import time
 from collections.abc import Mapping
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.sdk.environment_variables import (
+    OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+    OTEL_BSP_MAX_QUEUE_SIZE,
+    OTEL_BSP_SCHEDULE_DELAY,
+)
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from ..engine import Progress
 from ..records import Session
 from . import _names as n
 from ._compat import check_compat
 from ._evals import Scenarios
-from ._otlp import traces_url
-from ._readable import session_spans
-from ._spans import default_resource
+from ._otlp import exporter, new_request, post, request_spans
+from ._spans import SpanSink, add_spans, default_resource
+
+_log = logging.getLogger(__name__)
+
+
+def _env_int(name: str, default: int) -> int:
+    """A positive integer from the environment, else `default` (a bad value is logged)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        _log.warning("%s=%r is not a positive integer; using %d", name, raw, default)
+        return default
+    return value
 
 
 class LiveExport:
@@ -44,39 +75,71 @@ class LiveExport:
         suite: str = "",
         compat: str | None = None,
     ) -> None:
-        # Imported here: only a live export needs the HTTP exporter (and requests).
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
         self.inner = inner
         self.content = content
         self.compat = check_compat(compat)
-        exporter = OTLPSpanExporter(
-            endpoint=None if endpoint is None else traces_url(endpoint),
-            headers=dict(headers) if headers else None,
-        )
-        self.processor = BatchSpanProcessor(exporter)
-        self.resource = default_resource().merge(Resource({n.RUN_SUITE: suite}))
+        self.exporter = exporter(endpoint, headers)
+        resource = default_resource().merge(Resource({n.RUN_SUITE: suite}))
+        # An empty request, copied for each batch: the resource is encoded once.
+        self.template = new_request(resource)
+        self.batch_size = _env_int(OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512)
+        self.max_waiting = _env_int(OTEL_BSP_MAX_QUEUE_SIZE, 2048)
+        self.delay_s = _env_int(OTEL_BSP_SCHEDULE_DELAY, 5000) / 1000
         # No gold-path replay while the run goes on: it costs about as much CPU as the run
         # itself. Survival by depth and the failure source come with `sessionproof export`.
         self.scenarios = Scenarios(suite or None, replay=False)
         self.sessions: queue.Queue[Session | None] = queue.Queue()
         self.spans = 0
         """Spans handed to the exporter so far."""
+        self.dropped = 0
+        """Sessions left out because too many waited (a slow or unreachable collector)."""
         self.thread = threading.Thread(target=self._work, name="otlp-live", daemon=True)
         self.thread.start()
 
     def _work(self) -> None:
-        while (session := self.sessions.get()) is not None:
-            spans = session_spans(
-                session,
-                content=self.content,
-                resource=self.resource,
-                evaluations=self.scenarios.evaluations(session),
-                compat=self.compat,
-            )
-            for span in spans:
-                self.processor.on_end(span)
-                self.spans += 1
+        batch, spans = self._new_batch()
+        due = 0.0  # when the oldest waiting span must leave
+        while True:
+            waiting = len(spans)
+            try:
+                timeout = max(due - time.monotonic(), 0.0) if waiting else None
+                session = self.sessions.get(timeout=timeout)
+            except queue.Empty:  # the delay is up
+                batch, spans = self._send(batch, spans)
+                continue
+            if session is None:
+                self._send(batch, spans)
+                return
+            if not waiting:
+                due = time.monotonic() + self.delay_s
+            try:
+                add_spans(
+                    spans,
+                    session,
+                    content=self.content,
+                    evaluations=self.scenarios.evaluations(session),
+                    compat=self.compat,
+                )
+            except Exception:  # a bug here must not stop the export of other sessions
+                _log.exception("cannot export session %s", session.session_id)
+                del spans[waiting:]
+            if len(spans) >= self.batch_size:
+                batch, spans = self._send(batch, spans)
+
+    def _new_batch(self) -> tuple[ExportTraceServiceRequest, SpanSink]:
+        batch = ExportTraceServiceRequest()
+        batch.CopyFrom(self.template)
+        return batch, request_spans(batch)
+
+    def _send(
+        self, batch: ExportTraceServiceRequest, spans: SpanSink
+    ) -> tuple[ExportTraceServiceRequest, SpanSink]:
+        """Post `batch` unless it is empty (the exporter logs a refusal); a new batch."""
+        if not len(spans):
+            return batch, spans
+        self.spans += len(spans)
+        post(self.exporter, batch.SerializeToString())
+        return self._new_batch()
 
     def start(self, total: int, done: int) -> None:
         """Passed on."""
@@ -84,8 +147,13 @@ class LiveExport:
             self.inner.start(total, done)
 
     def advance(self, session: Session) -> None:
-        """Queue the session's export; pass the call on."""
-        self.sessions.put(session)
+        """Queue the session's export (or drop it, when too many wait); pass the call on."""
+        if self.sessions.qsize() < self.max_waiting:
+            self.sessions.put(session)
+        else:
+            if not self.dropped:
+                _log.warning("the OTLP collector is behind: dropping sessions from the export")
+            self.dropped += 1
         if self.inner is not None:
             self.inner.advance(session)
 
@@ -93,7 +161,7 @@ class LiveExport:
         """Export what is queued and stop."""
         self.sessions.put(None)
         self.thread.join()
-        self.processor.shutdown()  # type: ignore[no-untyped-call]
+        self.exporter.shutdown()  # type: ignore[no-untyped-call]
 
     def __enter__(self) -> LiveExport:
         return self
