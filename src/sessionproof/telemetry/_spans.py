@@ -318,23 +318,26 @@ class _Builder:
     def _verdict(self, event: VerdictEvent) -> list[SpanEvent]:
         outcome = event.payload
         at = event.t_wall
+        criteria = scrub_value([c.model_dump(mode="json") for c in outcome.criteria])
         attrs: Attrs = {
             n.EVALUATION_NAME: n.VERDICT,
             n.SCORE_VALUE: outcome.reward,
             n.SCORE_LABEL: "pass" if outcome.success else "fail",
-            n.CRITERIA: json.dumps(
-                scrub_value([c.model_dump(mode="json") for c in outcome.criteria])
-            ),
+            n.CRITERIA: json.dumps(criteria),
             **_position(event),
         }
         events = [_event(n.EVALUATION_EVENT, attrs, at)]
-        for c in outcome.criteria:
+        for c, scrubbed in zip(outcome.criteria, criteria, strict=True):
             label = "not_evaluated" if c.passed is None else ("pass" if c.passed else "fail")
             crit: Attrs = {n.EVALUATION_NAME: c.name, n.SCORE_LABEL: label}
             if c.passed is not None:
                 crit[n.SCORE_VALUE] = float(c.passed)
             if c.evidence:
-                crit[n.EXPLANATION] = scrub_text(c.evidence)
+                # Scrubbed already for the criteria JSON, as scrub_text would: not twice.
+                evidence = scrubbed.get("evidence")
+                crit[n.EXPLANATION] = (
+                    evidence if isinstance(evidence, str) else scrub_text(c.evidence)
+                )
             events.append(_event(n.EVALUATION_EVENT, crit, at))
         return events
 
