@@ -98,3 +98,18 @@ def test_a_session_that_cannot_be_exported_does_not_stop_the_others(
     roots = [s for s in received_spans(received) if not s.parent_span_id]
     assert len(roots) == 2
     assert "cannot export session broken" in caplog.text
+
+
+def test_closing_does_not_wait_for_a_burst_to_gather(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    live = LiveExport(None, url, suite="demo")
+    assert live.gather_s >= 1.0
+    live.advance(_sessions(store, report.run_id)[0])
+    started = time.monotonic()
+    live.close()
+    assert time.monotonic() - started < live.gather_s / 2
+    assert live.spans == len(received_spans(received)) > 0

@@ -2,12 +2,13 @@
 
 A `Progress` wrapper: the run hands it every finished session and only puts it on a queue; a
 background thread turns the sessions into OTLP protobuf spans (`_spans`, with the metrics that
-need no gold-path replay) and sends them in batches by the SDK exporter's HTTP client, as its
-batch span processor would: once `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` spans (512) wait (a batch ends
-with a whole session, so it may hold a few more), and at least every `OTEL_BSP_SCHEDULE_DELAY`
-ms (5000) while spans wait. At most `OTEL_BSP_MAX_QUEUE_SIZE` (2048) sessions wait for a slow
-collector (the SDK counts spans there, but a session's spans are built only when it leaves
-the queue); later ones are dropped, with one warning.
+need no gold-path replay), a burst of sessions at a time (32 of them, or those of the last
+second), and sends them in batches by the SDK exporter's HTTP client, as its batch span
+processor would: once `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` spans (512) wait (a batch ends with a
+whole session, so it may hold a few more), and within `OTEL_BSP_SCHEDULE_DELAY` ms (5000) of
+the end of its first session. At most `OTEL_BSP_MAX_QUEUE_SIZE` (2048) sessions wait for a
+slow collector (the SDK counts spans there, but a session's spans are built only when it
+leaves the queue); later ones are dropped, with one warning.
 
 What it costs a CPU-bound run (benchmarks/otel_overhead.py, the instant oracle) is the
 thread's share of the GIL. Through the SDK's span objects, its batch processor and its
@@ -46,6 +47,13 @@ from ._spans import SpanSink, add_spans, default_resource
 _log = logging.getLogger(__name__)
 
 
+class _Tick:
+    """What the queue gives when a deadline came first."""
+
+
+_TICK = _Tick()
+
+
 def _env_int(name: str, default: int) -> int:
     """A positive integer from the environment, else `default` (a bad value is logged)."""
     raw = os.environ.get(name, "").strip()
@@ -65,8 +73,14 @@ class LiveExport:
     """Sends each finished session's spans by OTLP/HTTP while the run goes on; passes every
     progress call on to `inner`. Use as a context manager: leaving it flushes what is queued."""
 
-    gather_s = 0.05
-    """How long the thread lets finished sessions gather before it builds their spans."""
+    # Sessions are built in bursts, not one by one as they end: a thread woken for each
+    # session ran on cold caches and took the GIL from the run each time, which cost half as
+    # much again as the same work done back to back, or more (benchmarks/otel_overhead.py).
+    gather_s = 1.0
+    """How long a finished session may wait for others before their spans are built (at
+    most the schedule delay)."""
+    gather_n = 32
+    """How many finished sessions may wait: the last of them starts the burst."""
 
     def __init__(
         self,
@@ -100,28 +114,40 @@ class LiveExport:
         self.thread.start()
 
     def _work(self) -> None:
-        batch, spans = self._new_batch()
-        due = 0.0  # when the oldest waiting span must leave
+        waiting: list[Session] = []  # finished sessions whose spans are not built yet
+        batch, spans = self._new_batch()  # spans built, not sent yet
+        first = due = 0.0  # when the oldest waiting session came; when the batch must leave
+        gather = min(self.gather_s, self.delay_s)
         while True:
-            waiting = len(spans)
-            idle = self.sessions.empty()
+            deadlines = ([first + gather] if waiting else []) + ([due] if len(spans) else [])
+            timeout = max(min(deadlines) - time.monotonic(), 0.0) if deadlines else None
+            session: Session | _Tick | None
             try:
-                timeout = max(due - time.monotonic(), 0.0) if waiting else None
                 session = self.sessions.get(timeout=timeout)
-            except queue.Empty:  # the delay is up
+            except queue.Empty:
+                session = _TICK
+            now = time.monotonic()
+            if isinstance(session, Session):
+                if not waiting:
+                    first = now
+                waiting.append(session)
+            gathered = len(waiting) >= self.gather_n or now >= first + gather
+            if waiting and (session is None or gathered):
+                if not len(spans):
+                    due = first + self.delay_s
+                batch, spans = self._build(waiting, batch, spans)
+                waiting = []
+            if len(spans) and (session is None or now >= due):
                 batch, spans = self._send(batch, spans)
-                continue
             if session is None:
-                self._send(batch, spans)
                 return
-            if idle:
-                # Work in bursts: a thread woken for each session runs on cold caches and
-                # takes the GIL from the run each time; letting the sessions of the next 50 ms
-                # gather cut its CPU by a quarter under a CPU-bound run (the instant oracle of
-                # benchmarks/otel_overhead.py). The wait is nothing to a collector.
-                time.sleep(self.gather_s)
-            if not waiting:
-                due = time.monotonic() + self.delay_s
+
+    def _build(
+        self, sessions: list[Session], batch: ExportTraceServiceRequest, spans: SpanSink
+    ) -> tuple[ExportTraceServiceRequest, SpanSink]:
+        """Add the spans of `sessions` to the batch, sending each batch that fills up."""
+        for session in sessions:
+            before = len(spans)
             try:
                 add_spans(
                     spans,
@@ -132,9 +158,10 @@ class LiveExport:
                 )
             except Exception:  # a bug here must not stop the export of other sessions
                 _log.exception("cannot export session %s", session.session_id)
-                del spans[waiting:]
+                del spans[before:]
             if len(spans) >= self.batch_size:
                 batch, spans = self._send(batch, spans)
+        return batch, spans
 
     def _new_batch(self) -> tuple[ExportTraceServiceRequest, SpanSink]:
         batch = ExportTraceServiceRequest()
