@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+import pytest
 
 from sessionproof.records import Session
 from sessionproof.runs import RunReport
@@ -38,3 +41,75 @@ def test_a_live_export_carries_the_metrics_that_need_no_replay(
     assert {"session_success", "error_recovery_rate", "call_validity_rate"} <= names
     # Replaying the gold path costs about a run's CPU: left to `sessionproof export`.
     assert not names & {"survival_by_depth", "failure_source"}
+
+
+def test_spans_leave_in_batches_of_whole_sessions(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    sessions = _sessions(store, report.run_id)
+    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "20")
+    with LiveExport(None, url, suite="demo") as live:
+        for session in sessions:
+            live.advance(session)
+    spans = received_spans(received)
+    assert live.spans == len(spans) > 20
+    assert len(received) > 1
+    # Every root (one per session) made it, and no session was split across two requests.
+    for request in received:
+        in_request = received_spans([request])
+        roots = {s.trace_id for s in in_request if not s.parent_span_id}
+        assert {s.trace_id for s in in_request} == roots
+    assert sum(not s.parent_span_id for s in spans) == len(sessions)
+
+
+def test_waiting_spans_leave_after_the_schedule_delay(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+    with LiveExport(None, url, suite="demo") as live:
+        live.advance(_sessions(store, report.run_id)[0])
+        deadline = time.monotonic() + 10
+        while not received and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert received, "nothing was sent before the export was closed"
+    assert live.spans == len(received_spans(received))
+
+
+def test_a_session_that_cannot_be_exported_does_not_stop_the_others(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    good = _sessions(store, report.run_id)[:2]
+    broken = good[0].model_copy(update={"session_id": "broken", "events": [None]})
+    with LiveExport(None, url, suite="demo") as live:
+        for session in (good[0], broken, good[1]):
+            live.advance(session)
+    roots = [s for s in received_spans(received) if not s.parent_span_id]
+    assert len(roots) == 2
+    assert "cannot export session broken" in caplog.text
+
+
+def test_closing_does_not_wait_for_a_burst_to_gather(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    live = LiveExport(None, url, suite="demo")
+    assert live.gather_s >= 1.0
+    live.advance(_sessions(store, report.run_id)[0])
+    started = time.monotonic()
+    live.close()
+    assert time.monotonic() - started < live.gather_s / 2
+    assert live.spans == len(received_spans(received)) > 0

@@ -58,8 +58,9 @@ CALL_DEFINITIONS: dict[str, str] = {
 # -- validity -----------------------------------------------------------------------------------
 
 
-class _Validators:
-    """jsonschema validators, built once per (domain, tool)."""
+class CallValidators:
+    """jsonschema validators, each built once per (domain, tool): one instance serves every
+    session of a run (`call_accuracy` shares one; so may callers of `check_calls`)."""
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
@@ -79,7 +80,7 @@ class _Validators:
 
 
 def _invalid(
-    call: ToolCall, tools: Mapping[str, ToolSpec], domain: str, validators: _Validators
+    call: ToolCall, tools: Mapping[str, ToolSpec], domain: str, validators: CallValidators
 ) -> tuple[str, str] | None:
     """(reason kind, detail) when the call is not valid; None when it is."""
     if call.arguments is None:
@@ -234,13 +235,19 @@ class CallCheck(BaseModel):
     """Index of the expected call this call is paired with."""
 
 
-def check_calls(session: Session, scenario: Scenario, spec: DomainSpec) -> list[CallCheck]:
-    """Every call of `session` judged for validity and against the scenario's expected calls."""
-    return _check(session, scenario, spec, _Validators())[0]
+def check_calls(
+    session: Session,
+    scenario: Scenario,
+    spec: DomainSpec,
+    validators: CallValidators | None = None,
+) -> list[CallCheck]:
+    """Every call of `session` judged for validity and against the scenario's expected calls;
+    `validators` (kept across the sessions of a run) saves building each tool's again."""
+    return _check(session, scenario, spec, validators or CallValidators())[0]
 
 
 def _check(
-    session: Session, scenario: Scenario, spec: DomainSpec, validators: _Validators
+    session: Session, scenario: Scenario, spec: DomainSpec, validators: CallValidators
 ) -> tuple[list[CallCheck], int]:
     """The checks, and how many expected calls the scenario has."""
     by_name = {t.name: t for t in spec.tools()}
@@ -309,7 +316,7 @@ def call_accuracy(
 ) -> CallAccuracy:
     """Aggregate call metrics; sessions whose scenario is not in `scenarios` are left out."""
     acc = CallAccuracy()
-    validators = _Validators()
+    validators = CallValidators()
     reasons: Counter[str] = Counter()
     for session in sessions:
         scenario = scenarios.get(session.scenario_id)

@@ -5,9 +5,18 @@ far as their attributes go). Layer: above `patterns`, below `report`.
 
 from ._compat import COMPATS
 from ._live import LiveExport
-from ._otlp import otlp_json, otlp_proto, parse_headers, send, traces_url, write_file
+from ._otlp import (
+    export_request,
+    otlp_json,
+    otlp_proto,
+    parse_headers,
+    send,
+    traces_url,
+    write_file,
+)
+from ._readable import session_spans
 from ._rebuild import read_otlp, read_otlp_json, read_otlp_proto
-from ._spans import default_resource, session_spans
+from ._spans import default_resource, otlp_spans
 from ._usecases import EXPORT_FORMATS, TraceImport, export_traces, import_traces, run_spans
 
 __all__ = [
@@ -16,10 +25,12 @@ __all__ = [
     "LiveExport",
     "TraceImport",
     "default_resource",
+    "export_request",
     "export_traces",
     "import_traces",
     "otlp_json",
     "otlp_proto",
+    "otlp_spans",
     "parse_headers",
     "read_otlp",
     "read_otlp_json",

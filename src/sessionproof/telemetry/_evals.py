@@ -20,6 +20,7 @@ from ..domains import DomainSpec, get_domain
 from ..errors import SessionproofError
 from ..records import Scenario, Session
 from ..scoring import (
+    CallValidators,
     SessionSurvival,
     attribute_failure,
     check_calls,
@@ -73,9 +74,11 @@ def _survival(session: Session, scenario: Scenario, spec: DomainSpec) -> Session
     return session_survival(session, scenario, spec)
 
 
-def _calls(session: Session, scenario: Scenario, spec: DomainSpec) -> list[Evaluation]:
+def _calls(
+    session: Session, scenario: Scenario, spec: DomainSpec, validators: CallValidators | None
+) -> list[Evaluation]:
     out: list[Evaluation] = []
-    for check in check_calls(session, scenario, spec):
+    for check in check_calls(session, scenario, spec, validators):
         if check.valid is not None:
             out.append(
                 Evaluation(
@@ -106,10 +109,12 @@ def session_evaluations(
     spec: DomainSpec | None,
     *,
     replay: bool = True,
+    validators: CallValidators | None = None,
 ) -> list[Evaluation]:
     """Every metric of `session` that can be computed (the verdict aside). `replay` False
     leaves out the metrics that replay the gold path on fresh databases — survival by depth,
-    and the failure source, which reads it — the costliest by far (about a run's own CPU)."""
+    and the failure source, which reads it — the costliest by far (about a run's own CPU).
+    `validators`: the run's tool-schema validators, kept across its sessions."""
     out: list[Evaluation] = []
     if (recovery := _recovery(session)) is not None:
         out.append(recovery)
@@ -128,7 +133,7 @@ def session_evaluations(
                     + ("" if div is None else f"; then {div.detail}"),
                 )
             )
-        out.extend(_calls(session, scenario, spec))
+        out.extend(_calls(session, scenario, spec, validators))
     if not replay:
         return out
     blame = attribute_failure(session, scenario, survival)
@@ -155,6 +160,8 @@ class Scenarios:
         self.known: dict[str, Scenario] = dict(extra or {})
         self.loaded = not suite
         self.domain_for: DomainFor = lambda scenario: get_domain(scenario.domain)
+        # Built once per tool for the whole run, as `call_accuracy` builds them.
+        self.validators = CallValidators()
 
     def _load(self) -> None:
         self.loaded = True
@@ -189,7 +196,10 @@ class Scenarios:
 
     def evaluations(self, session: Session) -> list[Evaluation]:
         """`session_evaluations` with the session's scenario, when it is found."""
-        return session_evaluations(session, *self.find(session), replay=self.replay)
+        scenario, spec = self.find(session)
+        return session_evaluations(
+            session, scenario, spec, replay=self.replay, validators=self.validators
+        )
 
 
 def by_call(evaluations: Sequence[Evaluation]) -> dict[str | None, list[Evaluation]]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,24 +18,19 @@ from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded
 from . import _names as n
 from ._compat import check_compat
 from ._evals import Scenarios
-from ._otlp import send, write_file
+from ._otlp import new_request, request_spans, send, write_file
+from ._readable import readable_span
 from ._rebuild import read_otlp_run
-from ._spans import default_resource, session_spans
+from ._spans import add_spans, default_resource
 
 EXPORT_FORMATS = ("otlp-json", "otlp-proto")
 """The trace file formats `export_traces` writes."""
 
 
-def run_spans(
-    run_id: str,
-    *,
-    store: str | Path = DEFAULT_STORE_PATH,
-    content: bool = False,
-    compat: str | None = None,
-) -> tuple[str, list[ReadableSpan]]:
-    """The full run id and the spans of every session of a stored run, each session's
-    metrics among them (`gen_ai.evaluation.result` events); `compat` adds Phoenix's
-    (`openinference`) or Langfuse's (`langfuse`) attributes."""
+def _run_request(
+    run_id: str, store: str | Path, content: bool, compat: str | None
+) -> tuple[str, ExportTraceServiceRequest, Resource]:
+    """The full run id, the OTLP request of every session of a stored run, and its resource."""
     check_compat(compat)
     path = Path(store)
     if not path.exists():
@@ -50,19 +46,27 @@ def run_spans(
     resource = default_resource().merge(Resource(run))
     # Import and score runs name a transcript file as their suite: only embedded scenarios.
     scenarios = Scenarios(None if manifest.command in ("import", "score") else manifest.suite)
-    spans: list[ReadableSpan] = []
+    request = new_request(resource)
+    spans = request_spans(request)
     for session in sessions:
         evaluations = scenarios.evaluations(session)
-        spans.extend(
-            session_spans(
-                session,
-                content=content,
-                resource=resource,
-                evaluations=evaluations,
-                compat=compat,
-            )
-        )
-    return manifest.run_id, spans
+        add_spans(spans, session, content=content, evaluations=evaluations, compat=compat)
+    return manifest.run_id, request, resource
+
+
+def run_spans(
+    run_id: str,
+    *,
+    store: str | Path = DEFAULT_STORE_PATH,
+    content: bool = False,
+    compat: str | None = None,
+) -> tuple[str, list[ReadableSpan]]:
+    """The full run id and the spans of every session of a stored run, each session's
+    metrics among them (`gen_ai.evaluation.result` events); `compat` adds Phoenix's
+    (`openinference`) or Langfuse's (`langfuse`) attributes."""
+    full_id, request, resource = _run_request(run_id, store, content, compat)
+    spans = request.resource_spans[0].scope_spans[0].spans
+    return full_id, [readable_span(span, resource) for span in spans]
 
 
 def export_traces(
@@ -86,12 +90,12 @@ def export_traces(
         raise ConfigError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {fmt!r}")
     if output is None and endpoint is None and not use_env:
         raise ConfigError("say where the traces go: -o FILE and/or --otlp-endpoint URL")
-    _, spans = run_spans(run_id, store=store, content=content, compat=compat)
+    _, request, _ = _run_request(run_id, store, content, compat)
     if output is not None:
-        write_file(spans, Path(output), fmt)
+        write_file(request, Path(output), fmt)
     if endpoint is not None or use_env:
-        send(spans, endpoint, headers)
-    return len(spans)
+        send(request, endpoint, headers)
+    return len(request.resource_spans[0].scope_spans[0].spans)
 
 
 class TraceImport(BaseModel):
