@@ -1,14 +1,16 @@
 """Live OTLP export overhead: the oracle on the demo suite, with and without `--otlp-endpoint`
-(target: under 5% slower).
+(target: under 5% slower, in wall time and in CPU time).
 
 `--latency-ms` makes each agent decision take that long, as a model's would (default 50 ms,
 faster than any hosted model); `--latency-ms 0` is the worst case, the instant oracle, where
 the whole run is harness time and the export's share is as large as it can be. The collector
 is a plain HTTP server in another process on loopback that reads and drops each request. Each
-side runs `--rounds` times, alternating; medians are compared (the run until its last session
-ended, and until every span was sent). The run's CPU time (this process, every thread) is
-compared too: on a loaded machine it is steadier than wall time, and it is what the export
-thread's share of the GIL costs the run.
+side runs `--rounds` times, alternating; medians are compared. The run is timed until its last
+session ended (what the export slows), and again until every span was sent (the export's tail:
+its last batch, and the sessions of its last 50 ms gathering). The run's CPU time (this
+process, every thread) is compared too: on a loaded machine it is steadier than wall time,
+and it is what the export thread's share of the GIL costs the run. PASS needs both the wall
+and the CPU overhead under 5%.
 
     .venv/bin/python benchmarks/otel_overhead.py [--trials 5] [--rounds 5] [--latency-ms 50]
 """
@@ -21,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import NamedTuple
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
 from sessionproof.engine import RunPlan, SessionList, execute_run
@@ -50,22 +53,34 @@ class _SlowOracle(OracleAgent):
         return await super().respond(request)
 
 
-def _once(trials: int, endpoint: str | None) -> tuple[float, float, float, int]:
-    """(seconds until the last session ended, seconds until every span was sent, this
-    process's CPU seconds until the last session ended, spans)."""
+class _Round(NamedTuple):
+    ran: float
+    """Seconds until the last session ended."""
+    flushed: float
+    """Seconds until every span was sent."""
+    cpu: float
+    """This process's CPU seconds (every thread) until the last session ended."""
+    cpu_flushed: float
+    """... until every span was sent."""
+    spans: int
+
+
+def _once(trials: int, endpoint: str | None) -> _Round:
+    """One run of the demo suite, with the live export to `endpoint` or without."""
     suite = load_suite("demo")
     plan = RunPlan(run_id="bench", trials=trials, concurrency=1)
     if endpoint is None:
         cpu, start = time.process_time(), time.perf_counter()
         asyncio.run(execute_run(suite, _SlowOracle(), plan, SessionList()))
-        took = time.perf_counter() - start
-        return took, took, time.process_time() - cpu, 0
+        took, used = time.perf_counter() - start, time.process_time() - cpu
+        return _Round(took, took, used, used, 0)
     live = LiveExport(None, endpoint, suite="demo")
     cpu, start = time.process_time(), time.perf_counter()
     asyncio.run(execute_run(suite, _SlowOracle(), plan, SessionList(), progress=live))
     ran, used = time.perf_counter() - start, time.process_time() - cpu
     live.close()
-    return ran, time.perf_counter() - start, used, live.spans
+    flushed, used_flushed = time.perf_counter() - start, time.process_time() - cpu
+    return _Round(ran, flushed, used, used_flushed, live.spans)
 
 
 def main() -> None:
@@ -83,37 +98,37 @@ def main() -> None:
         endpoint = f"http://127.0.0.1:{collector.stdout.readline().strip()}"
         _once(2, None)  # warm up imports and caches
         _once(2, endpoint)
-        plain: list[float] = []
-        plain_cpu: list[float] = []
-        live: list[float] = []
-        live_cpu: list[float] = []
-        flushed: list[float] = []
-        spans = 0
+        plain: list[_Round] = []
+        live: list[_Round] = []
         for _ in range(args.rounds):
-            took, _, used, _ = _once(args.trials, None)
-            plain.append(took)
-            plain_cpu.append(used)
-            ran, total, used, spans = _once(args.trials, endpoint)
-            live.append(ran)
-            flushed.append(total)
-            live_cpu.append(used)
+            plain.append(_once(args.trials, None))
+            live.append(_once(args.trials, endpoint))
     finally:
         collector.terminate()
         collector.wait()
-    p, lv, fl = statistics.median(plain), statistics.median(live), statistics.median(flushed)
+
+    def median(rounds: list[_Round], field: str) -> float:
+        return statistics.median(getattr(r, field) for r in rounds)
+
+    def change(field: str) -> str:
+        before, after = median(plain, field), median(live, field)
+        return f"{before:.3f} s -> {after:.3f} s ({(after - before) / before:+.1%})"
+
+    p, lv = median(plain, "ran"), median(live, "ran")
     overhead = (lv - p) / p
-    pc, lc = statistics.median(plain_cpu), statistics.median(live_cpu)
-    print(f"run CPU without export: {pc:.3f} s; with: {lc:.3f} s ({(lc - pc) / pc:+.1%})")
+    cpu_overhead = (median(live, "cpu") - median(plain, "cpu")) / median(plain, "cpu")
+    print(f"medians of {args.rounds} rounds, without -> with the live export:")
+    print(f"  run wall time:       {change('ran')}")
+    print(f"  run CPU time:        {change('cpu')}")
+    print(f"  until every span was sent: wall {change('flushed')}, CPU {change('cpu_flushed')}")
     # The fastest round of each side: what is left when the machine's other load is least.
-    mp, ml = min(plain), min(live)
+    mp, ml = min(r.ran for r in plain), min(r.ran for r in live)
     print(f"fastest rounds: without {mp:.3f} s, with {ml:.3f} s ({(ml - mp) / mp:+.1%})")
-    print(f"without export: {p:.3f} s (median of {args.rounds}); with live export: {lv:.3f} s")
-    print(f"until every span was sent: {fl:.3f} s ({(fl - p) / p:+.1%})")
     print(
-        f"agent latency {args.latency_ms:g} ms; spans per run: {spans}; "
-        f"run overhead {overhead:+.1%} (target < 5%)"
+        f"agent latency {args.latency_ms:g} ms; spans per run: {live[-1].spans}; "
+        f"run overhead: wall {overhead:+.1%}, CPU {cpu_overhead:+.1%} (target < 5%)"
     )
-    print("PASS" if overhead < 0.05 else "OVER TARGET")
+    print("PASS" if max(overhead, cpu_overhead) < 0.05 else "OVER TARGET")
 
 
 if __name__ == "__main__":
