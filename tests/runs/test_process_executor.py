@@ -18,31 +18,13 @@ import pytest
 from sessionproof.agents import RateLimits
 from sessionproof.errors import ConfigError
 from sessionproof.executors import fork_available, shares
-from sessionproof.records import FaultInjectedEvent, Session
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
 from tests.agents.fakeprovider import FakeProvider, Reply, Seen
+from tests.runs.decided import stored_sessions, what_was_decided
 from tests.runs.ray_agents import MARKER_ENV
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="worker processes are forked")
-
-
-def _sessions(store: Path, run_id: str) -> list[Session]:
-    with Store.open(store, read_only=True) as db:
-        return sorted(db.load_sessions(run_id), key=lambda s: s.session_id)
-
-
-def _decided(session: Session) -> tuple[Any, ...]:
-    """What must not depend on the process that ran a session."""
-    faults = [e.payload for e in session.events if isinstance(e, FaultInjectedEvent)]
-    assert session.outcome is not None
-    return (
-        session.session_id,
-        session.outcome.model_dump(),
-        session.termination,
-        faults,
-        [e.kind for e in session.events],
-    )
 
 
 def _config(store: Path, executor: str, **extra: Any) -> RunConfig:
@@ -68,7 +50,7 @@ def test_worker_processes_store_the_verdicts_terminations_and_faults_of_one_proc
     for executor in ("local:1", "local:2"):
         store = tmp_path / f"{executor.replace(':', '-')}.duckdb"
         report = run(_config(store, executor))
-        decided[executor] = [_decided(s) for s in _sessions(store, report.run_id)]
+        decided[executor] = [what_was_decided(s) for s in stored_sessions(store, report.run_id)]
         assert report.summary.sessions == 24
     assert decided["local:2"] == decided["local:1"]
     assert any(faults for _, _, _, faults, _ in decided["local:1"])  # the faults did fire

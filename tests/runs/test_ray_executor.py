@@ -27,9 +27,10 @@ from sessionproof.executors import (
     limited_by,
     load,
 )
-from sessionproof.records import AssistantMessageEvent, FaultInjectedEvent, Session
+from sessionproof.records import AssistantMessageEvent
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
+from tests.runs.decided import stored_sessions, what_was_decided
 from tests.runs.ray_agents import MARKER_ENV
 
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
@@ -53,24 +54,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
-
-
-def _sessions(store: Path, run_id: str) -> list[Session]:
-    with Store.open(store, read_only=True) as db:
-        return sorted(db.load_sessions(run_id), key=lambda s: s.session_id)
-
-
-def _what_was_decided(session: Session) -> tuple[Any, ...]:
-    """What must not depend on the executor: verdict, termination, faults, event kinds."""
-    faults = [e.payload for e in session.events if isinstance(e, FaultInjectedEvent)]
-    assert session.outcome is not None
-    return (
-        session.session_id,
-        session.outcome.model_dump(),
-        session.termination,
-        faults,
-        [e.kind for e in session.events],
-    )
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +80,7 @@ def both(cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tu
 def test_ray_stores_the_verdicts_terminations_and_faults_of_the_local_run(
     both: dict[str, tuple[Path, str]],
 ) -> None:
-    local, remote = ([_what_was_decided(s) for s in _sessions(*both[e])] for e in both)
+    local, remote = ([what_was_decided(s) for s in stored_sessions(*both[e])] for e in both)
     assert len(local) == 24
     assert remote == local
     assert any(faults for _, _, _, faults, _ in local)  # the faults did fire
@@ -121,7 +104,7 @@ def test_ray_runs_the_perturbed_scenarios_the_local_pool_runs(cluster: Any, tmp_
             executor=executor,
         )
         report = run(config)
-        decided[executor] = [_what_was_decided(s) for s in _sessions(store, report.run_id)]
+        decided[executor] = [what_was_decided(s) for s in stored_sessions(store, report.run_id)]
     assert decided["ray"] == decided["local"]
     assert any(not outcome["success"] for _, outcome, _, _, _ in decided["local"])
 
@@ -173,13 +156,13 @@ def test_a_run_resumes_on_the_other_executor(
         if Path(f"{original}{suffix}").exists():
             Path(f"{store}{suffix}").write_bytes(Path(f"{original}{suffix}").read_bytes())
     run_id = both[first][1]
-    before = [_what_was_decided(s) for s in _sessions(store, run_id)]
+    before = [what_was_decided(s) for s in stored_sessions(store, run_id)]
     lost = [s[0] for s in before[1:20:6]]
     _forget(store, run_id, lost)
 
     again = resume(run_id, store=store, executor=then)
     assert sorted(s.session_id for s in again.sessions) == sorted(lost)
-    assert [_what_was_decided(s) for s in _sessions(store, run_id)] == before
+    assert [what_was_decided(s) for s in stored_sessions(store, run_id)] == before
     with Store.open(store, read_only=True) as db:
         assert db.get_run(run_id).status == "finished"
         assert len(db.session_rows(run_id)) == len(before)
