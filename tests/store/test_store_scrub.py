@@ -18,11 +18,11 @@ from sessionproof.store import REDACTED, RunManifest, Store, scrub_argv, scrub_t
 
 from .factory import manifest, session
 
-OPENAI = "sk-proj-Q3xv9TzLm2Pq8Rw4Ys7UaBcDeFgH"
 # Built from parts so no scanner mistakes these fixtures for real keys.
+OPENAI = "sk-" + "proj-" + "Q3xv9TzLm2Pq8Rw4Ys7UaBcDeFgH"
 ANTHROPIC = "sk-ant-" + "api03-Zz9Yy8Xx7Ww6Vv5Uu4-Tt3Ss2"
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
-JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
+JWT = "eyJ" + "hbGciOiJIUzI1NiJ9." + "eyJ" + "zdWIiOiIxIn0.c2lnbmF0dXJl"
 PLAIN = "hunter2-plain-value"
 SECRETS = (OPENAI, ANTHROPIC, AWS, JWT, PLAIN)
 

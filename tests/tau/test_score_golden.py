@@ -50,8 +50,10 @@ def _edit_hostile(data: dict[str, Any], big_int: bool) -> None:
     sims = data["simulations"]
     b64 = base64.b64encode(f"user:{SECRET}".encode()).decode()
     user = next(m for m in sims[0]["messages"] if m["role"] == "user")
+    # Key-shaped values built from parts: no key-shaped literal is committed.
+    key, token = "sk-" + "abcdefghijklmnop1234", "Bearer " + "abcdefgh12345678"
     user["content"] += (
-        " my key is sk-abcdefghijklmnop1234, Authorization: Bearer abcdefgh12345678,"
+        f" my key is {key}, Authorization: {token},"
         " see https://bob:pw12345678@host.test/x?token=zzzz1234&id=1"
         " and api_\u212aey=hunter2hunter2"
         f" and also {SECRET.upper()} \ud800 caf\u00e9 \u2014 na\u00efve"
