@@ -20,7 +20,7 @@ from sessionproof.errors import ConfigError
 from sessionproof.executors import fork_available, shares
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
-from tests.agents.fakeprovider import FakeProvider, Reply, Seen
+from tests.agents.fakeprovider import FakeProvider, Reply, Seen, completion
 from tests.runs.decided import stored_sessions, what_was_decided
 from tests.runs.ray_agents import MARKER_ENV
 
@@ -101,19 +101,8 @@ def test_what_a_worker_s_session_raises_stops_the_run_as_in_one_process(tmp_path
 
 def _chat(seen: Seen) -> Reply:
     """A text reply; the conversation ends once it is longer than 8 messages."""
-    messages = seen.body["messages"]
-    text = "Thanks, that is all. ###STOP###" if len(messages) > 8 else "Tell me more?"
-    message = {"role": "assistant", "content": text}
-    return Reply(
-        {
-            "id": "c-1",
-            "object": "chat.completion",
-            "created": 1,
-            "model": "fake",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-        }
-    )
+    long = len(seen.body["messages"]) > 8
+    return Reply(completion("Thanks, that is all. ###STOP###" if long else "Tell me more?"))
 
 
 def test_requests_go_through_each_worker_s_share_of_the_window(tmp_path: Path) -> None:

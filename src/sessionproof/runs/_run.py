@@ -178,7 +178,7 @@ async def _in_processes(
     if not todo:
         return []
     # Loaded once here, before the fork, rather than once per worker.
-    domains = {loaded.domain_for(s).name: loaded.domain_for(s) for s in loaded.scenarios}
+    domains = {d.name: d for d in map(loaded.domain_for, loaded.scenarios)}
     for domain in domains.values():
         domain.preload()
     # Forked workers inherit the loaded suite itself (already cut and in its reading).
