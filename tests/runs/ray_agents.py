@@ -39,3 +39,19 @@ async def slow(request: AgentRequest) -> AgentResponse:
 
     await asyncio.sleep(0.25)
     return await _oracle.respond(request)
+
+
+LOG_ENV = "SESSIONPROOF_TEST_AGENT_LOG"
+"""The file `logs_where` appends to (set before the run, so forked workers inherit it)."""
+
+
+async def logs_where(request: AgentRequest) -> AgentResponse:
+    """The oracle, which first appends one line per decision to the file named by
+    `LOG_ENV`: its process id, the collector's young threshold and frozen object count, and
+    the session's id."""
+    import gc
+
+    with open(os.environ[LOG_ENV], "a", encoding="utf-8") as log:
+        threshold, frozen = gc.get_threshold()[0], gc.get_freeze_count()
+        log.write(f"{os.getpid()} {threshold} {frozen} {request.session_id}\n")
+    return await _oracle.respond(request)

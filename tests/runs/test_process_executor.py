@@ -4,6 +4,7 @@ duplicating a session, splits the limits, and refuses what it cannot run."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -22,7 +23,7 @@ from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
 from tests.agents.fakeprovider import FakeProvider, Reply, Seen, completion
 from tests.runs.decided import stored_sessions, what_was_decided
-from tests.runs.ray_agents import MARKER_ENV
+from tests.runs.ray_agents import LOG_ENV, MARKER_ENV
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="worker processes are forked")
 
@@ -126,6 +127,75 @@ def test_requests_go_through_each_worker_s_share_of_the_window(tmp_path: Path) -
     assert report.summary.sessions == 8
     assert stats.requests == served > 0  # every request counted, in one of the workers
     assert stats.limit == 3 and stats.peak <= 3  # the two shares (2 + 1) never exceed it
+
+
+@pytest.fixture
+def agent_log(tmp_path: Path) -> Iterator[Path]:
+    """The file `logs_where` appends to."""
+    path = tmp_path / "agent.log"
+    old = os.environ.get(LOG_ENV)
+    os.environ[LOG_ENV] = str(path)
+    try:
+        yield path
+    finally:
+        if old is None:
+            del os.environ[LOG_ENV]
+        else:
+            os.environ[LOG_ENV] = old
+
+
+def _sessions_by_process(log: Path) -> dict[str, int]:
+    """How many sessions each process decided in."""
+    seen: dict[str, set[str]] = {}
+    for line in log.read_text().splitlines():
+        pid, _, _, session_id = line.split()
+        seen.setdefault(pid, set()).add(session_id)
+    return {pid: len(ids) for pid, ids in seen.items()}
+
+
+def test_fewer_sessions_than_the_window_are_spread_over_every_worker(
+    tmp_path: Path, agent_log: Path
+) -> None:
+    # Room for 8 sessions at once (4 per worker) and only 6 to run: filling one worker to
+    # its share before the next gave 4 and 2; one at a time to each in turn gives 3 and 3.
+    config = _config(
+        tmp_path / "s.duckdb",
+        "local:2",
+        model="python:tests.runs.ray_agents:logs_where",
+        limit=3,
+        trials=2,
+        arms=["baseline"],
+        concurrency=8,
+    )
+    report = run(config)
+    assert report.summary.sessions == 6
+    by_process = _sessions_by_process(agent_log)
+    assert str(os.getpid()) not in by_process and len(by_process) == 2
+    assert sorted(by_process.values()) == [3, 3]
+
+
+def test_a_run_tunes_the_collector_for_its_sessions_and_restores_it(
+    tmp_path: Path, agent_log: Path
+) -> None:
+    before = gc.get_threshold()
+    for executor in ("local:1", "local:2"):
+        agent_log.unlink(missing_ok=True)
+        config = _config(
+            tmp_path / f"{executor[-1]}.duckdb",
+            executor,
+            model="python:tests.runs.ray_agents:logs_where",
+            limit=2,
+            trials=1,
+            arms=["baseline"],
+        )
+        run(config)
+        lines = [line.split() for line in agent_log.read_text().splitlines()]
+        assert lines
+        # Young collections far less often, and what was alive at the start frozen out
+        # of every collection: in this process and in forked workers alike.
+        assert all(int(young) >= 10 * before[0] for _, young, _, _ in lines)
+        assert all(int(frozen) > 0 for _, _, frozen, _ in lines)
+        assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
 def test_the_limits_split_without_exceeding_the_run_s() -> None:

@@ -216,14 +216,28 @@ async def execute_processes(
     writes: set[asyncio.Task[None]] = set()
     next_key = 0
 
-    def fill(link: _Link) -> None:
+    def send_one(link: _Link) -> None:
         nonlocal next_key
         assert link.writer is not None
+        item = queue.popleft()
+        next_key += 1
+        link.inflight[next_key] = item
+        link.writer.write(_frame(("run", next_key, item)))
+
+    def fill(link: _Link) -> None:
         while queue and len(link.inflight) < link.share.sessions:
-            item = queue.popleft()
-            next_key += 1
-            link.inflight[next_key] = item
-            link.writer.write(_frame(("run", next_key, item)))
+            send_one(link)
+
+    def fill_all() -> None:
+        # One item at a time to each worker in turn: filling the first to its share before
+        # the next left a run with fewer sessions than the window nearly all on one worker.
+        while queue:
+            open_links = [lk for lk in links if len(lk.inflight) < lk.share.sessions]
+            if not open_links:
+                return
+            for link in open_links:
+                if queue:
+                    send_one(link)
 
     async def store(session: Session) -> None:
         await writer.write(session)
@@ -271,8 +285,7 @@ async def execute_processes(
             await serve(replacement)
 
     try:
-        for link in links:
-            fill(link)
+        fill_all()
         if not queue and not any(lk.inflight for lk in links):
             return ProcessRun([], [])
         await asyncio.gather(*(serve(link) for link in list(links)))

@@ -9,6 +9,7 @@ import functools
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
+from .._gc import run_gc
 from ..agents import Agent, RateLimiter, RateLimits, display_spec
 from ..engine import Progress, RunPlan, SessionList, execute_run, todo_items
 from ..executors import agents_for, execute_processes, hooks_factory, load, shares
@@ -152,14 +153,15 @@ async def _sessions(
         return await execute_ray(spec, loaded, plan, sink, progress, config.executor)
     plan = dataclasses.replace(plan, concurrency=config.sessions_at_once(limiter.gated))
     n = config.processes()
-    if n > 1:
-        return await _in_processes(config, loaded, plan, sink, progress, limiter, n)
-    hooks = hooks_factory(plan.arms, loaded)
-    if hooks is None:
-        return await execute_run(loaded, agent, plan, sink, user_model=user, progress=progress)
-    return await execute_run(
-        loaded, agent, plan, sink, user_model=user, hooks_for=hooks, progress=progress
-    )
+    with run_gc():
+        if n > 1:
+            return await _in_processes(config, loaded, plan, sink, progress, limiter, n)
+        hooks = hooks_factory(plan.arms, loaded)
+        if hooks is None:
+            return await execute_run(loaded, agent, plan, sink, user_model=user, progress=progress)
+        return await execute_run(
+            loaded, agent, plan, sink, user_model=user, hooks_for=hooks, progress=progress
+        )
 
 
 async def _in_processes(
