@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from ._matrix import IntArray
 
@@ -39,7 +38,9 @@ def bh_qvalues(p: FloatArray) -> FloatArray:
 def fisher_greater(a: IntArray, m: IntArray, fails: int, total: int) -> FloatArray:
     """P(X ≥ a), X hypergeometric: `m` sessions with the pattern drawn from `total`, of
     which `fails` failed. Small p: the pattern is enriched in failures."""
-    return np.asarray(stats.hypergeom.sf(a - 1, total, fails, m), dtype=np.float64)
+    from scipy.stats import hypergeom  # ~0.6 s to import: only when mining, not at start-up
+
+    return np.asarray(hypergeom.sf(a - 1, total, fails, m), dtype=np.float64)
 
 
 def cmh_greater(
@@ -58,6 +59,8 @@ def cmh_greater(
     Cells: pattern index, stratum index, `a` failed and `b` passed sessions with the pattern.
     `n1` / `n0`: failed / passed sessions per stratum.
     """
+    from scipy.stats import norm  # see fisher_greater
+
     a_f = a.astype(np.float64)
     b_f = b.astype(np.float64)
     f1 = n1[stratum].astype(np.float64)
@@ -76,7 +79,7 @@ def cmh_greater(
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (sa - se - 0.5) / np.sqrt(sv)
         z = np.where(sv > 0, z, -np.inf)
-        p = np.where(sv > 0, stats.norm.sf(z), 1.0)
+        p = np.where(sv > 0, norm.sf(z), 1.0)
         ratio, low, high = _mantel_haenszel(pattern, a_f, b_f, c, d, n, k)
     strata = np.bincount(pattern, minlength=k).astype(np.int64)
     return np.asarray(p, dtype=np.float64), z, ratio, low, high, strata
