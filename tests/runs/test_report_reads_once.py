@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 import sessionproof
-from sessionproof.runs import metrics, report
+from sessionproof.runs import _metrics, metrics, report
 from sessionproof.runs._metrics import metrics_of
 from sessionproof.store import Store
+from sessionproof.suites import Suite
 
 
 def test_the_report_loads_the_runs_sessions_once(
@@ -38,3 +39,21 @@ def test_metrics_of_loaded_sessions_equal_the_stored_metrics(tmp_path: Path) -> 
         manifest = db.get_run(done.run_id)
         sessions = db.load_sessions(done.run_id)
     assert metrics_of(manifest, sessions).to_json() == metrics(done.run_id, store).to_json()
+
+
+def test_the_report_loads_the_runs_scenarios_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The metrics and the pattern mining both need the run's scenarios: one suite load.
+    store = tmp_path / "s.duckdb"
+    done = sessionproof.run_suite("demo", "oracle", limit=3, store=store)
+    loads: list[str] = []
+    real = _metrics.load_suite
+
+    def counted(name: str) -> Suite:
+        loads.append(name)
+        return real(name)
+
+    monkeypatch.setattr(_metrics, "load_suite", counted)
+    report([done.run_id], tmp_path / "r.html", store)
+    assert loads == ["demo"]

@@ -166,10 +166,15 @@ def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunM
     return metrics_of(manifest, sessions)
 
 
-def metrics_of(manifest: RunManifest, sessions: list[Session]) -> RunMetrics:
+def metrics_of(
+    manifest: RunManifest,
+    sessions: list[Session],
+    found: tuple[dict[str, Scenario], DomainFor, str] | None = None,
+) -> RunMetrics:
     """`metrics` of a run whose manifest and sessions are already loaded (the report loads
-    them once for both, rather than reading every session from the store twice)."""
-    scenarios, domain_for, source = scenarios_for(manifest, sessions)
+    them once for both, rather than reading every session from the store twice); `found`:
+    what `scenarios_for` gave for them, when the caller has it already."""
+    scenarios, domain_for, source = found or scenarios_for(manifest, sessions)
     arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
     arms += sorted({s.arm for s in sessions} - set(arms))
     reports = {

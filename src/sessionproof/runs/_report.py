@@ -23,7 +23,10 @@ def default_report_path(store: str | Path, run_id: str) -> Path:
 def _load(run_id: str, db: Store) -> ReportRun:
     manifest = db.get_run(run_id)
     sessions = db.load_sessions(manifest.run_id)
-    m = metrics_of(manifest, sessions)
+    # The scenarios once, for the metrics and for mining (a suite's files read again and its
+    # scenarios validated again otherwise).
+    found = scenarios_for(manifest, sessions)
+    m = metrics_of(manifest, sessions, found)
     run = ReportRun(
         run_id=m.run_id,
         command=m.command,
@@ -33,7 +36,7 @@ def _load(run_id: str, db: Store) -> ReportRun:
         sessions=sessions,
         notes=[f"{m.run_id}: scenarios {m.scenarios.source}"],
     )
-    scenarios, domain_for, _ = scenarios_for(manifest, sessions)
+    scenarios, domain_for, _ = found
     try:
         # The page shows findings and advice, not the risk model: skip its cross-validation,
         # most of mining's time (21 s of 26 s on the 40 tau2 retail sessions).
