@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import gc
 import sys
 
 import stamina
@@ -38,6 +40,10 @@ def _on_retry(details: RetryDetails) -> None:
 
 def main() -> None:
     """Console entry point."""
+    # Registered first, so it runs after every other exit hook: the interpreter's last full
+    # collection then skips what a command leaves alive (1.1-1.5 s of a 600-session run's
+    # exit, 0.15 s without). Python never promised finalizers at exit anyway.
+    atexit.register(gc.freeze)
     stamina.instrumentation.set_on_retry_hooks([_on_retry])
     try:
         app()
