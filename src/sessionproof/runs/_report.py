@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from .._gc import tuned_gc
 from ..errors import InputFileError, SessionproofError
 from ..patterns import MineOptions, mine
 from ..report.html import Comparison, ReportRun, compare_sessions, render_html
@@ -82,15 +83,17 @@ def report(
     add the paired comparison of the first two."""
     if not run_ids:
         raise InputFileError("name at least one run id")
-    with _reading(store) as db:
-        runs = [_load(r, db) for r in run_ids]
-    compared = _compare(runs[0], runs[1]) if len(runs) > 1 else None
+    with tuned_gc():
+        with _reading(store) as db:
+            runs = [_load(r, db) for r in run_ids]
+        compared = _compare(runs[0], runs[1]) if len(runs) > 1 else None
+        page = render_html(runs, compared)
     if output is None:
         base = Path(store.path) if isinstance(store, Store) else Path(store)
         output = base.parent / REPORT_NAME
     path = Path(output)
     try:
-        path.write_text(render_html(runs, compared), encoding="utf-8")
+        path.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise InputFileError(f"cannot write the report to {path}: {exc.strerror}") from exc
     return path

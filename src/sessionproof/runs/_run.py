@@ -9,7 +9,7 @@ import functools
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from .._gc import run_gc
+from .._gc import tuned_gc
 from ..agents import Agent, RateLimiter, RateLimits, display_spec
 from ..engine import Progress, RunPlan, SessionList, execute_run, todo_items
 from ..executors import agents_for, execute_processes, hooks_factory, load, shares
@@ -153,7 +153,7 @@ async def _sessions(
         return await execute_ray(spec, loaded, plan, sink, progress, config.executor)
     plan = dataclasses.replace(plan, concurrency=config.sessions_at_once(limiter.gated))
     n = config.processes()
-    with run_gc():
+    with tuned_gc():
         if n > 1:
             return await _in_processes(config, loaded, plan, sink, progress, limiter, n)
         hooks = hooks_factory(plan.arms, loaded)

@@ -1,0 +1,53 @@
+"""The collector settings a run or a report works under, and that they always come back."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+
+import sessionproof
+from sessionproof._gc import tuned_gc
+from sessionproof.runs import report
+
+
+def test_nested_blocks_tune_once_and_the_outermost_restores() -> None:
+    before = gc.get_threshold()
+    with tuned_gc():
+        tuned = gc.get_threshold()
+        frozen = gc.get_freeze_count()
+        assert tuned[0] > before[0] and frozen > 0
+        with tuned_gc():
+            assert gc.get_threshold() == tuned
+        # The inner block left the outer one's settings (an unfreeze would thaw them all).
+        assert gc.get_threshold() == tuned and gc.get_freeze_count() >= frozen
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_the_settings_come_back_after_a_failure() -> None:
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), tuned_gc():
+        raise RuntimeError("boom")
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_a_report_is_built_under_the_tuned_collector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.duckdb"
+    done = sessionproof.run_suite("demo", "oracle", limit=2, store=store)
+    from sessionproof.runs import _report
+
+    seen: list[int] = []
+    real = _report.render_html
+
+    def spy(*args: object) -> str:
+        seen.append(gc.get_threshold()[0])
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_report, "render_html", spy)
+    before = gc.get_threshold()
+    report([done.run_id], tmp_path / "r.html", store)
+    assert seen and seen[0] > before[0]
+    assert gc.get_threshold() == before
