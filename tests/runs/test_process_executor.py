@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,18 +57,11 @@ def test_worker_processes_store_the_verdicts_terminations_and_faults_of_one_proc
 
 
 @pytest.fixture
-def marker(tmp_path: Path) -> Iterator[Path]:
+def marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The file `dies_once` writes when it kills its process (absent: it will)."""
     path = tmp_path / "killed"
-    old = os.environ.get(MARKER_ENV)
-    os.environ[MARKER_ENV] = str(path)
-    try:
-        yield path
-    finally:
-        if old is None:
-            del os.environ[MARKER_ENV]
-        else:
-            os.environ[MARKER_ENV] = old
+    monkeypatch.setenv(MARKER_ENV, str(path))  # before the fork: workers inherit it
+    return path
 
 
 def test_a_killed_worker_s_sessions_run_again_and_are_stored_exactly_once(
@@ -130,18 +122,11 @@ def test_requests_go_through_each_worker_s_share_of_the_window(tmp_path: Path) -
 
 
 @pytest.fixture
-def agent_log(tmp_path: Path) -> Iterator[Path]:
+def agent_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The file `logs_where` appends to."""
     path = tmp_path / "agent.log"
-    old = os.environ.get(LOG_ENV)
-    os.environ[LOG_ENV] = str(path)
-    try:
-        yield path
-    finally:
-        if old is None:
-            del os.environ[LOG_ENV]
-        else:
-            os.environ[LOG_ENV] = old
+    monkeypatch.setenv(LOG_ENV, str(path))
+    return path
 
 
 def _sessions_by_process(log: Path) -> dict[str, int]:

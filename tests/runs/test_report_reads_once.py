@@ -11,7 +11,7 @@ import sessionproof
 from sessionproof.runs import _metrics, metrics, report
 from sessionproof.runs._metrics import metrics_of
 from sessionproof.store import Store
-from sessionproof.suites import Suite
+from tests.runs.spy import spy
 
 
 def test_the_report_loads_the_runs_sessions_once(
@@ -19,14 +19,7 @@ def test_the_report_loads_the_runs_sessions_once(
 ) -> None:
     store = tmp_path / "s.duckdb"
     done = sessionproof.run_suite("demo", "oracle", limit=3, store=store)
-    loads: list[str] = []
-    real = Store.load_sessions
-
-    def counted(self: Store, run_id: str, *args: object, **kwargs: object) -> object:
-        loads.append(run_id)
-        return real(self, run_id, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Store, "load_sessions", counted)
+    loads = spy(monkeypatch, Store, "load_sessions", lambda _db, run_id, *_, **__: run_id)
     path = report([done.run_id], tmp_path / "r.html", store)
     assert path.exists() and done.run_id in path.read_text(encoding="utf-8")
     assert loads == [done.run_id]
@@ -47,13 +40,6 @@ def test_the_report_loads_the_runs_scenarios_once(
     # The metrics and the pattern mining both need the run's scenarios: one suite load.
     store = tmp_path / "s.duckdb"
     done = sessionproof.run_suite("demo", "oracle", limit=3, store=store)
-    loads: list[str] = []
-    real = _metrics.load_suite
-
-    def counted(name: str) -> Suite:
-        loads.append(name)
-        return real(name)
-
-    monkeypatch.setattr(_metrics, "load_suite", counted)
+    loads = spy(monkeypatch, _metrics, "load_suite", lambda name: name)
     report([done.run_id], tmp_path / "r.html", store)
     assert loads == ["demo"]

@@ -9,7 +9,8 @@ import pytest
 
 import sessionproof
 from sessionproof._gc import tuned_gc
-from sessionproof.runs import report
+from sessionproof.runs import _report, report
+from tests.runs.spy import spy
 
 
 def test_nested_blocks_tune_once_and_the_outermost_restores() -> None:
@@ -37,16 +38,7 @@ def test_a_report_is_built_under_the_tuned_collector(
 ) -> None:
     store = tmp_path / "s.duckdb"
     done = sessionproof.run_suite("demo", "oracle", limit=2, store=store)
-    from sessionproof.runs import _report
-
-    seen: list[int] = []
-    real = _report.render_html
-
-    def spy(*args: object) -> str:
-        seen.append(gc.get_threshold()[0])
-        return real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_report, "render_html", spy)
+    seen = spy(monkeypatch, _report, "render_html", lambda *_: gc.get_threshold()[0])
     before = gc.get_threshold()
     report([done.run_id], tmp_path / "r.html", store)
     assert seen and seen[0] > before[0]
