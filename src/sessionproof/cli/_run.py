@@ -123,12 +123,16 @@ def run(
         typer.Option(
             min=0.001,
             help="Requests per minute the model's provider allows (agent and simulated user "
-            "together).",
+            "together). Kept by --resume unless given again.",
         ),
     ] = None,
     tpm: Annotated[
         float | None,
-        typer.Option(min=0.001, help="Tokens per minute the model's provider allows."),
+        typer.Option(
+            min=0.001,
+            help="Tokens per minute the model's provider allows. Kept by --resume unless "
+            "given again.",
+        ),
     ] = None,
     otlp_endpoint: Annotated[
         str | None,
@@ -183,6 +187,8 @@ def run(
                     concurrency=concurrency,
                     max_sessions=max_sessions,
                     executor=executor,
+                    rpm=rpm,
+                    tpm=tpm,
                     given=given,
                     progress=progress,
                     on_start=announce,

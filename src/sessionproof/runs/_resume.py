@@ -93,10 +93,12 @@ def resumed_config(
     concurrency: int | None = None,
     executor: str | None = None,
     max_sessions: int | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
 ) -> RunConfig:
     """The `RunConfig` a stored run was started with (what `resume` runs); `concurrency`,
-    `max_sessions` and `executor` may differ from the run's (a run started locally resumes
-    on Ray and the other way round)."""
+    `max_sessions`, `executor` and the rate limits `rpm` / `tpm` may differ from the run's
+    (a run started locally resumes on Ray and the other way round)."""
     options = manifest.options
     return RunConfig(
         suite=suite if suite is not None else manifest.suite,
@@ -118,7 +120,14 @@ def resumed_config(
         store=store,
         reading=str(options.get("reading", "own")),
         executor=executor or str(options.get("executor", "local")),
+        rpm=rpm if rpm is not None else _stored_limit(options.get("rpm")),
+        tpm=tpm if tpm is not None else _stored_limit(options.get("tpm")),
     )
+
+
+def _stored_limit(value: object) -> float | None:
+    """A rate limit from a manifest's options (absent in runs started without one)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 async def aresume(
@@ -131,6 +140,8 @@ async def aresume(
     concurrency: int | None = None,
     executor: str | None = None,
     max_sessions: int | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
     given: Collection[str] = (),
     progress: Progress | None = None,
     on_start: StartHook | None = None,
@@ -154,6 +165,8 @@ async def aresume(
             concurrency=concurrency,
             executor=executor,
             max_sessions=max_sessions,
+            rpm=rpm,
+            tpm=tpm,
         )
         loaded = load(config.suite, config.limit, config.reading)
         if loaded.content_hash() != manifest.suite_hash:
@@ -175,6 +188,8 @@ def resume(
     concurrency: int | None = None,
     executor: str | None = None,
     max_sessions: int | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
     given: Collection[str] = (),
     progress: Progress | None = None,
     on_start: StartHook | None = None,
@@ -184,8 +199,9 @@ def resume(
 
     Give `model` / `user_model` again only when the stored spec had its credentials
     redacted, or as the `Agent` object the run was started with; `suite` when it was a
-    `Suite` object (its content must not have changed). `concurrency`, `max_sessions` and `executor`
-    (`local`, `ray`, `ray:ADDRESS`; default: the run's) may differ. `given` names the settings
+    `Suite` object (its content must not have changed). `concurrency`, `max_sessions`, `executor`
+    (`local`, `ray`, `ray:ADDRESS`; default: the run's) and the rate limits `rpm` / `tpm`
+    (default: the run's) may differ. `given` names the settings
     the caller was explicitly asked for (`sessionproof run --resume` passes its command-line
     flags): any that the run keeps from its manifest is refused.
     Raises `ConfigError` for a run not made by `run`, a changed suite, or a refused setting.
@@ -200,6 +216,8 @@ def resume(
             concurrency=concurrency,
             executor=executor,
             max_sessions=max_sessions,
+            rpm=rpm,
+            tpm=tpm,
             given=given,
             progress=progress,
             on_start=on_start,

@@ -72,6 +72,9 @@ def new_manifest(
             # Only when asked for, so manifests of ordinary runs stay as they were.
             **({"reading": config.reading} if config.reading != "own" else {}),
             "executor": scrub_text(config.executor),
+            # Kept for `resume`, which would otherwise run on without the provider's limits.
+            **({"rpm": config.rpm} if config.rpm is not None else {}),
+            **({"tpm": config.tpm} if config.tpm is not None else {}),
         },
         scenario_ids=[s.id for s in loaded.scenarios],
         argv=list(argv or []),
