@@ -1,10 +1,12 @@
-"""What executor tests compare: the stored sessions of a run, and what in each must not
-depend on where it ran."""
+"""What executor and resume tests compare: the stored sessions of a run, what in each must
+not depend on where it ran, and a stored run made to look killed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import duckdb
 
 from sessionproof.records import FaultInjectedEvent, Session
 from sessionproof.store import Store
@@ -27,3 +29,13 @@ def what_was_decided(session: Session) -> tuple[Any, ...]:
         faults,
         [e.kind for e in session.events],
     )
+
+
+def forget(store: Path, run_id: str, session_ids: list[str]) -> None:
+    """Make the run look killed before `session_ids` were written."""
+    con = duckdb.connect(str(store))
+    for sid in session_ids:
+        con.execute("DELETE FROM events WHERE run_id = ? AND session_id = ?", [run_id, sid])
+        con.execute("DELETE FROM sessions WHERE run_id = ? AND session_id = ?", [run_id, sid])
+    con.execute("UPDATE runs SET status = 'running' WHERE run_id = ?", [run_id])
+    con.close()

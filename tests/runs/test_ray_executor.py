@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pytest
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
@@ -30,7 +29,7 @@ from sessionproof.executors import (
 from sessionproof.records import AssistantMessageEvent
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
-from tests.runs.decided import stored_sessions, what_was_decided
+from tests.runs.decided import forget, stored_sessions, what_was_decided
 from tests.runs.ray_agents import MARKER_ENV
 
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
@@ -136,16 +135,6 @@ def test_a_killed_worker_s_sessions_are_retried_and_stored_exactly_once(
     assert all(r.termination != "infra_error" for r in rows)
 
 
-def _forget(store: Path, run_id: str, session_ids: list[str]) -> None:
-    """Make the run look killed before `session_ids` were written."""
-    con = duckdb.connect(str(store))
-    for sid in session_ids:
-        con.execute("DELETE FROM events WHERE run_id = ? AND session_id = ?", [run_id, sid])
-        con.execute("DELETE FROM sessions WHERE run_id = ? AND session_id = ?", [run_id, sid])
-    con.execute("UPDATE runs SET status = 'running' WHERE run_id = ?", [run_id])
-    con.close()
-
-
 @pytest.mark.parametrize(("first", "then"), [("local", "ray"), ("ray", "local")])
 def test_a_run_resumes_on_the_other_executor(
     both: dict[str, tuple[Path, str]], tmp_path: Path, first: str, then: str
@@ -158,7 +147,7 @@ def test_a_run_resumes_on_the_other_executor(
     run_id = both[first][1]
     before = [what_was_decided(s) for s in stored_sessions(store, run_id)]
     lost = [s[0] for s in before[1:20:6]]
-    _forget(store, run_id, lost)
+    forget(store, run_id, lost)
 
     again = resume(run_id, store=store, executor=then)
     assert sorted(s.session_id for s in again.sessions) == sorted(lost)

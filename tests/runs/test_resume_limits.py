@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
 from sessionproof.runs import RunConfig, _run, resume, run
 from sessionproof.store import Store
+from tests.runs.decided import forget
 from tests.runs.spy import spy
 
 
@@ -20,18 +20,9 @@ def _killed_run(tmp_path: Path, **limits: float) -> tuple[Path, str]:
     store = tmp_path / "s.duckdb"
     config = RunConfig(suite="demo", model="oracle", limit=3, store=store, **limits)
     run_id = run(config).run_id
-    con = duckdb.connect(str(store))
-    lost = [
-        r[0]
-        for r in con.execute(
-            "SELECT session_id FROM sessions WHERE run_id = ? ORDER BY session_id LIMIT 2", [run_id]
-        ).fetchall()
-    ]
-    for sid in lost:
-        con.execute("DELETE FROM events WHERE run_id = ? AND session_id = ?", [run_id, sid])
-        con.execute("DELETE FROM sessions WHERE run_id = ? AND session_id = ?", [run_id, sid])
-    con.execute("UPDATE runs SET status = 'running' WHERE run_id = ?", [run_id])
-    con.close()
+    with Store.open(store, read_only=True) as db:
+        lost = sorted(r.session_id for r in db.session_rows(run_id))[:2]
+    forget(store, run_id, lost)
     return store, run_id
 
 
