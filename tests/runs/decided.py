@@ -39,3 +39,14 @@ def forget(store: Path, run_id: str, session_ids: list[str]) -> None:
         con.execute("DELETE FROM sessions WHERE run_id = ? AND session_id = ?", [run_id, sid])
     con.execute("UPDATE runs SET status = 'running' WHERE run_id = ?", [run_id])
     con.close()
+
+
+def assert_stored_once(store: Path, run_id: str, sessions: int) -> None:
+    """The run finished with each of its `sessions` sessions stored exactly once, none of
+    them an infrastructure failure (what a killed worker must not cost)."""
+    with Store.open(store, read_only=True) as db:
+        rows = db.session_rows(run_id)
+        assert db.get_run(run_id).status == "finished"
+    keys = [(r.scenario_id, r.trial, r.arm) for r in rows]
+    assert len(keys) == sessions and len(set(keys)) == sessions
+    assert all(r.termination != "infra_error" for r in rows)

@@ -21,7 +21,7 @@ from sessionproof.executors import fork_available, shares
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
 from tests.agents.fakeprovider import FakeProvider, Reply, Seen, completion
-from tests.runs.decided import stored_sessions, what_was_decided
+from tests.runs.decided import assert_stored_once, stored_sessions, what_was_decided
 from tests.runs.ray_agents import LOG_ENV, MARKER_ENV
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="worker processes are forked")
@@ -71,12 +71,7 @@ def test_a_killed_worker_s_sessions_run_again_and_are_stored_exactly_once(
     report = run(_config(store, "local:2", model="python:tests.runs.ray_agents:dies_once"))
     assert marker.exists()  # a process did die mid-run ...
     assert int(marker.read_text()) != os.getpid()  # ... a worker, not this driver
-    with Store.open(store, read_only=True) as db:
-        rows = db.session_rows(report.run_id)
-        assert db.get_run(report.run_id).status == "finished"
-    keys = [(r.scenario_id, r.trial, r.arm) for r in rows]
-    assert len(keys) == 24 and len(set(keys)) == 24
-    assert all(r.termination != "infra_error" for r in rows)
+    assert_stored_once(store, report.run_id, 24)
 
 
 def test_what_a_worker_s_session_raises_stops_the_run_as_in_one_process(tmp_path: Path) -> None:

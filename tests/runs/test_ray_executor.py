@@ -29,7 +29,7 @@ from sessionproof.executors import (
 from sessionproof.records import AssistantMessageEvent
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
-from tests.runs.decided import forget, stored_sessions, what_was_decided
+from tests.runs.decided import assert_stored_once, forget, stored_sessions, what_was_decided
 from tests.runs.ray_agents import MARKER_ENV
 
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
@@ -127,12 +127,7 @@ def test_a_killed_worker_s_sessions_are_retried_and_stored_exactly_once(
     assert marker.exists()  # a worker did die mid-run
     assert "died" not in capfd.readouterr().out  # Ray's notice of it kept off stdout
     assert int(marker.read_text()) != os.getpid()  # ... a worker, not this driver
-    with Store.open(store, read_only=True) as db:
-        rows = db.session_rows(report.run_id)
-        assert db.get_run(report.run_id).status == "finished"
-    keys = [(r.scenario_id, r.trial, r.arm) for r in rows]
-    assert len(keys) == 12 and len(set(keys)) == 12
-    assert all(r.termination != "infra_error" for r in rows)
+    assert_stored_once(store, report.run_id, 12)
 
 
 @pytest.mark.parametrize(("first", "then"), [("local", "ray"), ("ray", "local")])
