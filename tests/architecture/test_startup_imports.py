@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 # scipy.stats alone took ~0.6 s of the CLI's ~2.4 s start-up; only mining and paired
 # statistics use it. sklearn: only the early-warning risk model.
@@ -21,3 +22,34 @@ def test_the_cli_starts_without_the_heavy_numerical_libraries() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_runs_report_and_metrics_do_without_scipy_stats(tmp_path: Path) -> None:
+    # Importing scipy.stats took 1.1-1.4 s, longer than the rest of a 600-session run's
+    # report; its bootstrap, normal tail and Fisher tail are computed without it.
+    code = f"""
+import json, sys
+from sessionproof import runs
+from sessionproof.patterns import MineOptions
+cfg = runs.RunConfig(suite="demo", model="oracle", trials=3, faults="40%", seed=3,
+                     store={str(tmp_path / "s.duckdb")!r})
+done = runs.run(cfg)
+runs.report([done.run_id], {str(tmp_path / "r.html")!r}, cfg.store)
+arm = next(iter(runs.metrics(done.run_id, cfg.store).arms.values()))
+# Without the early-warning model: scikit-learn imports scipy.stats itself.
+quick = MineOptions(early_warning=False)
+mined = runs.patterns(done.run_id, store=cfg.store, options=quick).report
+boot = arm.bootstrap_ci["session_accuracy"]
+print(json.dumps({{"stats": "scipy.stats" in sys.modules, "boot": [boot.low, boot.high],
+                  "p": [f.p_value for f in mined.exploratory], "tested": mined.tested}}))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["stats"] is False
+    # They did run: a real interval, and the exploratory (Fisher) list over tested patterns.
+    low, high = out["boot"]
+    assert 0.0 <= low < high <= 1.0
+    assert out["tested"] > 0
+    assert out["p"] and all(0.0 <= p <= 1.0 for p in out["p"])

@@ -211,3 +211,36 @@ def test_scenarios_needed_takes_a_discordant_share_equal_to_the_difference_from_
     assert n >= 1
     with pytest.raises(StatisticsInputError):
         scenarios_needed(1 / 3, 3 / 3, discordant=0.5)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 17])
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_bootstrap_is_scipys_percentile_bootstrap(seed: int, confidence: float) -> None:
+    # Our interval without importing scipy.stats: the same draws and cut as scipy's own.
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(seed + 100)
+    values = list(rng.choice([0.0, 0.5, 1.0], size=int(rng.integers(3, 80))))
+    values[0], values[1] = 0.0, 1.0  # never all equal
+    ours = bootstrap_ci(values, confidence=confidence, n_resamples=4000, seed=seed)
+    ref = bootstrap(
+        (np.asarray(values),),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=4000,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    ).confidence_interval
+    assert ours.low == pytest.approx(ref.low, abs=1e-12)
+    assert ours.high == pytest.approx(ref.high, abs=1e-12)
+
+
+def test_bootstrap_in_blocks_draws_as_one_block() -> None:
+    # 40,000 resamples of 60 values: more than one block of draws; the interval is the one
+    # of all resamples drawn at once.
+    values = [float(i % 3 == 0) for i in range(60)]
+    ours = bootstrap_ci(values, n_resamples=40_000, seed=4)
+    rng = np.random.default_rng(4)
+    means = np.asarray(values)[rng.integers(0, 60, size=(40_000, 60))].mean(axis=-1)
+    low, high = np.quantile(means, [0.025, 0.975])
+    assert (ours.low, ours.high) == (float(low), float(high))

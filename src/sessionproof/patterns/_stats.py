@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._matrix import IntArray
@@ -20,6 +22,7 @@ from ._matrix import IntArray
 FloatArray = np.ndarray[tuple[int], np.dtype[np.float64]]
 
 Z95 = 1.959963984540054
+_SQRT2 = math.sqrt(2.0)
 
 
 def bh_qvalues(p: FloatArray) -> FloatArray:
@@ -35,12 +38,38 @@ def bh_qvalues(p: FloatArray) -> FloatArray:
     return out
 
 
+def normal_sf(z: FloatArray) -> FloatArray:
+    """P(Z > z) for a standard normal Z, element-wise: erfc keeps the far tail's precision
+    (what scipy's `norm.sf` gives, without importing scipy.stats: 1.1-1.4 s here)."""
+    return np.asarray([0.5 * math.erfc(x / _SQRT2) for x in z.tolist()], dtype=np.float64)
+
+
 def fisher_greater(a: IntArray, m: IntArray, fails: int, total: int) -> FloatArray:
     """P(X ≥ a), X hypergeometric: `m` sessions with the pattern drawn from `total`, of
-    which `fails` failed. Small p: the pattern is enriched in failures."""
-    from scipy.stats import hypergeom  # ~0.6 s to import: only when mining, not at start-up
+    which `fails` failed. Small p: the pattern is enriched in failures.
 
-    return np.asarray(hypergeom.sf(a - 1, total, fails, m), dtype=np.float64)
+    Exact, from log-factorials (what scipy's `hypergeom.sf` gives, tests/patterns/
+    test_stats.py, without importing scipy.stats: 1.1-1.4 s here). Patterns of one support
+    `m` share one distribution: its tail sums, from the far end so small terms keep their
+    precision, answer all of them.
+    """
+    log_fact = np.array([math.lgamma(i + 1.0) for i in range(total + 1)])
+
+    def log_comb(n: int, k: IntArray) -> FloatArray:
+        return np.asarray(log_fact[n] - log_fact[k] - log_fact[n - k], dtype=np.float64)
+
+    out = np.ones(len(a), dtype=np.float64)
+    for size in np.unique(m).tolist():
+        lo, hi = max(0, size - (total - fails)), min(size, fails)
+        x = np.arange(lo, hi + 1)
+        log_pmf = log_comb(fails, x) + log_comb(total - fails, size - x)
+        tail = np.cumsum(np.exp(log_pmf - log_comb(total, np.array(size)))[::-1])[::-1]
+        which = np.flatnonzero(m == size)
+        want = a[which]
+        # Above `hi` the tail is empty; at or below `lo` it is all of it.
+        p = np.append(tail, 0.0)[np.clip(want - lo, 0, len(tail))]
+        out[which] = np.where(want <= lo, 1.0, np.minimum(p, 1.0))
+    return out
 
 
 def cmh_greater(
@@ -59,8 +88,6 @@ def cmh_greater(
     Cells: pattern index, stratum index, `a` failed and `b` passed sessions with the pattern.
     `n1` / `n0`: failed / passed sessions per stratum.
     """
-    from scipy.stats import norm  # see fisher_greater
-
     a_f = a.astype(np.float64)
     b_f = b.astype(np.float64)
     f1 = n1[stratum].astype(np.float64)
@@ -79,7 +106,7 @@ def cmh_greater(
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (sa - se - 0.5) / np.sqrt(sv)
         z = np.where(sv > 0, z, -np.inf)
-        p = np.where(sv > 0, norm.sf(z), 1.0)
+        p = np.where(sv > 0, normal_sf(z), 1.0)
         ratio, low, high = _mantel_haenszel(pattern, a_f, b_f, c, d, n, k)
     strata = np.bincount(pattern, minlength=k).astype(np.int64)
     return np.asarray(p, dtype=np.float64), z, ratio, low, high, strata
