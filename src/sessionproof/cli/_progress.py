@@ -68,9 +68,11 @@ class RunProgress:
             self.progress.update(self.task, advance=1, acc=acc)
             return
         verdict = "infra_error" if session.infra_error else ("pass" if session.success else "fail")
-        self.console.print(
+        # Written as is: rich's print lays out each line (~0.26 ms, 0.16 s of a 600-session
+        # run's busiest second), and a log line needs no layout.
+        out = self.console.file
+        out.write(
             f"[{self.done}/{self.total}] {session.session_id} {verdict} "
-            f"({session.termination.value}); running accuracy {acc}",
-            markup=False,
-            highlight=False,
+            f"({session.termination.value}); running accuracy {acc}\n"
         )
+        out.flush()
