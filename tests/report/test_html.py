@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from sessionproof.cli import app
 from sessionproof.report.html import CSP
-from sessionproof.runs import compare, report
+from sessionproof.runs import RunConfig, compare, report, run
 
 from ._hostile import EVIL, build_store, hostile_transcript
 
@@ -55,6 +55,22 @@ def test_compare_pairs_shared_trials(store: tuple[Path, str, str]) -> None:
     shown = runner.invoke(app, ["compare", demo, demo, "--json", "--store", str(path)])
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.stdout)["metrics"][0]["pairs"] == 12
+
+
+def test_compare_judges_each_run_on_its_own_gold_path(tmp_path: Path) -> None:
+    # Two runs of one suite share session ids ("0.t0"); each run's "on gold path" must come
+    # from its own walks (both rates were run B's before).
+    db = tmp_path / "two.duckdb"
+    clean = run(RunConfig(suite="demo", model="oracle", trials=2, store=db)).run_id
+    faulty = RunConfig(suite="demo", model="oracle", trials=2, faults="60%", seed=1, store=db)
+    broken = run(faulty).run_id
+    for a, b in ((clean, broken), (broken, clean)):
+        result = {m.metric: m for m in compare(a, b, db).metrics}
+        for name in ("session_success", "on_gold_path"):
+            assert result[name].rate_a != result[name].rate_b, (a, name)
+        on_path = result["on_gold_path"]
+        assert (on_path.rate_a == 1.0) is (a == clean)
+        assert on_path.only_a + on_path.only_b > 0
 
 
 def test_report_cli_writes_the_file_and_prints_its_path(store: tuple[Path, str, str]) -> None:

@@ -18,6 +18,7 @@ from sessionproof.records import Outcome, Scenario, Session, TerminationReason, 
 from sessionproof.scoring import (
     DivergenceClass,
     FirstDivergence,
+    GoldReplays,
     SessionSurvival,
     session_survival,
     success_by_need,
@@ -394,3 +395,23 @@ def test_tau2_trajectories_state_divergence_agrees_with_db_check() -> None:
     many = [b for n, b in by_writes.items() if n >= 2]
     many_rate = sum(b.successes for b in many) / sum(b.sessions for b in many)
     assert few.success_rate > many_rate
+
+
+def test_shared_gold_replays_judge_like_one_replay_per_session() -> None:
+    # Two models' trajectories of the same tasks, judged against one scenario object per
+    # task: with one GoldReplays the second session of a task reuses the first one's
+    # gold-state hashes; every verdict stays the same. Task ids repeat across domains.
+    replays = GoldReplays()
+    tasks: dict[tuple[str, str], Scenario] = {}
+    reused = 0
+    for domain, imported in _imported():
+        assert imported.scenario is not None
+        scenario = tasks.setdefault((domain, imported.scenario.id), imported.scenario)
+        assert scenario.criteria == imported.scenario.criteria
+        reused += scenario is not imported.scenario
+        spec = get_domain(domain)
+        alone = session_survival(imported.session, scenario, spec)
+        shared = session_survival(imported.session, scenario, spec, replays)
+        assert shared == alone, imported.session.session_id
+    assert reused > 0
+    assert len({d for d, _ in tasks}) == 2  # airline and retail, whose ids overlap

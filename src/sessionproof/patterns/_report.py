@@ -17,7 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..domains import DomainSpec
 from ..errors import ConfigError, SessionproofError
 from ..records import Scenario, Session
-from ..scoring import session_survival, survival_skip_reason
+from ..scoring import (
+    FirstDivergence,
+    GoldReplays,
+    SessionSurvival,
+    session_survival,
+    survival_skip_reason,
+)
 from ._advice import AdviceItem, advise, rank_advice
 from ._alphabet import Granularity, SessionTokens, tokenize
 from ._count import Codec, presence, shapes
@@ -82,32 +88,48 @@ def _primary(arms: list[str], wanted: str | None) -> str:
     return next((a for a in arms if not _is_guarded(a)), arms[0])
 
 
+def _divergence(
+    s: Session,
+    scenarios: Mapping[str, Scenario],
+    domain_for: Callable[[Scenario], DomainSpec] | None,
+    judged: Mapping[str, SessionSurvival],
+    replays: GoldReplays,
+) -> tuple[str | None, FirstDivergence | None]:
+    """Why `s` has no first divergence to show, or that divergence (None, None: on path)."""
+    known = judged.get(s.session_id)
+    if known is not None:  # walked already (the report's metrics did): not walked twice
+        return None, known.divergence
+    scenario = scenarios.get(s.scenario_id)
+    why = survival_skip_reason(s, scenario)
+    if why is None and (scenario is None or domain_for is None):
+        why = "scenario unavailable"
+    if why is not None or scenario is None or domain_for is None:
+        return why, None
+    try:
+        return None, session_survival(s, scenario, domain_for(scenario), replays).divergence
+    except SessionproofError as exc:
+        return f"survival failed: {str(exc)[:80]}", None
+
+
 def _divergences(
     sessions: Sequence[Session],
     scenarios: Mapping[str, Scenario],
     domain_for: Callable[[Scenario], DomainSpec] | None,
+    judged: Mapping[str, SessionSurvival],
 ) -> tuple[dict[str, tuple[int, str]], dict[str, int]]:
     found: dict[str, tuple[int, str]] = {}
     skipped: dict[str, int] = {}
+    replays = GoldReplays()
     for s in sessions:
         if s.success:
             continue
-        scenario = scenarios.get(s.scenario_id)
-        why = survival_skip_reason(s, scenario)
-        if why is None and (scenario is None or domain_for is None):
-            why = "scenario unavailable"
-        if why is None and scenario is not None and domain_for is not None:
-            try:
-                div = session_survival(s, scenario, domain_for(scenario)).divergence
-            except SessionproofError as exc:
-                why = f"survival failed: {str(exc)[:80]}"
-            else:
-                if div is None:
-                    why = "failed on path (no divergence)"
-                else:
-                    found[s.session_id] = (div.step, div.kind.value)
+        why, div = _divergence(s, scenarios, domain_for, judged, replays)
+        if why is None and div is None:
+            why = "failed on path (no divergence)"
         if why is not None:
             skipped[why] = skipped.get(why, 0) + 1
+        elif div is not None:
+            found[s.session_id] = (div.step, div.kind.value)
     return found, skipped
 
 
@@ -118,9 +140,12 @@ def mine(
     scenarios: Mapping[str, Scenario] | None = None,
     domain_for: Callable[[Scenario], DomainSpec] | None = None,
     arm: str | None = None,
+    survival: Mapping[str, SessionSurvival] | None = None,
 ) -> PatternsReport:
     """Mine `sessions` (rules: the module docstring and `_mine`). `scenarios` and
-    `domain_for` enable precursors (they need each failed session's first divergence)."""
+    `domain_for` enable precursors (they need each failed session's first divergence);
+    `survival` (session id → its survival, e.g. from the run's metrics) saves walking again
+    the sessions it holds."""
     opts = options or MineOptions()
     try:
         gran = Granularity(granularity)
@@ -222,7 +247,7 @@ def mine(
         )
     primary_sessions = [s for s in sessions if s.arm == primary]
     divergences, report.precursors_skipped = _divergences(
-        primary_sessions, scenarios or {}, domain_for
+        primary_sessions, scenarios or {}, domain_for, survival or {}
     )
     in_arm = [t for t in judged if t.arm == primary]
     report.precursors = precursors(

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .._gc import tuned_gc
 from ..errors import InputFileError, SessionproofError
 from ..patterns import MineOptions, mine
 from ..report.html import Comparison, ReportRun, compare_sessions, render_html
-from ..scoring import SessionSurvival
+from ..scoring import MetricsReport, SessionSurvival
 from ..store import DEFAULT_STORE_PATH, Store
 from ._metrics import _reading, metrics, metrics_of, scenarios_for
 
@@ -42,7 +42,8 @@ def _load(run_id: str, db: Store) -> ReportRun:
         # The page shows findings and advice, not the risk model: skip its cross-validation,
         # most of mining's time (21 s of 26 s on the 40 tau2 retail sessions).
         opts = MineOptions(early_warning=False)
-        run.patterns = mine(sessions, opts, "outcome", scenarios, domain_for, None)
+        walked = _survival(m.arms.values())  # the metrics' walks, for the precursors
+        run.patterns = mine(sessions, opts, "outcome", scenarios, domain_for, None, walked)
     except SessionproofError as exc:
         # Too few sessions (or failures) to mine is a normal state of a small run.
         run.patterns_note = str(exc)
@@ -64,12 +65,21 @@ def _load_light(run_id: str, db: Store) -> ReportRun:
     )
 
 
+def _survival(arms: Iterable[MetricsReport]) -> dict[str, SessionSurvival]:
+    """Session id → its survival, over the arms' metrics."""
+    return {
+        s.session_id: s
+        for arm in arms
+        if arm.survival is not None
+        for s in arm.survival.per_session
+    }
+
+
 def _compare(a: ReportRun, b: ReportRun) -> Comparison:
-    surv: dict[str, SessionSurvival] = {}
-    for run in (a, b):
-        for arm in run.arms.values():
-            if arm.survival is not None:
-                surv.update({s.session_id: s for s in arm.survival.per_session})
+    # Keyed by run too: two runs of one suite name their sessions alike ("3.t0").
+    surv = {
+        (run.run_id, sid): s for run in (a, b) for sid, s in _survival(run.arms.values()).items()
+    }
     return compare_sessions(a.run_id, a.sessions, b.run_id, b.sessions, surv)
 
 

@@ -47,6 +47,7 @@ from ._survival import (
     SessionSurvival,
     session_survival,
 )
+from ._trace import GoldReplays
 from ._turns import TURN_DEFINITIONS, TurnPoint, TurnReport, turn_report
 from ._verdict import evaluate_session, gold_state_hash, normalise_text
 
@@ -73,6 +74,7 @@ __all__ = [
     "DivergenceClass",
     "FailureSource",
     "FirstDivergence",
+    "GoldReplays",
     "MetricsReport",
     "NeedBucket",
     "PairedRow",

@@ -30,7 +30,7 @@ from ._survival import (
     SessionSurvival,
     session_survival,
 )
-from ._trace import drifted_tools
+from ._trace import GoldReplays, drifted_tools
 from ._turns import TURN_DEFINITIONS, TurnReport, turn_report
 from .stats import (
     Flakiness,
@@ -280,6 +280,7 @@ def _survival(
     items: list[SessionSurvival] = []
     skipped: dict[str, str] = {}
     need: list[tuple[int, int, bool]] = []
+    replays = GoldReplays()
     for session in sessions:
         scenario = specs.ok.get(session.scenario_id)
         why = survival_skip_reason(session, scenario)
@@ -288,7 +289,7 @@ def _survival(
             if not any(t.write for t in spec.tools()):
                 why = "the domain has no write tools: there is no state path to follow"
             else:
-                item = session_survival(session, scenario, spec)
+                item = session_survival(session, scenario, spec, replays)
                 items.append(item)
                 need.append((item.gold_writes, item.gold_actions, item.success))
                 continue

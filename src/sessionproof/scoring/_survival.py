@@ -56,7 +56,7 @@ from pydantic import BaseModel, ConfigDict
 from ..domains import DomainSpec
 from ..records import AssistantMessageEvent, EventKind, Scenario, Session, TerminationReason
 from ._calls import comparable_args, same_value
-from ._trace import GoldStates, TracedCall, apply_quietly, traced_calls
+from ._trace import GoldReplays, GoldStates, TracedCall, apply_quietly, traced_calls
 from ._verdict import _matches as forbidden_match
 
 SURVIVAL_DEFINITIONS: dict[str, str] = {
@@ -150,7 +150,13 @@ class _Decision:
 class _Walk:
     """Judges one session's decisions in order (the rules are in the module docstring)."""
 
-    def __init__(self, session: Session, scenario: Scenario, spec: DomainSpec) -> None:
+    def __init__(
+        self,
+        session: Session,
+        scenario: Scenario,
+        spec: DomainSpec,
+        replays: GoldReplays | None = None,
+    ) -> None:
         self.session = session
         self.scenario = scenario
         self.domain = spec.create()
@@ -164,7 +170,11 @@ class _Walk:
             for i, a in enumerate(gold)
             if a.tool not in self.transfers and a.tool in tools and tools[a.tool].write
         ]
-        self.states = GoldStates(spec, scenario, self.gold_writes)
+        self.states = (
+            GoldStates(spec, scenario, self.gold_writes)
+            if replays is None
+            else replays.states(spec, scenario, self.gold_writes)
+        )
         self.used: frozenset[int] = frozenset()
         self.state = self.domain.state_hash()
         self.calls = traced_calls(session)
@@ -379,9 +389,15 @@ class _Walk:
         return self._end(None, transfer=False)
 
 
-def session_survival(session: Session, scenario: Scenario, spec: DomainSpec) -> SessionSurvival:
-    """Judge one session's decisions against the scenario's gold replay (rules: module doc)."""
-    walk = _Walk(session, scenario, spec)
+def session_survival(
+    session: Session,
+    scenario: Scenario,
+    spec: DomainSpec,
+    replays: GoldReplays | None = None,
+) -> SessionSurvival:
+    """Judge one session's decisions against the scenario's gold replay (rules: module doc).
+    Sessions judged with one `replays` share each scenario's gold-state replays."""
+    walk = _Walk(session, scenario, spec, replays)
     divergence = walk.run()
     n = len(walk.decisions)
     return SessionSurvival(

@@ -144,3 +144,23 @@ class GoldStates:
                 apply_quietly(domain, self._actions[i].tool, self._actions[i].args)
             found = self._cache[used] = domain.state_hash()
         return found
+
+
+class GoldReplays:
+    """Each scenario's `GoldStates`, shared by every session judged against the same
+    scenario object and domain spec: the trials of a scenario replay its gold path once
+    between them, not once each (a 600-session run of 50 scenarios: 50 replays, not 600).
+    Keyed by identity, since ids repeat across domains and files (airline "0", retail "0")."""
+
+    def __init__(self) -> None:
+        self._by_scenario: dict[int, tuple[Scenario, DomainSpec, GoldStates]] = {}
+
+    def states(self, spec: DomainSpec, scenario: Scenario, writes: Sequence[int]) -> GoldStates:
+        """The cache of `scenario` under `spec` (its `writes` follow from the two)."""
+        found = self._by_scenario.get(id(scenario))
+        if found is not None and found[0] is scenario and found[1] is spec:
+            return found[2]
+        states = GoldStates(spec, scenario, writes)
+        # The scenario is held, so its id cannot be reused by another object meanwhile.
+        self._by_scenario[id(scenario)] = (scenario, spec, states)
+        return states

@@ -86,9 +86,10 @@ def compare_sessions(
     sessions_a: Sequence[Session],
     run_b: str,
     sessions_b: Sequence[Session],
-    survivals: Mapping[str, SessionSurvival] | None = None,
+    survivals: Mapping[tuple[str, str], SessionSurvival] | None = None,
 ) -> Comparison:
-    """Run B against run A on their shared pairs (see the module docstring)."""
+    """Run B against run A on their shared pairs (see the module docstring). `survivals`
+    is keyed by (run id, session id): two runs of one suite share their session ids."""
     with_arm = bool({s.arm for s in sessions_a} & {s.arm for s in sessions_b})
     a, b = _keys(sessions_a, with_arm), _keys(sessions_b, with_arm)
     surv = survivals or {}
@@ -98,8 +99,8 @@ def compare_sessions(
         paired_on="arm × scenario × trial" if with_arm else "scenario × trial (arms differ)",
     )
     for name, judge in _METRICS.items():
-        va = {"/".join(k): judge(s, surv.get(s.session_id)) for k, s in a.items()}
-        vb = {"/".join(k): judge(s, surv.get(s.session_id)) for k, s in b.items()}
+        va = {"/".join(k): judge(s, surv.get((s.run_id, s.session_id))) for k, s in a.items()}
+        vb = {"/".join(k): judge(s, surv.get((s.run_id, s.session_id))) for k, s in b.items()}
         try:
             pc = paired_comparison(va, vb, n_resamples=2000)
         except StatisticsInputError as exc:
