@@ -115,3 +115,20 @@ def test_kill_mid_bulk_write_loses_no_acknowledged_batch_and_duplicates_none(
         missing = [f"sc{i:05d}" for i in range(len(ids), len(ids) + _BATCH)]
         store.write_sessions([session("rk", i) for i in missing])
         assert len(store.session_rows("rk")) == len(ids) + _BATCH
+
+
+def test_a_model_calls_usage_fields_are_not_a_reason_to_scrub() -> None:
+    # "input_tokens" and its siblings spell "token": every model call was scrubbed value by
+    # value. A credential next to them is still found, and so is one they would join into.
+    usage = '{"usage": {"input_tokens": 10, "output_tokens": 5, "cached_tokens": 0}}'
+    assert not Scrubber().might_hold(usage)
+    assert not Scrubber().might_hold(usage.upper())
+    for text in (
+        usage[:-1] + f', "access_token": "{PLAIN}"}}',
+        usage[:-1] + f', "note": "auth_token={PLAIN}"}}',
+        f'{{"url": "https://h.test/x?token={PLAIN}", "usage": {usage}}}',
+    ):
+        assert Scrubber().might_hold(text), text
+        assert PLAIN not in Scrubber().text(text), text
+    # Cut out, the two sides of a usage name can spell a marker: flagged, never missed.
+    assert Scrubber().might_hold('to"input_tokens"ken')
