@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-# scipy.stats alone took ~0.6 s of the CLI's ~2.4 s start-up; only mining and paired
-# statistics use it. sklearn: only the early-warning risk model.
+# scipy.stats alone took 0.6-1.4 s of the CLI's start-up; only compare's McNemar test and
+# scikit-learn (the early-warning risk model) use it now.
 HEAVY = ("scipy", "sklearn", "ray")
 
 

@@ -8,7 +8,7 @@ from statistics import NormalDist
 from ...errors import StatisticsInputError
 
 # The standard library's normal distribution: every run summary needs a quantile, and
-# scipy.stats would add ~0.6 s to each command's start-up for it.
+# scipy.stats would add 1.1-1.4 s to each command's start-up for it.
 _NORMAL = NormalDist()
 
 
