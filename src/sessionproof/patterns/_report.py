@@ -101,10 +101,10 @@ def _divergence(
         return None, known.divergence
     scenario = scenarios.get(s.scenario_id)
     why = survival_skip_reason(s, scenario)
-    if why is None and (scenario is None or domain_for is None):
-        why = "scenario unavailable"
-    if why is not None or scenario is None or domain_for is None:
+    if why is not None:
         return why, None
+    if scenario is None or domain_for is None:
+        return "scenario unavailable", None
     try:
         return None, session_survival(s, scenario, domain_for(scenario), replays).divergence
     except SessionproofError as exc:

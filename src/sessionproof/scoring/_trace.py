@@ -153,14 +153,13 @@ class GoldReplays:
     Keyed by identity, since ids repeat across domains and files (airline "0", retail "0")."""
 
     def __init__(self) -> None:
-        self._by_scenario: dict[int, tuple[Scenario, DomainSpec, GoldStates]] = {}
+        # Both objects are held, so neither id can be reused by another object meanwhile.
+        self._by_pair: dict[tuple[int, int], tuple[Scenario, DomainSpec, GoldStates]] = {}
 
     def states(self, spec: DomainSpec, scenario: Scenario, writes: Sequence[int]) -> GoldStates:
         """The cache of `scenario` under `spec` (its `writes` follow from the two)."""
-        found = self._by_scenario.get(id(scenario))
-        if found is not None and found[0] is scenario and found[1] is spec:
-            return found[2]
-        states = GoldStates(spec, scenario, writes)
-        # The scenario is held, so its id cannot be reused by another object meanwhile.
-        self._by_scenario[id(scenario)] = (scenario, spec, states)
-        return states
+        key = (id(scenario), id(spec))
+        found = self._by_pair.get(key)
+        if found is None:
+            found = self._by_pair[key] = (scenario, spec, GoldStates(spec, scenario, writes))
+        return found[2]
