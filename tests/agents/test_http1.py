@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from sessionproof.agents._http1 import Http1Error, Http1Pool
+from sessionproof.agents._ratelimit import ProviderGate
 
 Answer = Callable[[bytes], bytes | None]
 """Given one whole request, the bytes to send back (None: close without answering)."""
@@ -169,3 +170,81 @@ async def test_a_refused_connection_raises_the_os_error() -> None:
 def test_a_url_it_cannot_serve_is_refused(url: str) -> None:
     with pytest.raises(ValueError, match="not an http"):
         Http1Pool(url, 5, 5)
+
+
+async def test_a_held_gate_slot_is_given_back_before_the_task_reads_the_reply(
+    serve: Any,
+) -> None:
+    # One place in the gate, two requests: the second must leave as soon as the first
+    # reply is whole, before the first task wakes to read it (and on the same connection,
+    # which went back to the pool with the reply).
+    order: list[str] = []
+
+    def answer(request: bytes) -> bytes:
+        order.append("request " + request.rsplit(b"\r\n\r\n", 1)[1].decode())
+        return _ok(b"{}")
+
+    server = await serve(answer)
+    pool = Http1Pool(server.url, 5, 5)
+    gate = ProviderGate(1)
+
+    async def one(name: str) -> None:
+        async with gate.slot():
+            order.append("admitted " + name)
+            await pool.post(pool.head({}), name.encode())
+            order.append("read " + name)
+
+    await asyncio.gather(one("a"), one("b"))
+    assert order == ["admitted a", "request a", "admitted b", "read a", "request b", "read b"]
+    assert server.connections == 1
+    stats = gate.stats()
+    assert stats.requests == 2 and stats.peak == 1  # given back once each, never twice
+    assert gate.inflight == 0
+    pool.close()
+
+
+async def test_a_429_keeps_its_slot_until_it_is_counted(serve: Any) -> None:
+    reply = _ok(b"{}").replace(b"200 OK", b"429 Too Many Requests")
+    server = await serve(lambda request: reply)
+    pool = Http1Pool(server.url, 5, 5)
+    gate = ProviderGate(4)
+    async with gate.slot() as slot:
+        status, _, _ = await pool.post(pool.head({}), b"{}")
+        assert status == 429 and gate.inflight == 1  # not given back by the transport
+        slot.rate_limited(None)
+    assert gate.inflight == 0 and gate.window == 2 and gate.stats().rate_limited == 1
+    pool.close()
+
+
+async def test_a_task_cancelled_after_its_reply_leaves_the_connection_to_the_next(
+    serve: Any,
+) -> None:
+    server = await serve(lambda request: _ok(b'{"n": 1}'))
+    pool = Http1Pool(server.url, 5, 5)
+    gate = ProviderGate(1)
+    arrived = asyncio.Event()
+
+    async def first() -> None:
+        async with gate.slot():
+            # The slot's hook is set; the reply arrives, then this task is cancelled
+            # before it reads it: the connection, already back in the pool, stays open.
+            loop = asyncio.get_running_loop()
+            task = asyncio.current_task()
+            assert task is not None
+            original = gate._release
+
+            def release(slot: Any) -> None:
+                original(slot)
+                arrived.set()
+                loop.call_soon(task.cancel)
+
+            gate._release = release  # type: ignore[method-assign]
+            await pool.post(pool.head({}), b"{}")
+            await asyncio.sleep(1)
+
+    with pytest.raises(asyncio.CancelledError):
+        await first()
+    assert arrived.is_set()
+    assert await _post(pool) == (200, b'{"n": 1}')
+    assert server.connections == 1
+    pool.close()

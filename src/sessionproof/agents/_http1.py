@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from ._ratelimit import AnswerHook, answer_hook
+
 _Response = tuple[int, list[tuple[bytes, bytes]], bytes]
 """(status, raw headers, body)."""
 
@@ -28,15 +30,20 @@ class Http1Error(ConnectionError):
 
 
 class _Connection(asyncio.Protocol):
-    """One keep-alive connection: one request at a time."""
+    """One keep-alive connection: one request at a time. The request's state lives here and
+    is cleared by the parser's callbacks, not by the waiting task: the connection goes back
+    to its pool the moment a response is complete, and may carry the next request before
+    the task that sent the first has woken."""
 
-    def __init__(self) -> None:
+    def __init__(self, pool: Http1Pool) -> None:
+        self._pool = pool
         self._parser = httptools.HttpResponseParser(self)
         self._transport: asyncio.Transport | None = None
         self._waiter: asyncio.Future[_Response] | None = None
         self._headers: list[tuple[bytes, bytes]] = []
         self._body: list[bytes] = []
         self.reusable = True
+        self._answered: AnswerHook | None = None
         self.deadline: float | None = None
         """When the request under way times out (loop time); None: no request, or none."""
 
@@ -51,6 +58,7 @@ class _Connection(asyncio.Protocol):
             self._parser.feed_data(data)
         except httptools.HttpParserError as exc:
             self._fail(Http1Error(f"unreadable response: {exc}"))
+            self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.reusable = False
@@ -67,19 +75,36 @@ class _Connection(asyncio.Protocol):
         self._body.append(body)
 
     def on_message_complete(self) -> None:
-        waiter, self._waiter = self._waiter, None
+        answered = self._answered
+        waiter = self._end_request()
         if not self._parser.should_keep_alive():
             self.reusable = False
         status = self._parser.get_status_code()
         headers, self._headers = self._headers, []
         body, self._body = b"".join(self._body), []
-        if waiter is not None and not waiter.done():
+        if waiter is None or waiter.done():
+            self.close()  # an answer nobody asked for: this connection cannot be trusted
+            return
+        self._pool._check_in(self)
+        if answered is None:
             waiter.set_result((status, headers, body))
+            return
+        # The place in the gate first, then the reply: the request that takes the place is
+        # sent before the tasks of a burst of replies each build their next request.
+        answered(status)
+        waiter.get_loop().call_soon(_settle, waiter, (status, headers, body))
 
     # -- use ----------------------------------------------------------------------------
 
-    def _fail(self, exc: Exception) -> None:
+    def _end_request(self) -> asyncio.Future[_Response] | None:
+        """Forget the request under way; its waiter, if there was one."""
         waiter, self._waiter = self._waiter, None
+        self._answered = None
+        self.deadline = None
+        return waiter
+
+    def _fail(self, exc: Exception) -> None:
+        waiter = self._end_request()
         if waiter is not None and not waiter.done():
             waiter.set_exception(exc)
 
@@ -89,32 +114,46 @@ class _Connection(asyncio.Protocol):
         transport = self._transport
         return self.reusable and transport is not None and not transport.is_closing()
 
-    async def request(self, data: bytes, deadline: float | None) -> _Response:
+    async def request(
+        self, data: bytes, deadline: float | None, answered: AnswerHook | None = None
+    ) -> _Response:
         """Send one whole request; (status, raw headers, body) of its response. Past
-        `deadline` (loop time) the pool's sweeper fails it with `TimeoutError`."""
+        `deadline` (loop time) the pool's sweeper fails it with `TimeoutError`. `answered`
+        is told the status from the parser's callback, before this task wakes."""
         assert self._transport is not None
         waiter: asyncio.Future[_Response] = asyncio.get_running_loop().create_future()
         self._waiter = waiter
+        self._answered = answered
         self.deadline = deadline
         self._transport.write(data)
         try:
             return await waiter
         except BaseException:
-            self.close()  # a half-read response must not meet the next request
+            if self._waiter is waiter:
+                # Cancelled before the whole response: a half-read response must not meet
+                # the next request. (Once the response is whole the connection is no longer
+                # this task's: it may already carry another task's request.)
+                self._end_request()
+                self.close()
             raise
-        finally:
-            self.deadline = None
 
     def expire(self, now: float) -> None:
         """Fail the request under way if its deadline has passed."""
         if self.deadline is not None and now >= self.deadline:
             self._fail(TimeoutError())
+            self.close()
 
     def close(self) -> None:
         """Close the connection."""
         self.reusable = False
+        self._pool._busy.discard(self)
         if self._transport is not None:
             self._transport.close()
+
+
+def _settle(waiter: asyncio.Future[_Response], response: _Response) -> None:
+    if not waiter.done():
+        waiter.set_result(response)
 
 
 class Http1Pool:
@@ -160,7 +199,7 @@ class Http1Pool:
                 return conn
         async with asyncio.timeout(self._connect_timeout):
             _, conn = await loop.create_connection(
-                _Connection,
+                lambda: _Connection(self),
                 self._host,
                 self._port,
                 ssl=self._ssl,
@@ -173,24 +212,26 @@ class Http1Pool:
 
         Raises the `OSError` of a connection that cannot be made (`ConnectionRefusedError`:
         the request never left), `Http1Error` when one fails before the whole response
-        arrived, and `TimeoutError` past a timeout.
+        arrived, and `TimeoutError` past a timeout. A gate slot this task holds
+        (`answer_hook`) is given back the moment the response is complete.
         """
         conn = await self._connection()
         data = head + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
         loop = asyncio.get_running_loop()
         timeout = self._read_timeout
         deadline = None if timeout is None else loop.time() + timeout
-        self._busy.add(conn)
-        try:
-            status, headers, raw = await conn.request(data, deadline)
-        finally:
-            self._busy.discard(conn)
-        if conn.open:
-            self._idle.append(conn)
+        self._busy.add(conn)  # the connection leaves it when the request ends, either way
+        status, headers, raw = await conn.request(data, deadline, answer_hook())
         try:
             return status, headers, _decoded(headers, raw)
         except zlib.error as exc:
             raise Http1Error(f"unreadable compressed body: {exc}") from exc
+
+    def _check_in(self, conn: _Connection) -> None:
+        """`conn` finished its request: idle again if it can carry another."""
+        self._busy.discard(conn)
+        if conn.open:
+            self._idle.append(conn)
 
     async def _sweep(self, timeout: float) -> None:
         """Time out requests past their deadline. One task per pool checking a few times

@@ -22,7 +22,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -34,6 +34,22 @@ _DEADLINE: ContextVar[asyncio.Timeout | None] = ContextVar(
     "sessionproof_decision_deadline", default=None
 )
 """The time limit of the agent decision under way in this task, if the engine set one."""
+
+AnswerHook = Callable[[int], None]
+"""Told a response's HTTP status the moment the whole response has arrived."""
+
+_ANSWERED: ContextVar[AnswerHook | None] = ContextVar("sessionproof_answered", default=None)
+"""The hook of the gate slot this task holds, if it holds one."""
+
+
+def answer_hook() -> AnswerHook | None:
+    """For a transport: what to call, synchronously and from its protocol callback, once the
+    whole response to this task's request has arrived. It gives the request's place in the
+    gate back at once. Why not when the task wakes: a burst of responses wakes hundreds of
+    tasks, each of which reads its reply and builds the session's next request before
+    yielding (~0.5 ms); a place given back inside that step only reaches the next queued
+    request after the whole burst, so the provider sat idle for that long."""
+    return _ANSWERED.get()
 
 
 @contextmanager
@@ -114,6 +130,19 @@ class Slot:
         self._gate = gate
         self._generation = generation
         self.outcome: str = "error"
+        self._held = True
+
+    def _give_back(self) -> None:
+        if self._held:
+            self._held = False
+            self._gate._release(self)
+
+    def answered(self, status: int) -> None:
+        """The whole response arrived with HTTP `status`: the place is free now. A 429 keeps
+        it until `rate_limited` has counted the 429 (it shrinks the window first)."""
+        if status != 429:
+            self.outcome = "ok"
+            self._give_back()
 
     def ok(self) -> None:
         """The provider answered (any answer but a 429)."""
@@ -130,21 +159,26 @@ class HeldSlot:
     not an async generator: this runs for every request, and a generator-based context
     manager costs several times more per use."""
 
-    __slots__ = ("_gate", "_slot", "_tokens")
+    __slots__ = ("_gate", "_hook", "_slot", "_tokens")
 
     def __init__(self, gate: ProviderGate, tokens: float) -> None:
         self._gate = gate
         self._tokens = tokens
         self._slot: Slot | None = None
+        self._hook: Token[AnswerHook | None] | None = None
 
     async def __aenter__(self) -> Slot:
         self._slot = Slot(self._gate, await self._gate._admit(self._tokens))
+        self._hook = _ANSWERED.set(self._slot.answered)
         return self._slot
 
     async def __aexit__(self, *exc: object) -> None:
         # No await: a cancelled request still gives its slot back, at once.
+        if self._hook is not None:
+            _ANSWERED.reset(self._hook)
+            self._hook = None
         if self._slot is not None:
-            self._gate._release(self._slot)
+            self._slot._give_back()
 
 
 class ProviderGate:
