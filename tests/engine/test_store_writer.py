@@ -3,11 +3,12 @@ only once written."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
 
-from sessionproof.agents import OracleAgent
+from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
 from sessionproof.engine import RunPlan, execute_run
 from sessionproof.errors import StoreError
 from sessionproof.records import Session
@@ -75,3 +76,28 @@ async def test_a_failed_write_fails_the_run_and_is_not_acknowledged() -> None:
     with pytest.raises(StoreError, match="disk full"):
         await execute_run(suite, OracleAgent(), RunPlan(run_id="r"), sink, progress=progress)
     assert all("two" not in s for s in progress.acked)
+
+
+class _FirstCallPolls(OracleAgent):
+    """Notes which worker task each call comes from; the first call asks the loop to note
+    when it next gets to run its other callbacks (socket reads and writes among them)."""
+
+    def __init__(self) -> None:
+        self.log: list[object] = []
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        if not self.log:
+            asyncio.get_running_loop().call_soon(self.log.append, "loop polled")
+        self.log.append(asyncio.current_task())
+        return await super().respond(request)
+
+
+async def test_sessions_start_in_groups_so_the_loop_polls_between_them() -> None:
+    # 64 sessions at once: a session's set-up would otherwise hold every other callback
+    # (the first requests' connections) until all 64 had started.
+    suite = Suite("t", [scenario(f"s{i}") for i in range(64)])
+    agent = _FirstCallPolls()
+    done = await execute_run(suite, agent, RunPlan(run_id="r", concurrency=64), _Sink())
+    assert len(done) == 64
+    before = agent.log[: agent.log.index("loop polled")]
+    assert 1 <= len(set(map(id, before))) <= 16
