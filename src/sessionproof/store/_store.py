@@ -20,6 +20,7 @@ from ..errors import DuplicateSessionError, StoreError, StoreLockedError
 from ..records import Session
 from ._bulk import insert_batch
 from ._export import export_parquet
+from ._kept import KeptSessions
 from ._manifest import RunListing, RunManifest, RunStatus, SessionRow
 from ._prepare import SessionWrite, prepare, prepare_batch
 from ._rows import EVENT_COLUMNS, ROW_COLUMNS, SESSION_COLUMNS, session_from_rows, session_row
@@ -63,6 +64,7 @@ class Store:
         self._read_only = read_only
         # Run ids known to exist, so write_session checks its run once, not per session.
         self._known_runs: set[str] = set()
+        self._kept: KeptSessions | None = None
         self.snapshot_dir: Path | None = None
         """The private copy being read, when the store was locked (removed on close)."""
         self.snapshot_of: int | None = None
@@ -299,6 +301,14 @@ class Store:
 
     # -- sessions -------------------------------------------------------------------------
 
+    def keep_written(self) -> None:
+        """From now on, keep a decoded copy of each session this object writes, so that
+        `load_sessions` of this process's own run (its report) need not decode the rows
+        again. The copies are decoded on the writing thread, right after each commit, from
+        the rows written; up to `KEEP_LIMIT` sessions are kept."""
+        if self._kept is None:
+            self._kept = KeptSessions()
+
     def write_session(self, session: Session) -> None:
         """Store one finished session and all its events in one transaction.
 
@@ -310,6 +320,8 @@ class Store:
         self._known(session.run_id)
         prepared = prepare(session)
         self._transact([session], lambda conn: self._insert(conn, prepared))
+        if self._kept is not None:
+            self._kept.add([prepared])
 
     def write_sessions(self, sessions: Sequence[Session]) -> None:
         """Write many finished sessions in one transaction: all of them or none.
@@ -325,6 +337,9 @@ class Store:
         with paused_gc():  # a few hundred thousand short-lived containers per thousand
             prepared = prepare_batch(sessions)
         self._transact(sessions, lambda conn: insert_batch(conn, prepared))
+        if self._kept is not None:
+            with paused_gc():
+                self._kept.add(prepared)
 
     def _known(self, run_id: str) -> None:
         if run_id not in self._known_runs:
@@ -422,6 +437,14 @@ class Store:
         if arm is not None:
             where += " AND arm = ?"
             params.append(arm)
+        if self._kept is not None and self._kept.active:
+            ids = self._query(
+                f"SELECT session_id FROM sessions WHERE {where} ORDER BY scenario_id, trial, arm",
+                params,
+            )
+            kept = self._kept.get(full, [str(i) for (i,) in ids]) if ids else None
+            if kept is not None:
+                return kept
         rows = self._query(
             f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions WHERE {where} "
             "ORDER BY scenario_id, trial, arm",

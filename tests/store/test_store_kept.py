@@ -1,0 +1,122 @@
+"""A store asked to keep what it writes (a run's, for its own report) reads back exactly what
+a fresh reader of the file gets: same sessions, same order, secrets scrubbed, filters kept."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sessionproof.store._store as store_module
+from sessionproof.errors import StoreError
+from sessionproof.records import Session, TerminationReason, ToolResultEvent
+from sessionproof.store import Store
+from sessionproof.store._kept import KeptSessions
+
+from .factory import manifest, session
+
+# Built from parts so no scanner mistakes it for a real key.
+OPENAI = "sk-" + "proj-" + "Q3xv9TzLm2Pq8Rw4Ys7UaBcDeFgH"
+
+
+def _with_secret(run_id: str, scenario_id: str) -> Session:
+    s = session(run_id, scenario_id)
+    events = []
+    for e in s.events:
+        if isinstance(e, ToolResultEvent):
+            payload = e.payload.model_copy(update={"content": f"key is {OPENAI}."})
+            e = e.model_copy(update={"payload": payload})
+        events.append(e)
+    return s.model_copy(update={"events": events, "metadata": {"note": f"token {OPENAI}"}})
+
+
+def _mixed(run_id: str) -> list[Session]:
+    shuffled = session(run_id, "b-shuffled", trial=1)
+    order = random.Random(5).sample(shuffled.events, k=len(shuffled.events))
+    bare = Session(
+        run_id=run_id,
+        session_id="c-bare",
+        scenario_id="c-bare",
+        trial=0,
+        termination=TerminationReason.infra_error,
+        termination_detail="provider returned 503 five times",
+    )
+    return [
+        session(run_id, "a-every", arm="faults:timeout"),
+        shuffled.model_copy(update={"events": order}),
+        bare,
+        _with_secret(run_id, "d-secret"),
+        session(run_id, "a-every", trial=1, success=False),
+    ]
+
+
+def _fresh(path: Path, run_id: str, **kw: Any) -> list[Session]:
+    with Store.open(path, read_only=True) as reader:
+        return reader.load_sessions(run_id, **kw)
+
+
+def test_kept_sessions_read_back_as_the_file_holds_them(store_path: Path) -> None:
+    ids = ["a-every", "b-shuffled", "c-bare", "d-secret"]
+    with Store.open(store_path) as db:
+        db.keep_written()
+        db.create_run(manifest("r1", ids, trials=2))
+        sessions = _mixed("r1")
+        db.write_session(sessions[0])  # one at a time, and in a batch
+        db.write_sessions(sessions[1:])
+        kept = db.load_sessions("r1")
+        one = db.load_sessions("r1", session_id="d-secret.t0.baseline")
+        arm = db.load_sessions("r1", arm="faults:timeout")
+    assert kept == _fresh(store_path, "r1")
+    by_key = sorted(sessions, key=lambda s: (s.scenario_id, s.trial, s.arm))
+    assert [s.session_id for s in kept] == [s.session_id for s in by_key]
+    assert [e.seq for e in kept[1].events] == sorted(e.seq for e in kept[1].events)
+    assert one == _fresh(store_path, "r1", session_id="d-secret.t0.baseline")
+    assert arm == _fresh(store_path, "r1", arm="faults:timeout") and len(arm) == 1
+    # The copy is of what was stored: the key is scrubbed there too.
+    assert OPENAI not in one[0].model_dump_json() and OPENAI in sessions[3].model_dump_json()
+
+
+def test_kept_sessions_are_not_decoded_again(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Store.open(store_path) as db:
+        db.keep_written()
+        db.create_run(manifest("r1", ["a-every", "b-shuffled", "c-bare", "d-secret"], trials=2))
+        db.write_sessions(_mixed("r1"))
+
+        def refuse(*args: object) -> Session:
+            raise AssertionError("decoded again")
+
+        monkeypatch.setattr(store_module, "session_from_rows", refuse)
+        assert len(db.load_sessions("r1")) == 5
+        assert [s.session_id for s in db.load_sessions("r1", session_id="c-bare")] == ["c-bare"]
+        with pytest.raises(StoreError, match="no session 'nope'"):
+            db.load_sessions("r1", session_id="nope")
+    # A new object kept nothing: it decodes.
+    with Store.open(store_path) as reader, pytest.raises(AssertionError, match="again"):
+        reader.load_sessions("r1")
+
+
+def test_sessions_another_writer_stored_are_read_from_the_file(store_path: Path) -> None:
+    with Store.open(store_path) as first:
+        first.create_run(manifest("r1", ["a", "b"]))
+        first.write_session(session("r1", "a"))
+    with Store.open(store_path) as db:
+        db.keep_written()
+        db.write_session(session("r1", "b"))
+        both = db.load_sessions("r1")
+    assert [s.scenario_id for s in both] == ["a", "b"]
+    assert both == _fresh(store_path, "r1")
+
+
+def test_past_the_limit_nothing_is_kept_and_reads_still_work() -> None:
+    kept = KeptSessions(limit=1)
+    assert kept.active
+    from sessionproof.store._prepare import prepare_batch
+
+    kept.add(prepare_batch([session("r1", "a")]))
+    assert kept.get("r1", ["a.t0.baseline"]) is not None
+    kept.add(prepare_batch([session("r1", "b")]))
+    assert not kept.active and kept.get("r1", ["a.t0.baseline"]) is None
