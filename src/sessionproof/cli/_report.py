@@ -65,6 +65,14 @@ def compare_command(
         out_console.print(f"[yellow]skipped[/] {escape(name)}: {escape(why)}")
 
 
+def told_report(path: str | None, error: str | None) -> None:
+    """Print where a run's report went (written by the run itself), or why it was not."""
+    if error is not None:
+        err_console.print(f"[yellow]report not written:[/] {escape(error)}", soft_wrap=True)
+    elif path is not None:
+        err_console.print(f"report: {escape(path)}", highlight=False, soft_wrap=True)
+
+
 def write_run_report(run_id: str, store: Path, skip: bool) -> None:
     """End of `run`, `score`, `rerun`: write the run's report next to the store and print its
     path on stderr (stdout stays the command's own output, e.g. --json). A report that cannot
@@ -74,6 +82,6 @@ def write_run_report(run_id: str, store: Path, skip: bool) -> None:
     try:
         path = report([run_id], default_report_path(store, run_id), store)
     except SessionproofError as exc:
-        err_console.print(f"[yellow]report not written:[/] {escape(str(exc))}", soft_wrap=True)
+        told_report(None, str(exc))
         return
-    err_console.print(f"report: {escape(str(path))}", highlight=False, soft_wrap=True)
+    told_report(str(path), None)

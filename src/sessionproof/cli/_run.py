@@ -22,7 +22,7 @@ from ..store import DEFAULT_STORE_PATH
 from ..suites import BUILTIN_SUITES
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
-from ._report import NoReportOpt, write_run_report
+from ._report import NoReportOpt, told_report
 
 RUN_HELP = (
     "Run a suite of multi-turn scenarios against a model; store every session.\n\n"
@@ -192,6 +192,7 @@ def run(
                     given=given,
                     progress=progress,
                     on_start=announce,
+                    html=not no_report,
                 )
             else:
                 config = runs.RunConfig(
@@ -217,7 +218,9 @@ def run(
                     rpm=rpm,
                     tpm=tpm,
                 )
-                report = runs.run(config, progress, on_start=announce, argv=sys.argv[1:])
+                report = runs.run(
+                    config, progress, on_start=announce, argv=sys.argv[1:], html=not no_report
+                )
     except KeyboardInterrupt:
         # The library marked the run interrupted; its id was announced when it started.
         if started:
@@ -226,7 +229,8 @@ def run(
             err_console.print("interrupted before the run started")
         raise typer.Exit(130) from None
     _report(report, as_json)
-    write_run_report(report.run_id, Path(report.store or store), no_report)
+    # The run wrote its report itself, while its store was still open (see `runs.run`).
+    told_report(report.html_report, report.html_error)
 
 
 @contextlib.contextmanager

@@ -57,6 +57,10 @@ class RunReport(BaseModel):
     breakdowns: dict[str, Breakdowns] = Field(default_factory=dict)
     """Arm → the suite's own breakdown tables (e.g. the wild suite's task accuracy by
     position); empty for suites that have none."""
+    html_report: str | None = None
+    """The HTML report written at the end, when the run was asked for one."""
+    html_error: str | None = None
+    """Why that report could not be written (the run itself is stored)."""
 
     def to_json(self) -> dict[str, Any]:
         """The `sessionproof run --json` object: the summary (or, with several arms, each arm

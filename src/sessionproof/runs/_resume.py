@@ -145,6 +145,7 @@ async def aresume(
     given: Collection[str] = (),
     progress: Progress | None = None,
     on_start: StartHook | None = None,
+    html: bool = False,
 ) -> RunReport:
     """Async form of `resume`."""
     path = Path(store)
@@ -175,7 +176,7 @@ async def aresume(
                 "start a new run instead of resuming"
             )
         skip = db.finished_keys(manifest.run_id)
-        return await execute(db, config, loaded, manifest, progress, on_start, skip=skip)
+        return await execute(db, config, loaded, manifest, progress, on_start, skip=skip, html=html)
 
 
 def resume(
@@ -193,6 +194,7 @@ def resume(
     given: Collection[str] = (),
     progress: Progress | None = None,
     on_start: StartHook | None = None,
+    html: bool = False,
 ) -> RunReport:
     """Continue the killed run `run_id` (or a unique prefix) in `store`: run the sessions it
     had not finished, with the settings of its manifest, and report over all of them.
@@ -203,7 +205,7 @@ def resume(
     (`local`, `ray`, `ray:ADDRESS`; default: the run's) and the rate limits `rpm` / `tpm`
     (default: the run's) may differ. `given` names the settings
     the caller was explicitly asked for (`sessionproof run --resume` passes its command-line
-    flags): any that the run keeps from its manifest is refused.
+    flags): any that the run keeps from its manifest is refused. `html` as for `run`.
     Raises `ConfigError` for a run not made by `run`, a changed suite, or a refused setting.
     """
     return asyncio.run(
@@ -221,5 +223,6 @@ def resume(
             given=given,
             progress=progress,
             on_start=on_start,
+            html=html,
         )
     )

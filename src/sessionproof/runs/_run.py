@@ -12,6 +12,7 @@ from pathlib import Path
 from .._gc import tuned_gc
 from ..agents import Agent, RateLimiter, RateLimits, display_spec
 from ..engine import Progress, RunPlan, SessionList, execute_run, todo_items
+from ..errors import SessionproofError
 from ..executors import agents_for, execute_processes, hooks_factory, load, shares
 from ..records import Session
 from ..scoring import compare_arms, summarize, turn_report
@@ -19,6 +20,8 @@ from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
 from ..suites import Suite, has_per_turn_criteria
 from ._config import RunConfig, model_name, parse_executor, suite_reference
 from ._ray import execute_ray, ray_spec, worker_spec
+from ._report import default_report_path
+from ._report import report as write_report
 from ._results import RunReport, RunStart
 
 StartHook = Callable[[RunStart], None]
@@ -87,6 +90,7 @@ async def arun(
     *,
     on_start: StartHook | None = None,
     argv: Sequence[str] | None = None,
+    html: bool = False,
 ) -> RunReport:
     """Async form of `run`."""
     loaded = load(config.suite, config.limit, config.reading)
@@ -94,7 +98,7 @@ async def arun(
         return await _in_memory(config, loaded, progress, on_start)
     manifest = new_manifest(config, loaded, argv)
     with Store.open(config.store) as db:
-        return await execute(db, config, loaded, manifest, progress, on_start)
+        return await execute(db, config, loaded, manifest, progress, on_start, html=html)
 
 
 def run(
@@ -103,15 +107,18 @@ def run(
     *,
     on_start: StartHook | None = None,
     argv: Sequence[str] | None = None,
+    html: bool = False,
 ) -> RunReport:
     """Run `config`: every scenario × trial × arm, each session stored the moment it ends
     (in `config.store`, under a new run that `resume` continues if this one is killed).
 
     `progress` is told of every finished session; `on_start` once, before the first; `argv`
-    is recorded in the manifest. Raises `ConfigError` (and its kin) for a bad suite, model or
-    arm; an interrupted run is marked `interrupted` and re-raises.
+    is recorded in the manifest. `html`: also write the run's HTML report next to the store
+    (`default_report_path`; the result's `html_report`, or `html_error` when it could not
+    be written). Raises `ConfigError` (and its kin) for a bad suite, model or arm; an
+    interrupted run is marked `interrupted` and re-raises.
     """
-    return asyncio.run(arun(config, progress, on_start=on_start, argv=argv))
+    return asyncio.run(arun(config, progress, on_start=on_start, argv=argv, html=html))
 
 
 def _start(config: RunConfig, run_id: str, loaded: Suite, done: int) -> RunStart:
@@ -206,12 +213,17 @@ async def execute(
     on_start: StartHook | None,
     *,
     skip: set[tuple[str, int, str]] | None = None,
+    html: bool = False,
 ) -> RunReport:
-    """Run `config` into `db` under `manifest`, then report over every stored session.
+    """Run `config` into `db` under `manifest`, then report over every stored session (and
+    write the HTML report when `html`).
 
     A fresh run (`skip` None) creates the manifest; a resumed one passes the keys it has
     finished. The agents are made first, so a model that cannot be made records nothing.
     """
+    if html:
+        # The report reads back every session: kept as written, they need no second decoding.
+        db.keep_written()
     plan = _plan(config, manifest.run_id, skip or set())
     limiter = rate_limiter(config)
     async with run_agents(config, limiter) as (agent, user):
@@ -224,6 +236,13 @@ async def execute(
         db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, loaded
     )
     report.concurrency = limiter.stats()
+    if html:
+        try:
+            path = default_report_path(db.path, manifest.run_id)
+            report.html_report = str(write_report([manifest.run_id], path, db))
+        except SessionproofError as exc:
+            # The run itself is stored; a report that cannot be written is not its failure.
+            report.html_error = str(exc)
     return report
 
 
