@@ -244,3 +244,20 @@ def test_bootstrap_in_blocks_draws_as_one_block() -> None:
     means = np.asarray(values)[rng.integers(0, 60, size=(40_000, 60))].mean(axis=-1)
     low, high = np.quantile(means, [0.025, 0.975])
     assert (ours.low, ours.high) == (float(low), float(high))
+
+
+def test_reused_resamples_give_the_intervals_fresh_draws_give(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sessionproof.scoring.stats import _paired
+
+    draw = random.Random(8)
+    series = [[draw.random() for _ in range(50)], [1.0, 0.0, 0.0, 1.0, 1.0] * 10]
+    cached = [bootstrap_ci(values, seed=3) for values in series]
+    again = [bootstrap_ci(values, seed=3) for values in series]  # from the cache
+    monkeypatch.setattr(_paired, "_CACHED_DRAWS", 0)  # every interval draws its own
+    fresh = [bootstrap_ci(values, seed=3) for values in series]
+    assert cached == again == fresh
+    assert bootstrap_ci(series[0], seed=4) != fresh[0]  # another seed, other resamples
+    [block] = _paired._cached_picks(3, 50, 10_000)
+    assert not block.flags.writeable

@@ -53,10 +53,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ..domains import DomainSpec
+from ..domains import Domain, DomainSpec
 from ..records import AssistantMessageEvent, EventKind, Scenario, Session, TerminationReason
 from ._calls import comparable_args, same_value
-from ._trace import GoldReplays, GoldStates, TracedCall, apply_quietly, traced_calls
+from ._trace import (
+    DomainFacts,
+    GoldReplays,
+    GoldStates,
+    TracedCall,
+    apply_quietly,
+    traced_calls,
+)
 from ._verdict import _matches as forbidden_match
 
 SURVIVAL_DEFINITIONS: dict[str, str] = {
@@ -159,10 +166,16 @@ class _Walk:
     ) -> None:
         self.session = session
         self.scenario = scenario
-        self.domain = spec.create()
-        tools = {t.name: t for t in self.domain.tools()}
+        self._spec = spec
+        self._domain: Domain[Any] | None = None
+        if replays is None:
+            self._domain = spec.create()
+            facts = DomainFacts.of(self._domain)
+        else:
+            facts = replays.facts(spec)
+        tools = facts.tools
         self.tools = tools
-        self.transfers = self.domain.transfer_tools
+        self.transfers = facts.transfers
         gold = scenario.criteria.gold_actions
         self.gold = gold
         self.gold_writes = [
@@ -176,7 +189,7 @@ class _Walk:
             else replays.states(spec, scenario, self.gold_writes)
         )
         self.used: frozenset[int] = frozenset()
-        self.state = self.domain.state_hash()
+        self.state = facts.start
         self.calls = traced_calls(session)
         self.failures: list[_Decision] = []
         self.achieved: set[int] = set()
@@ -201,6 +214,13 @@ class _Walk:
         return out
 
     # -- helpers ----------------------------------------------------------------------------
+
+    @property
+    def domain(self) -> Domain[Any]:
+        """This session's own domain, made when its first write is replayed."""
+        if self._domain is None:
+            self._domain = self._spec.create()
+        return self._domain
 
     def pending(self) -> list[int]:
         """Gold writes not used up yet, in gold order."""

@@ -20,6 +20,7 @@ from ..records import (
     ToolCallEvent,
     ToolResult,
     ToolResultEvent,
+    ToolSpec,
 )
 
 
@@ -146,6 +147,23 @@ class GoldStates:
         return found
 
 
+@dataclass(frozen=True)
+class DomainFacts:
+    """What every fresh domain of one spec has alike: its tools, its transfer tools and the
+    hash of its untouched state."""
+
+    tools: dict[str, ToolSpec]
+    transfers: frozenset[str]
+    start: str
+    """`state_hash()` of a domain nothing was done to yet."""
+
+    @classmethod
+    def of(cls, domain: Domain[Any]) -> DomainFacts:
+        """The facts, read off a fresh domain."""
+        tools = {t.name: t for t in domain.tools()}
+        return cls(tools, domain.transfer_tools, domain.state_hash())
+
+
 class GoldReplays:
     """Each scenario's `GoldStates`, shared by every session judged against the same
     scenario object and domain spec: the trials of a scenario replay its gold path once
@@ -155,6 +173,15 @@ class GoldReplays:
     def __init__(self) -> None:
         # Both objects are held, so neither id can be reused by another object meanwhile.
         self._by_pair: dict[tuple[int, int], tuple[Scenario, DomainSpec, GoldStates]] = {}
+        self._facts: dict[int, tuple[DomainSpec, DomainFacts]] = {}
+
+    def facts(self, spec: DomainSpec) -> DomainFacts:
+        """`spec`'s domain facts, read off one fresh domain for every session judged with
+        it (a walk that replays no write then needs no domain of its own)."""
+        found = self._facts.get(id(spec))
+        if found is None:
+            found = self._facts[id(spec)] = (spec, DomainFacts.of(spec.create()))
+        return found[1]
 
     def states(self, spec: DomainSpec, scenario: Scenario, writes: Sequence[int]) -> GoldStates:
         """The cache of `scenario` under `spec` (its `writes` follow from the two)."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,17 +52,37 @@ def bootstrap_ci(
     # scipy.stats.bootstrap(method="percentile") draws and cuts the same way (the same
     # interval for the same seed, within a rounding: tests/scoring/test_stats.py), but
     # importing scipy.stats takes 1.1-1.4 s on this machine, more than a large run's report.
-    rng = np.random.default_rng(seed)
-    # Resamples in blocks of about a million draws: memory stays flat on suites of thousands
-    # of scenarios, and the draws are the same as in one block.
-    rows = max(1, 1_000_000 // data.size)
-    means: list[np.ndarray] = []
-    for done in range(0, n_resamples, rows):
-        picks = rng.integers(0, data.size, size=(min(rows, n_resamples - done), data.size))
-        means.append(data[picks].mean(axis=-1))
+    if data.size * n_resamples <= _CACHED_DRAWS:
+        blocks: Iterable[np.ndarray] = _cached_picks(seed, data.size, n_resamples)
+    else:
+        blocks = _picks(seed, data.size, n_resamples)
+    means = [data[picks].mean(axis=-1) for picks in blocks]
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(np.concatenate(means), [tail, 1.0 - tail])
     return Interval(estimate=estimate, low=float(low), high=float(high), confidence=confidence)
+
+
+_CACHED_DRAWS = 2_000_000
+"""Resample indices kept for reuse up to this many draws (16 MB): a run's report bootstraps
+session accuracy and pass^k for every k over the same scenarios with the same seed, i.e.
+over the very same resamples, and drawing them was most of each interval's cost."""
+
+
+def _picks(seed: int, size: int, n_resamples: int) -> Iterator[np.ndarray]:
+    """The resamples' indices, in blocks of about a million draws: memory stays flat on
+    suites of thousands of scenarios, and the draws are the same as in one block."""
+    rng = np.random.default_rng(seed)
+    rows = max(1, 1_000_000 // size)
+    for done in range(0, n_resamples, rows):
+        yield rng.integers(0, size, size=(min(rows, n_resamples - done), size))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_picks(seed: int, size: int, n_resamples: int) -> tuple[np.ndarray, ...]:
+    blocks = tuple(_picks(seed, size, n_resamples))
+    for block in blocks:
+        block.flags.writeable = False  # shared by every interval drawn with this seed
+    return blocks
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
