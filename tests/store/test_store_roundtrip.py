@@ -161,3 +161,22 @@ def test_manifest_rejects_naive_or_bad_times() -> None:
         RunManifest(created_at="yesterday")
     with pytest.raises(ValueError):
         RunManifest(unknown_field=1)  # type: ignore[call-arg]
+
+
+def test_an_event_that_does_not_read_is_named_by_its_own_seq(store_path: Path) -> None:
+    # Events are validated a session at a time: the error still names the event at fault,
+    # not the first of its session.
+    import duckdb
+
+    original = session("r1", "s")
+    target = next(e for e in original.events if e.kind is EventKind.tool_result)
+    with Store.open(store_path) as db:
+        db.create_run(manifest("r1", ["s"]))
+        db.write_session(original)
+    with duckdb.connect(str(store_path)) as conn:
+        conn.execute("UPDATE events SET payload = '{\"ok\": 5}' WHERE seq = ?", [target.seq])
+    with (
+        Store.open(store_path, read_only=True) as reader,
+        pytest.raises(StoreError, match=rf"event seq {target.seq} \(tool_result\) does not read"),
+    ):
+        reader.load_sessions("r1")

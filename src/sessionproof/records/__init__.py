@@ -23,6 +23,7 @@ from ._events import (
     VerdictEvent,
     make_event,
     parse_event,
+    parse_events,
 )
 from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
 from ._outcome import CriterionResult, Outcome, TurnResult
@@ -90,5 +91,6 @@ __all__ = [
     "make_event",
     "parse_arguments",
     "parse_event",
+    "parse_events",
     "trusted",
 ]

@@ -8,7 +8,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from ..errors import StoreError
-from ..records import Event, Outcome, Session, TerminationReason, Usage, parse_event
+from ..records import Event, Outcome, Session, TerminationReason, Usage, parse_events
 from ._manifest import SessionRow
 
 SESSION_COLUMNS = (
@@ -105,18 +105,22 @@ def to_json(value: Any, what: str) -> str:
         raise StoreError(f"{what} is not JSON-serialisable: {exc}") from exc
 
 
-def _event(row: tuple[Any, ...], where: str) -> Event:
-    """A typed event from its `events` row (EVENT_COLUMNS order)."""
-    data = dict(zip(EVENT_COLUMNS, row, strict=True))
-    data["payload"] = orjson.loads(data["payload"])
+def _events(rows: list[tuple[Any, ...]], where: str) -> list[Event]:
+    """Typed events from their `events` rows (EVENT_COLUMNS order), validated together."""
+    data = []
+    for row in rows:
+        values = dict(zip(EVENT_COLUMNS, row, strict=True))
+        values["payload"] = orjson.loads(values["payload"])
+        data.append(values)
     try:
-        return parse_event(data)
+        return parse_events(data)
     except ValidationError as exc:
         problem = exc.errors()[0]
-        at = ".".join(str(p) for p in problem["loc"])
+        index, *loc = problem["loc"]
+        bad = data[int(index)]
+        at = ".".join(str(p) for p in loc)
         raise StoreError(
-            f"{where}: event seq {data['seq']} ({data['kind']}) does not read: "
-            f"{at}: {problem['msg']}"
+            f"{where}: event seq {bad['seq']} ({bad['kind']}) does not read: {at}: {problem['msg']}"
         ) from exc
 
 
@@ -133,7 +137,7 @@ def session_from_rows(row: tuple[Any, ...], events: list[tuple[Any, ...]]) -> Se
         trial=values["trial"],
         arm=values["arm"],
         model=values["model"],
-        events=[_event(e, where) for e in events],
+        events=_events(events, where),
         termination=TerminationReason(values["termination"]),
         termination_detail=values["termination_detail"],
         outcome=None if outcome_json is None else Outcome.model_validate_json(outcome_json),
