@@ -11,7 +11,13 @@ import pytest
 
 import sessionproof.store._store as store_module
 from sessionproof.errors import StoreError
-from sessionproof.records import Session, TerminationReason, ToolResultEvent
+from sessionproof.records import (
+    Session,
+    TerminationReason,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessageEvent,
+)
 from sessionproof.store import Store
 from sessionproof.store._kept import KeptSessions
 
@@ -26,7 +32,7 @@ def _with_secret(run_id: str, scenario_id: str) -> Session:
     events = []
     for e in s.events:
         if isinstance(e, ToolResultEvent):
-            payload = e.payload.model_copy(update={"content": f"key is {OPENAI}."})
+            payload = e.payload.model_copy(update={"output": f"key is {OPENAI}."})
             e = e.model_copy(update={"payload": payload})
         events.append(e)
     return s.model_copy(update={"events": events, "metadata": {"note": f"token {OPENAI}"}})
@@ -111,12 +117,53 @@ def test_sessions_another_writer_stored_are_read_from_the_file(store_path: Path)
     assert both == _fresh(store_path, "r1")
 
 
+def _edit(s: Session, kind: type[Any], **update: Any) -> Session:
+    """`s` with the first `kind` event's payload changed by `update`."""
+    events = list(s.events)
+    i = next(i for i, e in enumerate(events) if isinstance(e, kind))
+    payload = events[i].payload.model_copy(update=update)
+    events[i] = events[i].model_copy(update={"payload": payload})
+    return s.model_copy(update={"events": events})
+
+
+def _odd(run_id: str) -> dict[str, Session]:
+    """Sessions whose values JSON does not carry back as they were."""
+    base = session(run_id, "plain")
+    return {
+        "tuple": _edit(session(run_id, "tuple"), ToolCallEvent, arguments={"ids": (1, 2)}),
+        "nan": session(run_id, "nan").model_copy(update={"metadata": {"x": float("nan")}}),
+        "inf": _edit(session(run_id, "inf"), ToolCallEvent, arguments={"x": float("inf")}),
+        "int key": session(run_id, "intkey").model_copy(update={"metadata": {1: "one"}}),
+        "surrogate": _edit(session(run_id, "sur"), UserMessageEvent, content="half \ud83d"),
+        "secret": _with_secret(run_id, "secret"),
+        "plain": base,
+    }
+
+
+def test_a_session_json_changes_is_kept_as_read_back_not_as_written(
+    store_path: Path,
+) -> None:
+    odd = _odd("r1")
+    with Store.open(store_path) as db:
+        db.keep_written()
+        db.create_run(manifest("r1", [s.scenario_id for s in odd.values()]))
+        db.write_sessions(list(odd.values()))
+        kept = {s.scenario_id: s for s in db.load_sessions("r1")}
+    fresh = {s.scenario_id: s for s in _fresh(store_path, "r1")}
+    for name, written in odd.items():
+        got, want = kept[written.scenario_id], fresh[written.scenario_id]
+        assert got.model_dump_json() == want.model_dump_json(), name
+        # Only the plain session is kept as the very object written.
+        assert (got is written) == (name == "plain"), name
+
+
 def test_past_the_limit_nothing_is_kept_and_reads_still_work() -> None:
     kept = KeptSessions(limit=1)
     assert kept.active
     from sessionproof.store._prepare import prepare_batch
 
-    kept.add(prepare_batch([session("r1", "a")]))
+    a, b = session("r1", "a"), session("r1", "b")
+    kept.add([a], prepare_batch([a]))
     assert kept.get("r1", ["a.t0.baseline"]) is not None
-    kept.add(prepare_batch([session("r1", "b")]))
+    kept.add([b], prepare_batch([b]))
     assert not kept.active and kept.get("r1", ["a.t0.baseline"]) is None

@@ -1,31 +1,90 @@
-"""Sessions a store wrote in this process, decoded from the very rows it wrote.
+"""Sessions a store wrote in this process, kept as a read of the file would return them.
 
 A run writes each session as it ends and, at its end, reads them all back for its report:
-decoding 600 sessions' rows costs ~0.2 s, after the last model call, while the writer
-thread spends most of the run waiting for sessions to end. So a `Store` asked to keep its
-writes decodes each batch on that thread, right after the commit, from the same row values
-it handed DuckDB (scrubbed, in `SESSION_COLUMNS` / `EVENT_COLUMNS` order), through the same
-`session_from_rows` a read uses: what a later `load_sessions` returns is unchanged, only
-sooner. Sessions are never updated or deleted once stored, so a kept copy stays true.
+decoding 600 sessions' rows costs ~0.2 s after the last model call. So a `Store` asked to
+keep its writes keeps, right after each commit, what `load_sessions` would give for them.
+
+For a session whose stored values are exactly its own, that is the written object itself:
+each JSON text written (payloads, outcome, metadata, usage) is parsed back and compared
+with the object's plain Python dump, and the scrubbed columns with its fields. Equal means
+nothing was scrubbed or lost on the way to JSON (a tuple became a list, NaN became null, an
+int key a string, a broken surrogate "?"), so validating the parsed text, which is what a
+read does, would rebuild an equal object. Parsing and comparing costs ~3 µs an event;
+validating ~10 µs. Any other session is decoded from the rows written, through the same
+`session_from_rows` a read uses. Stored sessions are never updated or deleted, so a kept
+copy stays true.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
 
 from ..records import Session
 from ._prepare import SessionWrite
-from ._rows import session_from_rows
+from ._rows import SESSION_COLUMNS, session_from_rows
 
 KEEP_LIMIT = 20_000
 """Sessions kept at most; past it keeping stops (and what was kept is dropped): a longer
 run's report reads its sessions back from the file, as without keeping."""
+
+_COLUMN = {name: i for i, name in enumerate(SESSION_COLUMNS)}
+_SCRUBBED = ("session_id", "scenario_id", "arm", "model", "termination_detail")
+"""The `sessions` columns that hold the session's text fields, scrubbed."""
 
 
 def _seq(row: tuple[object, ...]) -> int:
     seq = row[2]  # EVENT_COLUMNS: run_id, session_id, seq, ...
     assert isinstance(seq, int)
     return seq
+
+
+def _plain(model: BaseModel) -> Any:
+    # The serializer itself, Python mode: enums stay members, tuples tuples, NaN NaN.
+    return model.__pydantic_serializer__.to_python(model)
+
+
+def _same(text: str | None, value: Any) -> bool:
+    return text is not None and orjson.loads(text) == value
+
+
+def _as_stored(session: Session, write: SessionWrite) -> bool:
+    """`session` is what reading `write`'s rows back would give."""
+    row = write.session
+    if any(row[_COLUMN[name]] != getattr(session, name) for name in _SCRUBBED):
+        return False
+    outcome = row[_COLUMN["outcome"]]
+    if session.outcome is None:
+        if outcome is not None:
+            return False
+    elif not _same(outcome, _plain(session.outcome)):
+        return False
+    if not _same(row[_COLUMN["usage"]], _plain(session.usage)):
+        return False
+    if not _same(row[_COLUMN["metadata"]], session.metadata):
+        return False
+    texts = write.events[-1]
+    events = session.events
+    if len(texts) != len(events):
+        return False
+    last = -1
+    for event, text in zip(events, texts, strict=True):
+        if event.seq <= last or not _same(text, _plain(event.payload)):
+            return False  # out of seq order (a read sorts them), or changed on the way
+        last = event.seq
+    return True
+
+
+def stored_form(session: Session, write: SessionWrite) -> Session:
+    """What `load_sessions` returns for `session`, written as `write`: the object itself
+    when its stored values are its own, else the decoded rows."""
+    if _as_stored(session, write):
+        return session
+    events = sorted(zip(*write.events, strict=True), key=_seq)
+    return session_from_rows(tuple(write.session), events)
 
 
 class KeptSessions:
@@ -38,19 +97,18 @@ class KeptSessions:
         self.active = True
         """False once the limit was passed: nothing is kept any more."""
 
-    def add(self, batch: Sequence[SessionWrite]) -> None:
-        """Keep the sessions of a committed batch, decoded from its rows."""
+    def add(self, sessions: Sequence[Session], batch: Sequence[SessionWrite]) -> None:
+        """Keep the sessions of a committed batch (`batch[i]` is how `sessions[i]` was
+        written)."""
         if not self.active:
             return
         if self._count + len(batch) > self.limit:
             self.active = False
             self._runs.clear()
             return
-        for write in batch:
-            # In seq order, as a read returns them (a session's events may come in any order).
-            events = sorted(zip(*write.events, strict=True), key=_seq)
-            session = session_from_rows(tuple(write.session), events)
-            self._runs.setdefault(session.run_id, {})[session.session_id] = session
+        for session, write in zip(sessions, batch, strict=True):
+            kept = stored_form(session, write)
+            self._runs.setdefault(kept.run_id, {})[kept.session_id] = kept
         self._count += len(batch)
 
     def get(self, run_id: str, session_ids: Sequence[str]) -> list[Session] | None:

@@ -302,10 +302,10 @@ class Store:
     # -- sessions -------------------------------------------------------------------------
 
     def keep_written(self) -> None:
-        """From now on, keep a decoded copy of each session this object writes, so that
+        """From now on, keep a copy of each session this object writes, so that
         `load_sessions` of this process's own run (its report) need not decode the rows
-        again. The copies are decoded on the writing thread, right after each commit, from
-        the rows written; up to `KEEP_LIMIT` sessions are kept."""
+        again. Each is what a read of the file would return, made on the writing thread
+        right after the commit (`_kept`); up to `KEEP_LIMIT` sessions are kept."""
         if self._kept is None:
             self._kept = KeptSessions()
 
@@ -321,7 +321,7 @@ class Store:
         prepared = prepare(session)
         self._transact([session], lambda conn: self._insert(conn, prepared))
         if self._kept is not None:
-            self._kept.add([prepared])
+            self._kept.add([session], [prepared])
 
     def write_sessions(self, sessions: Sequence[Session]) -> None:
         """Write many finished sessions in one transaction: all of them or none.
@@ -339,7 +339,7 @@ class Store:
         self._transact(sessions, lambda conn: insert_batch(conn, prepared))
         if self._kept is not None:
             with paused_gc():
-                self._kept.add(prepared)
+                self._kept.add(sessions, prepared)
 
     def _known(self, run_id: str) -> None:
         if run_id not in self._known_runs:
