@@ -31,6 +31,7 @@ undetermined rather than charged to the agent.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -159,11 +160,19 @@ def facts_in(text: str) -> set[str]:
     """E-mail addresses and tokens with at least three digits, normalised for comparison."""
     text = _THOUSANDS.sub("", text)
     found = {m.lower().rstrip(".") for m in _EMAIL.findall(text)}
+    if sum(map(str.isdigit, text)) < 3:
+        return found  # no token can hold three digits
     for token in _TOKEN.findall(_EMAIL.sub(" ", text)):
         cleaned = token.lstrip("#$").strip(".-/")
-        if sum(ch.isdigit() for ch in cleaned) >= 3:
+        if sum(map(str.isdigit, cleaned)) >= 3:
             found.add(cleaned.lower())
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _given(instructions: str | None, persona: str | None, turns: tuple[str, ...]) -> str:
+    """A user spec's own text, normalised: the same for every trial of a scenario."""
+    return _normal(" ".join(filter(None, [instructions, persona, *turns])))
 
 
 def invented_facts(session: Session, scenario: Scenario) -> list[tuple[int, str]]:
@@ -175,7 +184,7 @@ def invented_facts(session: Session, scenario: Scenario) -> list[tuple[int, str]
     if scenario.user.scripted:
         return []
     spec = scenario.user
-    known = _normal(" ".join(filter(None, [spec.instructions, spec.persona, *(spec.turns or [])])))
+    known = _given(spec.instructions, spec.persona, tuple(spec.turns or ()))
     found: list[tuple[int, str]] = []
     for event in session.events:
         if isinstance(event, AssistantMessageEvent):
