@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema
 import orjson
@@ -59,11 +59,24 @@ CALL_DEFINITIONS: dict[str, str] = {
 
 
 class CallValidators:
-    """jsonschema validators, each built once per (domain, tool): one instance serves every
-    session of a run (`call_accuracy` shares one; so may callers of `check_calls`)."""
+    """jsonschema validators, each built once per (domain, tool), and each scenario's
+    expected calls: one instance serves every session of a run (`call_accuracy` shares one;
+    so may callers of `check_calls`)."""
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+        # Keyed by identity, both objects held (their ids cannot be reused meanwhile).
+        self._expected: dict[tuple[int, int], tuple[Scenario, DomainSpec, _Tools]] = {}
+
+    def tools_for(self, scenario: Scenario, spec: DomainSpec) -> _Tools:
+        """`spec`'s tools by name and `scenario`'s expected calls, made once per pair."""
+        key = (id(scenario), id(spec))
+        found = self._expected.get(key)
+        if found is None:
+            by_name = {t.name: t for t in spec.tools()}
+            tools = _Tools(by_name, _Expected(scenario, by_name))
+            found = self._expected[key] = (scenario, spec, tools)
+        return found[2]
 
     def problem(self, domain: str, tool: ToolSpec, args: dict[str, Any]) -> str | None:
         """The most relevant schema violation of `args`, or None when they are valid."""
@@ -197,6 +210,11 @@ class _Expected:
         return same_value(got, self._gold[index])
 
 
+class _Tools(NamedTuple):
+    by_name: dict[str, ToolSpec]
+    expected: _Expected
+
+
 def _pair(expected: _Expected, calls: Sequence[ToolCall]) -> list[int]:
     candidates = [[j for j in range(len(expected.tools)) if expected.fits(j, c)] for c in calls]
     return maximum_matching(candidates, len(expected.tools))
@@ -250,8 +268,7 @@ def _check(
     session: Session, scenario: Scenario, spec: DomainSpec, validators: CallValidators
 ) -> tuple[list[CallCheck], int]:
     """The checks, and how many expected calls the scenario has."""
-    by_name = {t.name: t for t in spec.tools()}
-    expected = _Expected(scenario, by_name)
+    by_name, expected = validators.tools_for(scenario, spec)
     calls = traced_calls(session)
     drift = drifted_tools(session)
     judged = [c for c in calls if not under_drift(c, drift)]
