@@ -248,3 +248,20 @@ async def test_a_task_cancelled_after_its_reply_leaves_the_connection_to_the_nex
     assert await _post(pool) == (200, b'{"n": 1}')
     assert server.connections == 1
     pool.close()
+
+
+async def test_an_error_status_gives_its_slot_back_without_counting_a_success(
+    serve: Any,
+) -> None:
+    # As before the early hand-back: only a 2xx counts towards growing the window again.
+    reply = _ok(b"{}").replace(b"200 OK", b"503 Service Unavailable")
+    server = await serve(lambda request: reply)
+    pool = Http1Pool(server.url, 5, 5)
+    gate = ProviderGate(4)
+    gate.window = 2  # shrunk by an earlier 429: successes would grow it back
+    for _ in range(2):
+        async with gate.slot():
+            status, _, _ = await pool.post(pool.head({}), b"{}")
+            assert status == 503 and gate.inflight == 0  # given back at the reply
+    assert gate.window == 2 and gate._successes == 0
+    pool.close()

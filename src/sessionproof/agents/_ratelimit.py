@@ -138,11 +138,14 @@ class Slot:
             self._gate._release(self)
 
     def answered(self, status: int) -> None:
-        """The whole response arrived with HTTP `status`: the place is free now. A 429 keeps
-        it until `rate_limited` has counted the 429 (it shrinks the window first)."""
-        if status != 429:
+        """The whole response arrived with HTTP `status`: the place is free now, counted as a
+        success for the window only for a 2xx (as `ok` would). A 429 keeps it until
+        `rate_limited` has counted the 429 (it shrinks the window first)."""
+        if status == 429:
+            return
+        if 200 <= status < 300:
             self.outcome = "ok"
-            self._give_back()
+        self._give_back()
 
     def ok(self) -> None:
         """The provider answered (any answer but a 429)."""
