@@ -129,6 +129,7 @@ async def test_a_response_cut_short_is_a_connection_error(serve: Any) -> None:
     pool = Http1Pool(server.url, 5, 5)
     with pytest.raises(Http1Error, match="closed the connection"):
         await _post(pool)
+    assert not pool._busy and not pool._idle  # the dead connection is nowhere
 
 
 async def test_closed_without_an_answer_and_garbage_are_connection_errors(serve: Any) -> None:
@@ -136,8 +137,10 @@ async def test_closed_without_an_answer_and_garbage_are_connection_errors(serve:
     with pytest.raises(Http1Error, match="closed the connection"):
         await _post(Http1Pool(silent.url, 5, 5))
     garbage = await serve(lambda request: b"SMTP ready\r\n\r\n")
+    unreadable = Http1Pool(garbage.url, 5, 5)
     with pytest.raises(Http1Error, match="unreadable response"):
-        await _post(Http1Pool(garbage.url, 5, 5))
+        await _post(unreadable)
+    assert not unreadable._busy and not unreadable._idle
     bad_zip = await serve(lambda request: _ok(b"not gzip", "Content-Encoding: gzip\r\n"))
     with pytest.raises(Http1Error, match="compressed"):
         await _post(Http1Pool(bad_zip.url, 5, 5))
@@ -153,6 +156,7 @@ async def test_a_slow_answer_times_out_and_its_connection_is_dropped(serve: Any)
     pool = Http1Pool(server.url, 5, 0.2)
     with pytest.raises(TimeoutError):
         await _post(pool)
+    assert not pool._busy and not pool._idle
     answers.append(_ok(b"{}"))
     assert await _post(pool) == (200, b"{}")
     assert server.connections == 2  # the timed-out connection was not handed out again

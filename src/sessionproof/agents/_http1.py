@@ -62,6 +62,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.reusable = False
+        self._pool._busy.discard(self)
         # A body only the connection's end delimits (no length, not chunked) is not read:
         # chat-completions servers always send one or the other.
         self._fail(Http1Error("the server closed the connection"))
