@@ -29,9 +29,6 @@ from ._rows import to_json, without_surrogates
 from ._scan import may_hold
 from ._scrub import Scrubber
 
-_UNREAD = object()
-"""A payload's plain value, not read back from its text (yet)."""
-
 _KIND_TEXT = {kind: kind.value for kind in EventKind}
 """Each kind's plain text (an enum's `.value` costs a descriptor call per event)."""
 
@@ -54,32 +51,17 @@ class _Flat:
     texts: list[str]
     """The payloads' JSON, then the outcome's (if any), then the metadata's."""
     values: list[Any]
-    """The plain JSON value of each text, for scrubbing it value by value (`_UNREAD` for a
-    payload's: read back from its text when it needs scrubbing)."""
+    """The plain JSON value of each text, for scrubbing it value by value."""
     wheres: list[str]
     """What each text is, for an error message."""
     has_outcome: bool
 
 
-_DIGIT_MAP = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
-"""Every ASCII digit to "0", every other byte to a space (`bytes.translate`)."""
-_LONG_DIGITS = b"0" * 19
-"""A run of 19 digits: maybe an integer past 64 bits, which the store refuses (orjson cannot
-write it, and could not read it back exactly) but pydantic's JSON writer would write; such a
-text takes the careful path. Found by `translate` and a substring search, ~10x faster than
-a regular expression over the same texts."""
-
-
-def _payload_texts(session: Session, where: str) -> tuple[list[str], list[int], list[int]]:
-    """(payload JSON texts, seqs, [tool calls, tool errors, replies without calls]), checked
-    event by event.
-
-    pydantic-core writes each payload's JSON itself, ~6x faster than its plain JSON-mode
-    value written by orjson, and byte for byte the same (compared over 48,000 stored tau2
-    and demo payloads). What it writes differently takes the careful path: a lone surrogate
-    (it refuses), an integer past 64 bits (it writes one, orjson refuses)."""
+def _payload_values(session: Session, where: str) -> tuple[list[Any], list[int], list[int]]:
+    """(payload values, seqs, [tool calls, tool errors, replies without calls]), checked
+    event by event."""
     run_id, session_id = session.run_id, session.session_id
-    texts: list[str] = []
+    values: list[Any] = []
     seqs: list[int] = []
     n_tool_calls = n_tool_errors = n_replies = 0
     for event in session.events:
@@ -97,43 +79,33 @@ def _payload_texts(session: Session, where: str) -> tuple[list[str], list[int], 
             n_tool_errors += 1
         seqs.append(event.seq)
         try:
-            raw = payload.__pydantic_serializer__.to_json(payload)
-        except (PydanticSerializationError, ValueError):
-            raw = None
-        if raw is None or _LONG_DIGITS in raw.translate(_DIGIT_MAP):
-            texts.append(_careful_text(payload, f"{where}: event seq {event.seq}"))
-        else:
-            texts.append(raw.decode())
-    return texts, seqs, [n_tool_calls, n_tool_errors, n_replies]
-
-
-def _careful_text(payload: Any, what: str) -> str:
-    """`payload`'s JSON through its plain value: named errors, surrogates replaced."""
-    try:
-        # The serializer itself: `model_dump` adds ~1.5 µs of argument handling per event.
-        value = payload.__pydantic_serializer__.to_python(payload, mode="json")
-    # An object() inside tool arguments; ValueError: arguments nested past pydantic's 255
-    # levels (a model's reply parsed by json.loads may be), which escaped as a ValueError
-    # instead of the store's named error.
-    except (PydanticSerializationError, ValueError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise StoreError(f"{what} is not JSON-serialisable: {first}") from exc
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:  # surrogates, or something to name in the error: the full path
-        return to_json(value, what)
+            # The serializer itself: `model_dump` adds ~1.5 µs of argument handling per event.
+            values.append(payload.__pydantic_serializer__.to_python(payload, mode="json"))
+        # An object() inside tool arguments; ValueError: arguments nested past pydantic's
+        # 255 levels (a model's reply parsed by json.loads may be), which escaped as a
+        # ValueError instead of the store's named error.
+        except (PydanticSerializationError, ValueError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise StoreError(
+                f"{where}: event seq {event.seq} is not JSON-serialisable: {first}"
+            ) from exc
+    return values, seqs, [n_tool_calls, n_tool_errors, n_replies]
 
 
 def _flatten(session: Session, scrubber: Scrubber) -> _Flat:
     where = f"session {session.session_id!r} of run {session.run_id!r}"
     events = session.events
     n = len(events)
-    texts, seqs, (n_tool_calls, n_tool_errors, n_replies) = _payload_texts(session, where)
+    values, seqs, (n_tool_calls, n_tool_errors, n_replies) = _payload_values(session, where)
     if len(set(seqs)) != n:
         repeated = sorted({s for s in seqs if seqs.count(s) > 1})
         raise StoreError(f"{where}: event seq repeated: {repeated}")
-    # A payload's plain value is needed only to scrub it: read back from its text then.
-    values: list[Any] = [_UNREAD] * n
+    texts: list[str] = []
+    for value, seq in zip(values, seqs, strict=True):
+        try:
+            texts.append(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
+        except TypeError:  # surrogates, or something to name in the error: the full path
+            texts.append(to_json(value, f"{where}: event seq {seq}"))
     wheres = [""] * n  # named only when a text is re-serialised after scrubbing
     turns = [e.turn for e in events]
     outcome = session.outcome
@@ -201,10 +173,7 @@ def prepare_batch(sessions: Sequence[Session]) -> list[SessionWrite]:
         f = bisect_right(starts, position) - 1
         flat, i = flats[f], position - starts[f]
         where = flat.wheres[i] or _event_where(sessions[f], flat.write.events[2][i])
-        value = flat.values[i]
-        if value is _UNREAD:
-            value = orjson.loads(flat.texts[i])
-        flat.texts[i] = to_json(scrubber.value(value), where)
+        flat.texts[i] = to_json(scrubber.value(flat.values[i]), where)
     out: list[SessionWrite] = []
     for flat in flats:
         n = len(flat.write.events[0])
