@@ -245,3 +245,23 @@ def test_a_payload_nested_past_any_serialiser_is_a_named_store_error(store: Stor
         with pytest.raises(StoreError, match="not JSON-serialisable"):
             write(original.model_copy(update={"events": events}))
     assert store.session_rows("rd") == []
+
+
+def test_an_integer_past_64_bits_is_refused_and_a_long_digit_string_is_kept(
+    store: Store,
+) -> None:
+    store.create_run(manifest("rb", ["a", "b"]))
+    original = session("rb", "a")
+    events = [e.model_copy(deep=True) for e in original.events]
+    call = next(e for e in events if isinstance(e, ToolCallEvent))
+    call.payload.arguments = {"order": 2**70}  # JSON readers here could not read it back
+    with pytest.raises(StoreError, match="not JSON-serialisable"):
+        store.write_session(original.model_copy(update={"events": events}))
+    digits = session("rb", "b")
+    events = [e.model_copy(deep=True) for e in digits.events]
+    call = next(e for e in events if isinstance(e, ToolCallEvent))
+    call.payload.arguments = {"card": "4111111111111111111111", "n": 2**63 - 1}
+    kept = digits.model_copy(update={"events": events})
+    store.write_session(kept)
+    [back] = store.load_sessions("rb")
+    assert back == kept
