@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..domains import DomainSpec, ToolSpec
 from ..errors import ConfigError
 from ..records import Scenario, Session, ToolCall
+from ._identity import ByIdentity
 from ._matching import maximum_matching
 from ._trace import drifted_tools, traced_calls, under_drift
 
@@ -65,18 +66,16 @@ class CallValidators:
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
-        # Keyed by identity, both objects held (their ids cannot be reused meanwhile).
-        self._expected: dict[tuple[int, int], tuple[Scenario, DomainSpec, _Tools]] = {}
+        self._tools: ByIdentity[_Tools] = ByIdentity()
 
     def tools_for(self, scenario: Scenario, spec: DomainSpec) -> _Tools:
         """`spec`'s tools by name and `scenario`'s expected calls, made once per pair."""
-        key = (id(scenario), id(spec))
-        found = self._expected.get(key)
-        if found is None:
+
+        def make() -> _Tools:
             by_name = {t.name: t for t in spec.tools()}
-            tools = _Tools(by_name, _Expected(scenario, by_name))
-            found = self._expected[key] = (scenario, spec, tools)
-        return found[2]
+            return _Tools(by_name, _Expected(scenario, by_name))
+
+        return self._tools.get((scenario, spec), make)
 
     def problem(self, domain: str, tool: ToolSpec, args: dict[str, Any]) -> str | None:
         """The most relevant schema violation of `args`, or None when they are valid."""

@@ -22,6 +22,7 @@ from ..records import (
     ToolResultEvent,
     ToolSpec,
 )
+from ._identity import ByIdentity
 
 
 @dataclass(frozen=True)
@@ -167,26 +168,17 @@ class DomainFacts:
 class GoldReplays:
     """Each scenario's `GoldStates`, shared by every session judged against the same
     scenario object and domain spec: the trials of a scenario replay its gold path once
-    between them, not once each (a 600-session run of 50 scenarios: 50 replays, not 600).
-    Keyed by identity, since ids repeat across domains and files (airline "0", retail "0")."""
+    between them, not once each (a 600-session run of 50 scenarios: 50 replays, not 600)."""
 
     def __init__(self) -> None:
-        # Both objects are held, so neither id can be reused by another object meanwhile.
-        self._by_pair: dict[tuple[int, int], tuple[Scenario, DomainSpec, GoldStates]] = {}
-        self._facts: dict[int, tuple[DomainSpec, DomainFacts]] = {}
+        self._states: ByIdentity[GoldStates] = ByIdentity()
+        self._facts: ByIdentity[DomainFacts] = ByIdentity()
 
     def facts(self, spec: DomainSpec) -> DomainFacts:
         """`spec`'s domain facts, read off one fresh domain for every session judged with
         it (a walk that replays no write then needs no domain of its own)."""
-        found = self._facts.get(id(spec))
-        if found is None:
-            found = self._facts[id(spec)] = (spec, DomainFacts.of(spec.create()))
-        return found[1]
+        return self._facts.get((spec,), lambda: DomainFacts.of(spec.create()))
 
     def states(self, spec: DomainSpec, scenario: Scenario, writes: Sequence[int]) -> GoldStates:
         """The cache of `scenario` under `spec` (its `writes` follow from the two)."""
-        key = (id(scenario), id(spec))
-        found = self._by_pair.get(key)
-        if found is None:
-            found = self._by_pair[key] = (scenario, spec, GoldStates(spec, scenario, writes))
-        return found[2]
+        return self._states.get((scenario, spec), lambda: GoldStates(spec, scenario, writes))
