@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from ..records import Session
 from ._prepare import SessionWrite
-from ._rows import SESSION_COLUMNS, session_from_rows
+from ._rows import EVENT_COLUMNS, SESSION_COLUMNS, session_from_rows
 
 KEEP_LIMIT = 20_000
 """Sessions kept at most; past it keeping stops (and what was kept is dropped): a longer
@@ -34,10 +34,12 @@ run's report reads its sessions back from the file, as without keeping."""
 _COLUMN = {name: i for i, name in enumerate(SESSION_COLUMNS)}
 _SCRUBBED = ("session_id", "scenario_id", "arm", "model", "termination_detail")
 """The `sessions` columns that hold the session's text fields, scrubbed."""
+_SEQ = EVENT_COLUMNS.index("seq")
+_PAYLOAD = EVENT_COLUMNS.index("payload")
 
 
 def _seq(row: tuple[object, ...]) -> int:
-    seq = row[2]  # EVENT_COLUMNS: run_id, session_id, seq, ...
+    seq = row[_SEQ]
     assert isinstance(seq, int)
     return seq
 
@@ -66,7 +68,7 @@ def _as_stored(session: Session, write: SessionWrite) -> bool:
         return False
     if not _same(row[_COLUMN["metadata"]], session.metadata):
         return False
-    texts = write.events[-1]
+    texts = write.events[_PAYLOAD]
     events = session.events
     if len(texts) != len(events):
         return False

@@ -437,14 +437,6 @@ class Store:
         if arm is not None:
             where += " AND arm = ?"
             params.append(arm)
-        if self._kept is not None and self._kept.active:
-            ids = self._query(
-                f"SELECT session_id FROM sessions WHERE {where} ORDER BY scenario_id, trial, arm",
-                params,
-            )
-            kept = self._kept.get(full, [str(i) for (i,) in ids]) if ids else None
-            if kept is not None:
-                return kept
         rows = self._query(
             f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions WHERE {where} "
             "ORDER BY scenario_id, trial, arm",
@@ -454,6 +446,10 @@ class Store:
             raise StoreError(f"run {full!r} has no session {session_id!r}")
         if not rows:
             return []
+        if self._kept is not None:
+            kept = self._kept.get(full, [row[1] for row in rows])  # SESSION_COLUMNS[1]
+            if kept is not None:
+                return kept  # every one kept as written: no events to read and decode
         events = self._query(
             f"SELECT {', '.join(f'e.{c}' for c in EVENT_COLUMNS)} FROM events e "
             f"SEMI JOIN (SELECT session_id FROM sessions WHERE {where}) s "
