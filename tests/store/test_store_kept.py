@@ -20,6 +20,7 @@ from sessionproof.records import (
 )
 from sessionproof.store import Store
 from sessionproof.store._kept import KeptSessions
+from sessionproof.store._prepare import prepare_batch
 
 from .factory import manifest, session
 
@@ -27,15 +28,18 @@ from .factory import manifest, session
 OPENAI = "sk-" + "proj-" + "Q3xv9TzLm2Pq8Rw4Ys7UaBcDeFgH"
 
 
+def _edit(s: Session, kind: type[Any], **update: Any) -> Session:
+    """`s` with the first `kind` event's payload changed by `update`."""
+    events = list(s.events)
+    i = next(i for i, e in enumerate(events) if isinstance(e, kind))
+    payload = events[i].payload.model_copy(update=update)
+    events[i] = events[i].model_copy(update={"payload": payload})
+    return s.model_copy(update={"events": events})
+
+
 def _with_secret(run_id: str, scenario_id: str) -> Session:
-    s = session(run_id, scenario_id)
-    events = []
-    for e in s.events:
-        if isinstance(e, ToolResultEvent):
-            payload = e.payload.model_copy(update={"output": f"key is {OPENAI}."})
-            e = e.model_copy(update={"payload": payload})
-        events.append(e)
-    return s.model_copy(update={"events": events, "metadata": {"note": f"token {OPENAI}"}})
+    s = _edit(session(run_id, scenario_id), ToolResultEvent, output=f"key is {OPENAI}.")
+    return s.model_copy(update={"metadata": {"note": f"token {OPENAI}"}})
 
 
 def _mixed(run_id: str) -> list[Session]:
@@ -117,15 +121,6 @@ def test_sessions_another_writer_stored_are_read_from_the_file(store_path: Path)
     assert both == _fresh(store_path, "r1")
 
 
-def _edit(s: Session, kind: type[Any], **update: Any) -> Session:
-    """`s` with the first `kind` event's payload changed by `update`."""
-    events = list(s.events)
-    i = next(i for i, e in enumerate(events) if isinstance(e, kind))
-    payload = events[i].payload.model_copy(update=update)
-    events[i] = events[i].model_copy(update={"payload": payload})
-    return s.model_copy(update={"events": events})
-
-
 def _odd(run_id: str) -> dict[str, Session]:
     """Sessions whose values JSON does not carry back as they were."""
     base = session(run_id, "plain")
@@ -160,8 +155,6 @@ def test_a_session_json_changes_is_kept_as_read_back_not_as_written(
 def test_past_the_limit_nothing_is_kept_and_reads_still_work() -> None:
     kept = KeptSessions(limit=1)
     assert kept.active
-    from sessionproof.store._prepare import prepare_batch
-
     a, b = session("r1", "a"), session("r1", "b")
     kept.add([a], prepare_batch([a]))
     assert kept.get("r1", ["a.t0.baseline"]) is not None
