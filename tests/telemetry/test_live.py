@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from sessionproof.errors import InfraError
 from sessionproof.records import Session
 from sessionproof.runs import RunReport
 from sessionproof.store import Store
@@ -100,16 +105,107 @@ def test_a_session_that_cannot_be_exported_does_not_stop_the_others(
     assert "cannot export session broken" in caplog.text
 
 
-def test_closing_does_not_wait_for_a_burst_to_gather(
+def test_closing_sends_what_waits_without_waiting_for_the_schedule_delay(
     faulty_run: tuple[Path, RunReport],
     receiver: Received,  # noqa: F811
 ) -> None:
     store, report = faulty_run
     url, received = receiver
     live = LiveExport(None, url, suite="demo")
-    assert live.gather_s >= 1.0
+    assert live.ready.wait(30), "the export worker did not start"
     live.advance(_sessions(store, report.run_id)[0])
     started = time.monotonic()
     live.close()
-    assert time.monotonic() - started < live.gather_s / 2
+    # The schedule delay is 5 s: the last batch left at once, not when it was due.
+    assert time.monotonic() - started < 2.5
     assert live.spans == len(received_spans(received)) > 0
+
+
+def test_credentials_go_down_the_pipe_not_on_the_command_line(
+    receiver: Received,  # noqa: F811
+) -> None:
+    url, _ = receiver
+    secret = "Basic c2stc2VjcmV0LXRva2Vu"
+    with LiveExport(None, url, {"Authorization": secret}, suite="demo") as live:
+        args = " ".join(str(a) for a in live.worker.args)
+        assert url not in args and secret not in args
+        assert live.ready.wait(30)
+
+
+def test_a_dead_worker_costs_the_export_its_sessions_not_the_run(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    sessions = _sessions(store, report.run_id)
+    live = LiveExport(None, url, suite="demo")
+    assert live.ready.wait(30)
+    live.worker.kill()
+    live.worker.wait()
+    for session in sessions:
+        live.advance(session)
+    live.close()  # no exception: the run's sessions are the store's, not the export's
+    assert live.dropped == len(sessions)
+    assert not received
+    assert "the OTLP export worker is gone" in caplog.text
+    assert "exit code -9" in caplog.text
+
+
+def test_a_worker_that_cannot_start_is_a_clear_error(
+    receiver: Received,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    url, _ = receiver
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    with pytest.raises(InfraError, match="cannot start the OTLP export worker"):
+        LiveExport(None, url, suite="demo")
+
+
+def test_a_worker_that_fails_at_start_up_is_told_and_the_run_goes_on(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    # An interpreter that starts and fails at once: the worker ends before it is ready.
+    false = shutil.which("false")
+    assert false is not None
+    monkeypatch.setattr(sys, "executable", false)
+    live = LiveExport(None, url, suite="demo")
+    assert live.ready.wait(30)
+    for session in _sessions(store, report.run_id)[:3]:
+        live.advance(session)
+    live.close()
+    assert not received
+    assert "the OTLP export worker ended with exit code 1" in caplog.text
+
+
+def test_sessions_past_the_queue_limit_are_dropped_with_one_warning(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store, report = faulty_run
+    url, received = receiver
+    sessions = _sessions(store, report.run_id)
+    monkeypatch.setenv("OTEL_BSP_MAX_QUEUE_SIZE", "2")
+    live = LiveExport(None, url, suite="demo")
+    # A worker that stops reading (as one behind a slow collector does): the pipe fills, then
+    # the queue.
+    os.kill(live.worker.pid, signal.SIGSTOP)
+    try:
+        for _ in range(20):
+            for session in sessions:
+                live.advance(session)
+    finally:
+        os.kill(live.worker.pid, signal.SIGCONT)
+    live.close()
+    sent = 20 * len(sessions) - live.dropped
+    assert live.dropped > 0 and sent > 0
+    assert caplog.text.count("the OTLP collector is behind") == 1
+    assert sum(not s.parent_span_id for s in received_spans(received)) == sent
