@@ -160,7 +160,7 @@ class _Sender:
     ) -> tuple[ExportTraceServiceRequest, SpanSink]:
         """Post `batch` (the exporter logs a refusal); a new batch."""
         self.report({"spans": len(spans)})
-        post(self.exporter, batch.SerializeToString())
+        post(self.exporter, batch)
         return self._new_batch()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event as SpanEvent
@@ -48,6 +49,16 @@ def readable_span(span: Span, resource: Resource) -> ReadableSpan:
         end_time=span.end_time_unix_nano,
         instrumentation_scope=SCOPE,
     )
+
+
+def request_readable(request: ExportTraceServiceRequest) -> list[ReadableSpan]:
+    """The spans of an OTLP request (one of ours: our scope) as the SDK's spans."""
+    out: list[ReadableSpan] = []
+    for batch in request.resource_spans:
+        resource = Resource(plain_attrs(batch.resource.attributes), batch.schema_url or None)
+        for scoped in batch.scope_spans:
+            out.extend(readable_span(span, resource) for span in scoped.spans)
+    return out
 
 
 def session_spans(
