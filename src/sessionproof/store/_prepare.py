@@ -8,6 +8,7 @@ raises, do not depend on the batch it came in.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from itertools import accumulate
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
 from ..errors import StoreError
@@ -31,6 +33,30 @@ from ._scrub import Scrubber
 
 _KIND_TEXT = {kind: kind.value for kind in EventKind}
 """Each kind's plain text (an enum's `.value` costs a descriptor call per event)."""
+
+_FLOAT_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
+"""Each payload model's own float fields (a latency, a reward), found on first use."""
+
+
+def _float_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    fields = _FLOAT_FIELDS.get(model)
+    if fields is None:
+        fields = _FLOAT_FIELDS[model] = tuple(
+            name
+            for name, info in model.model_fields.items()
+            if info.annotation in (float, float | None)
+        )
+    return fields
+
+
+def _finite_text(value: dict[str, Any], fields: tuple[str, ...]) -> None:
+    """Spell out an infinite or NaN float of `fields` in `value` as pydantic reads it back
+    ("Infinity", "-Infinity", "NaN"): JSON has no literal for it, and the `null` orjson
+    writes instead does not read back into a float field (the session would not load)."""
+    for name in fields:
+        x = value.get(name)
+        if isinstance(x, float) and not math.isfinite(x):
+            value[name] = "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
 
 
 @dataclass(frozen=True)
@@ -80,7 +106,7 @@ def _payload_values(session: Session, where: str) -> tuple[list[Any], list[int],
         seqs.append(event.seq)
         try:
             # The serializer itself: `model_dump` adds ~1.5 µs of argument handling per event.
-            values.append(payload.__pydantic_serializer__.to_python(payload, mode="json"))
+            value = payload.__pydantic_serializer__.to_python(payload, mode="json")
         # An object() inside tool arguments; ValueError: arguments nested past pydantic's
         # 255 levels (a model's reply parsed by json.loads may be), which escaped as a
         # ValueError instead of the store's named error.
@@ -89,6 +115,9 @@ def _payload_values(session: Session, where: str) -> tuple[list[Any], list[int],
             raise StoreError(
                 f"{where}: event seq {event.seq} is not JSON-serialisable: {first}"
             ) from exc
+        if fields := _float_fields(type(payload)):
+            _finite_text(value, fields)
+        values.append(value)
     return values, seqs, [n_tool_calls, n_tool_errors, n_replies]
 
 
@@ -111,6 +140,7 @@ def _flatten(session: Session, scrubber: Scrubber) -> _Flat:
     outcome = session.outcome
     if outcome is not None:
         value = outcome.model_dump(mode="json")
+        _finite_text(value, _float_fields(type(outcome)))
         texts.append(to_json(value, f"{where}: outcome"))
         values.append(value)
         wheres.append(f"{where}: outcome")
