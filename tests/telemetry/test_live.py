@@ -7,7 +7,9 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -23,20 +25,35 @@ from .test_otlp_receiver import receiver  # noqa: F401  (the fixture)
 Received = tuple[str, list[tuple[str, dict[str, str], bytes]]]
 
 
-def _sessions(store: Path, run_id: str) -> list[Session]:
+class Export(NamedTuple):
+    """The faulty demo run's sessions, and the receiver to export them to."""
+
+    sessions: list[Session]
+    url: str
+    received: list[tuple[str, dict[str, str], bytes]]
+
+    def advance_all(self, live: LiveExport, sessions: Iterable[Session] | None = None) -> None:
+        for session in self.sessions if sessions is None else sessions:
+            live.advance(session)
+
+
+@pytest.fixture
+def export(
+    faulty_run: tuple[Path, RunReport],
+    receiver: Received,  # noqa: F811
+) -> Export:
+    store, report = faulty_run
     with Store.open_for_reading(store) as db:
-        return db.load_sessions(run_id)
+        sessions = db.load_sessions(report.run_id)
+    return Export(sessions, *receiver)
 
 
 def test_a_live_export_carries_the_metrics_that_need_no_replay(
-    faulty_run: tuple[Path, RunReport],
-    receiver: Received,  # noqa: F811
+    export: Export,
 ) -> None:
-    store, report = faulty_run
-    url, received = receiver
+    _, url, received = export
     with LiveExport(None, url, suite="demo") as live:
-        for session in _sessions(store, report.run_id):
-            live.advance(session)
+        export.advance_all(live)
     names: set[str] = set()
     for span in received_spans(received):
         for event in span.events:
@@ -49,17 +66,13 @@ def test_a_live_export_carries_the_metrics_that_need_no_replay(
 
 
 def test_spans_leave_in_batches_of_whole_sessions(
-    faulty_run: tuple[Path, RunReport],
-    receiver: Received,  # noqa: F811
+    export: Export,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store, report = faulty_run
-    url, received = receiver
-    sessions = _sessions(store, report.run_id)
+    sessions, url, received = export
     monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "20")
     with LiveExport(None, url, suite="demo") as live:
-        for session in sessions:
-            live.advance(session)
+        export.advance_all(live)
     spans = received_spans(received)
     assert live.spans == len(spans) > 20
     assert len(received) > 1
@@ -72,15 +85,13 @@ def test_spans_leave_in_batches_of_whole_sessions(
 
 
 def test_waiting_spans_leave_after_the_schedule_delay(
-    faulty_run: tuple[Path, RunReport],
-    receiver: Received,  # noqa: F811
+    export: Export,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store, report = faulty_run
-    url, received = receiver
+    sessions, url, received = export
     monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
     with LiveExport(None, url, suite="demo") as live:
-        live.advance(_sessions(store, report.run_id)[0])
+        live.advance(sessions[0])
         deadline = time.monotonic() + 10
         while not received and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -89,31 +100,26 @@ def test_waiting_spans_leave_after_the_schedule_delay(
 
 
 def test_a_session_that_cannot_be_exported_does_not_stop_the_others(
-    faulty_run: tuple[Path, RunReport],
-    receiver: Received,  # noqa: F811
+    export: Export,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    store, report = faulty_run
-    url, received = receiver
-    good = _sessions(store, report.run_id)[:2]
+    sessions, url, received = export
+    good = sessions[:2]
     broken = good[0].model_copy(update={"session_id": "broken", "events": [None]})
     with LiveExport(None, url, suite="demo") as live:
-        for session in (good[0], broken, good[1]):
-            live.advance(session)
+        export.advance_all(live, (good[0], broken, good[1]))
     roots = [s for s in received_spans(received) if not s.parent_span_id]
     assert len(roots) == 2
     assert "cannot export session broken" in caplog.text
 
 
 def test_closing_sends_what_waits_without_waiting_for_the_schedule_delay(
-    faulty_run: tuple[Path, RunReport],
-    receiver: Received,  # noqa: F811
+    export: Export,
 ) -> None:
-    store, report = faulty_run
-    url, received = receiver
+    sessions, url, received = export
     live = LiveExport(None, url, suite="demo")
     assert live.ready.wait(30), "the export worker did not start"
-    live.advance(_sessions(store, report.run_id)[0])
+    live.advance(sessions[0])
     started = time.monotonic()
     live.close()
     # The schedule delay is 5 s: the last batch left at once, not when it was due.
@@ -133,19 +139,15 @@ def test_credentials_go_down_the_pipe_not_on_the_command_line(
 
 
 def test_a_dead_worker_costs_the_export_its_sessions_not_the_run(
-    faulty_run: tuple[Path, RunReport],
-    receiver: Received,  # noqa: F811
+    export: Export,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    store, report = faulty_run
-    url, received = receiver
-    sessions = _sessions(store, report.run_id)
+    sessions, url, received = export
     live = LiveExport(None, url, suite="demo")
     assert live.ready.wait(30)
     live.worker.kill()
     live.worker.wait()
-    for session in sessions:
-        live.advance(session)
+    export.advance_all(live)
     live.close()  # no exception: the run's sessions are the store's, not the export's
     assert live.dropped == len(sessions)
     assert not received
@@ -164,44 +166,36 @@ def test_a_worker_that_cannot_start_is_a_clear_error(
 
 
 def test_a_worker_that_fails_at_start_up_is_told_and_the_run_goes_on(
-    faulty_run: tuple[Path, RunReport],
-    receiver: Received,  # noqa: F811
+    export: Export,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    store, report = faulty_run
-    url, received = receiver
+    sessions, url, received = export
     # An interpreter that starts and fails at once: the worker ends before it is ready.
     false = shutil.which("false")
     assert false is not None
     monkeypatch.setattr(sys, "executable", false)
     live = LiveExport(None, url, suite="demo")
     assert live.ready.wait(30)
-    for session in _sessions(store, report.run_id)[:3]:
-        live.advance(session)
+    export.advance_all(live, sessions[:3])
     live.close()
     assert not received
     assert "the OTLP export worker ended with exit code 1" in caplog.text
 
 
 def test_sessions_past_the_queue_limit_are_dropped_with_one_warning(
-    faulty_run: tuple[Path, RunReport],
-    receiver: Received,  # noqa: F811
+    export: Export,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    store, report = faulty_run
-    url, received = receiver
-    sessions = _sessions(store, report.run_id)
+    sessions, url, received = export
     monkeypatch.setenv("OTEL_BSP_MAX_QUEUE_SIZE", "2")
     live = LiveExport(None, url, suite="demo")
     # A worker that stops reading (as one behind a slow collector does): the pipe fills, then
     # the queue.
     os.kill(live.worker.pid, signal.SIGSTOP)
     try:
-        for _ in range(20):
-            for session in sessions:
-                live.advance(session)
+        export.advance_all(live, sessions * 20)
     finally:
         os.kill(live.worker.pid, signal.SIGCONT)
     live.close()
