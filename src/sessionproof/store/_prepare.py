@@ -8,6 +8,7 @@ raises, do not depend on the batch it came in.
 
 from __future__ import annotations
 
+import functools
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -34,19 +35,15 @@ from ._scrub import Scrubber
 _KIND_TEXT = {kind: kind.value for kind in EventKind}
 """Each kind's plain text (an enum's `.value` costs a descriptor call per event)."""
 
-_FLOAT_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
-"""Each payload model's own float fields (a latency, a reward), found on first use."""
 
-
+@functools.cache
 def _float_fields(model: type[BaseModel]) -> tuple[str, ...]:
-    fields = _FLOAT_FIELDS.get(model)
-    if fields is None:
-        fields = _FLOAT_FIELDS[model] = tuple(
-            name
-            for name, info in model.model_fields.items()
-            if info.annotation in (float, float | None)
-        )
-    return fields
+    """The model's own float fields (a latency, a reward)."""
+    return tuple(
+        name
+        for name, info in model.model_fields.items()
+        if info.annotation in (float, float | None)
+    )
 
 
 def _finite_text(value: dict[str, Any], fields: tuple[str, ...]) -> None:

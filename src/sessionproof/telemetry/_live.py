@@ -107,32 +107,35 @@ class LiveExport:
 
     def _write(self, pipe: IO[bytes], settings: bytes) -> None:
         """Send the settings, then the queued sessions, until None comes; then close."""
-        frames, count = [frame(settings)], 0
+        self._put(pipe, [frame(settings)], 0)
         ended = False
-        while True:
-            if frames and not self.lost:
-                try:
-                    pipe.write(b"".join(frames))  # what waited, in one write
-                    pipe.flush()
-                except OSError:
-                    self.dropped += count
-                    self._lose()
-            if ended:
-                break
-            frames, count = [], 0
+        while not ended:
             waiting = [self.sessions.get()]
             while not self.sessions.empty():
                 waiting.append(self.sessions.get())
+            ended = waiting[-1] is None  # close() puts it last
+            frames: list[bytes] = []
             for session in waiting:
                 if session is None:
-                    ended = True
-                elif self.lost:
+                    continue
+                if self.lost:
                     self.dropped += 1
                 elif (data := self._json(session)) is not None:
                     frames.append(frame(data))
-                    count += 1
+            self._put(pipe, frames, len(frames))
         with contextlib.suppress(OSError):
             pipe.close()
+
+    def _put(self, pipe: IO[bytes], frames: list[bytes], sessions: int) -> None:
+        """Write what waited in one write; a pipe that is gone drops its `sessions`."""
+        if not frames or self.lost:
+            return
+        try:
+            pipe.write(b"".join(frames))
+            pipe.flush()
+        except OSError:
+            self.dropped += sessions
+            self._lose()
 
     @staticmethod
     def _json(session: Session) -> bytes | None:

@@ -42,6 +42,7 @@ from ._evals import Scenarios
 from ._otlp import exporter, new_request, post, request_spans
 from ._spans import SpanSink, add_spans, default_resource
 
+# The parent logs our records again under their logger's name: this one's reads as the export's.
 _log = logging.getLogger("sessionproof.telemetry._live")
 _DECODED = 64
 """Decoded sessions the reader may hold before it stops reading the pipe."""
