@@ -33,8 +33,8 @@ def paused_gc() -> Iterator[None]:
 # each full one also walks every module, schema and base DB loaded before the run.
 TUNED_YOUNG_THRESHOLD = 10_000
 _depth = 0
-"""`tuned_gc` blocks under way, in every thread (freezing is not nestable: one unfreeze thaws
-all, so the first block in tunes and the last one out restores)."""
+"""`tuned_gc` blocks under way, in every thread (one unfreeze thaws all: every block in
+freezes, the first one in tunes, and only the last one out thaws and restores)."""
 _before = gc.get_threshold()
 
 
@@ -53,8 +53,10 @@ def tuned_gc() -> Iterator[None]:
     global _depth, _before
     if _depth == 0:
         _before = gc.get_threshold()
-        gc.freeze()
         gc.set_threshold(TUNED_YOUNG_THRESHOLD, _before[1], _before[2])
+    # A nested block freezes too: what the outer block made meanwhile (a run's agents and
+    # their clients, before its sessions start) is kept out of collections as well.
+    gc.freeze()
     _depth += 1
     try:
         yield
