@@ -16,6 +16,11 @@ enough trials for at least 2×C sessions) and prints
 - ideal: the wall time the same run's model calls need when C are always in flight and the
   harness costs nothing (calls × latency / C), over the measured wall time minus the CLI's
   start-up (timed from a one-session run, as the shared `scale` check does);
+- ceiling: the best ratio any harness could reach. A call holds its place for the whole
+  latency, so no run of N calls at C in flight ends sooner than ceil(N / C) rounds of it:
+  (N / C) / ceil(N / C), e.g. 95.9% for the `scale` check's 5,400 calls at 256 (21.09
+  rounds' worth of calls need 22 rounds). The ratio over the ceiling is what the harness's
+  own costs leave of what was reachable;
 - CPU per model call: the run's CPU time (user+sys, the child process) minus the start-up's,
   over its model calls (the 429 answers included: each is a request).
 In 429 mode the ideal counts only the successful calls and the waits are part of the run: the
@@ -227,10 +232,12 @@ def main() -> None:
                 limited = s1["n429"] - s0["n429"]
                 ideal = (calls - limited) * args.latency / level
                 ratio = ideal / max(1e-9, wall - startup)
+                ceiling = ideal / max(1e-9, math.ceil(calls / level) * args.latency)
                 per_call = (cpu - c1) / max(1, calls) * 1000
                 line = (
                     f"C={level:5d}: {summary.get('sessions', '?')} sessions, {calls} calls, "
-                    f"wall {wall:.1f} s, ideal {ideal:.1f} s -> {ratio * 100:5.1f}% of ideal; "
+                    f"wall {wall:.1f} s, ideal {ideal:.1f} s -> {ratio * 100:5.1f}% of ideal "
+                    f"(ceiling {ceiling * 100:.1f}%, {ratio / ceiling * 100:.1f}% of it); "
                     f"CPU {per_call:.2f} ms per model call; server peak in flight "
                     f"{s1['max_inflight']}"
                 )
