@@ -4,16 +4,22 @@ error types, none of its per-request machinery."""
 from __future__ import annotations
 
 import socket
+import sys
 
 import openai
 import pytest
 
 from sessionproof.agents import AgentRequest
-from sessionproof.agents._direct import DirectPost
+from sessionproof.agents._direct import DirectPost, status_error
 from sessionproof.records import Message
 
 from .conftest import KEY, compat_agent
 from .fakeprovider import FakeProvider, Reply, completion, error
+
+try:  # the SDK's own HTTP library, as `_direct` imports it
+    import httpx2 as _http
+except ImportError:  # pragma: no cover - older openai SDKs
+    import httpx as _http  # type: ignore[no-redef]
 
 
 async def test_openai_compat_requests_skip_the_sdks_client_post(
@@ -93,3 +99,68 @@ async def test_a_url_with_credentials_gets_a_connection_on_the_httpx_path(
     await agent.aclose()
     assert reply.message.content == "hello"
     assert fake.posts()[0].path == "/v1/chat/completions"
+
+
+_SDK_PARTS = ("_prepare_url", "_build_headers", "_make_status_error_from_response")
+"""The openai client's private methods `DirectPost` borrows."""
+
+
+def _without_sdk_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clients as a release without those methods (or their module) would make them."""
+    for name in _SDK_PARTS:
+        monkeypatch.setattr(openai.AsyncOpenAI, name, None)
+    monkeypatch.setitem(sys.modules, "openai._models", None)  # importing it fails
+
+
+async def test_without_the_sdks_private_parts_the_request_is_the_same(
+    fake: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request = AgentRequest(messages=[Message.user("hi")], tools=[])
+    seen = []
+    for hidden in (False, True):
+        if hidden:
+            _without_sdk_parts(monkeypatch)
+        agent = compat_agent(fake)
+        fake.push(Reply(completion("hello")))
+        reply = await agent.respond(request)
+        await agent.aclose()
+        assert reply.message.content == "hello"
+        seen.append(fake.posts()[-1])
+    sdk, public = seen
+    assert public.path == sdk.path == "/v1/chat/completions"
+    assert public.body == sdk.body
+    for name in ("authorization", "content-type", "user-agent", "accept"):
+        assert public.headers[name] == sdk.headers[name], name
+    # Only the SDK's own retry and timeout telemetry headers are missing, nothing is added.
+    extra = {k.lower() for k in sdk.headers} - {k.lower() for k in public.headers}
+    assert extra <= {"x-stainless-retry-count", "x-stainless-read-timeout"}
+    assert {k.lower() for k in public.headers} <= {k.lower() for k in sdk.headers}
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 418, 422, 429, 500, 503])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"error": {"message": "no", "code": "x"}}',
+        b'{"message": "top level"}',
+        b'{"error": "a string"}',
+        b"[1, 2]",
+        b"plain text",
+        b"",
+    ],
+)
+def test_without_the_sdks_private_parts_errors_keep_their_types(
+    status: int, body: bytes, fake: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = compat_agent(fake)
+    url = "http://127.0.0.1:9/v1/chat/completions"
+    response = _http.Response(status, content=body, request=_http.Request("POST", url))
+    sdk = agent._client._make_status_error_from_response(response)
+    _without_sdk_parts(monkeypatch)
+    public = status_error(agent._client, response)
+    assert type(public) is type(sdk)
+    assert (public.message, public.body, public.status_code) == (
+        sdk.message,
+        sdk.body,
+        sdk.status_code,
+    )

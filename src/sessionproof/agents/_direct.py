@@ -14,11 +14,19 @@ adapter's failure classification reads them exactly as before.
 The bytes go out on `Http1Pool` (asyncio protocols and httptools: ~0.1 ms of CPU per
 request against aiohttp's ~0.4 ms) unless the environment names a proxy for the server,
 which stays aiohttp's job.
+
+The three SDK parts this borrows (the client's header builder, URL joiner and error factory)
+are private to it; every openai release from 3.0 has them. Should one go, its public
+counterpart takes over (`default_headers` and `auth_headers`, `base_url`, and the SDK's public
+error classes chosen by status as the SDK chooses them): the request and its errors stay the
+same, and a new SDK release cannot stop openai-compat runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 from typing import Any
 
 import aiohttp
@@ -30,6 +38,68 @@ try:  # the SDK's own HTTP library: httpx2 from openai 3, httpx before
     import httpx2 as _http
 except ImportError:  # pragma: no cover - older openai SDKs
     import httpx as _http  # type: ignore[no-redef]
+
+
+_STATUS_ERRORS: dict[int, type[openai.APIStatusError]] = {
+    400: openai.BadRequestError,
+    401: openai.AuthenticationError,
+    403: openai.PermissionDeniedError,
+    404: openai.NotFoundError,
+    409: openai.ConflictError,
+    422: openai.UnprocessableEntityError,
+    429: openai.RateLimitError,
+}
+"""The SDK's public error class for each status it names (5xx: InternalServerError)."""
+
+
+def endpoint_url(client: openai.AsyncOpenAI, path: str) -> str:
+    """`path` under the client's base URL, joined by the SDK when it can."""
+    prepare = getattr(client, "_prepare_url", None)
+    if callable(prepare):
+        return str(prepare(path))
+    return str(client.base_url).rstrip("/") + "/" + path.lstrip("/")
+
+
+def sdk_headers(client: openai.AsyncOpenAI, url: str) -> dict[str, str]:
+    """The headers the SDK's client sends with a bearer-authenticated POST (auth, its user
+    agent and platform headers, the caller's own), built by the SDK when it can."""
+    build = getattr(client, "_build_headers", None)
+    if callable(build):
+        try:
+            from openai._models import FinalRequestOptions
+        except ImportError:
+            pass
+        else:
+            options = FinalRequestOptions.construct(
+                method="post", url=url, security={"bearer_auth": True}
+            )
+            return {key: value for key, value in build(options).items()}
+    merged = {**client.default_headers, **client.auth_headers}
+    # The SDK drops a header whose value is its `Omit` marker: anything but a string here.
+    return {key: value for key, value in merged.items() if isinstance(value, str)}
+
+
+def status_error(client: openai.AsyncOpenAI, response: _http.Response) -> openai.APIStatusError:
+    """The SDK's typed error for a non-2xx `response` (an httpx response), made by the SDK
+    when it can, else the same class and message from its public error types."""
+    make = getattr(client, "_make_status_error_from_response", None)
+    if callable(make):
+        made: openai.APIStatusError = make(response)
+        return made
+    message = f"Error code: {response.status_code}"
+    text = response.text.strip()
+    body: object = text
+    with contextlib.suppress(ValueError):  # not JSON: the text is the body
+        body = json.loads(text)
+    # The message names only the error's own "message" field; the body keeps the rest.
+    data = body.get("error", body) if isinstance(body, dict) else body
+    said = data.get("message") if isinstance(body, dict) and isinstance(data, dict) else None
+    if isinstance(said, str) and said:
+        message += f" - {said}"
+    cls = _STATUS_ERRORS.get(response.status_code)
+    if cls is None:
+        cls = openai.InternalServerError if response.status_code >= 500 else openai.APIStatusError
+    return cls(message, response=response, body=data)
 
 
 def _env_proxy(url: str) -> tuple[Any, aiohttp.BasicAuth | None]:
@@ -56,7 +126,7 @@ class DirectPost:
 
     def __init__(self, client: openai.AsyncOpenAI, path: str, timeout_s: float) -> None:
         self._client = client
-        self._url = str(client._prepare_url(path))
+        self._url = endpoint_url(client, path)
         self._timeout = aiohttp.ClientTimeout(
             total=None, sock_connect=timeout_s, sock_read=timeout_s
         )
@@ -72,13 +142,7 @@ class DirectPost:
     def _request_headers(self) -> dict[str, str]:
         # Built once, inside the loop (the SDK names the async library it runs on).
         if self._headers is None:
-            from openai._models import FinalRequestOptions
-
-            options = FinalRequestOptions.construct(
-                method="post", url=self._url, security={"bearer_auth": True}
-            )
-            built = self._client._build_headers(options)
-            self._headers = {key: value for key, value in built.items()}
+            self._headers = sdk_headers(self._client, self._url)
         return self._headers
 
     def _open(self) -> aiohttp.ClientSession:
@@ -120,7 +184,7 @@ class DirectPost:
         response = _http.Response(
             status, headers=list(raw_headers), content=data, request=self._request()
         )
-        raise self._client._make_status_error_from_response(response)
+        raise status_error(self._client, response)
 
     async def _post_lean(self, pool: Http1Pool, body: bytes) -> bytes:
         if self._head is None:
@@ -139,7 +203,7 @@ class DirectPost:
         response = _http.Response(
             status, headers=raw_headers, content=data, request=self._request()
         )
-        raise self._client._make_status_error_from_response(response)
+        raise status_error(self._client, response)
 
     async def aclose(self) -> None:
         """Close the connections (aiohttp's and the pool's)."""
