@@ -53,3 +53,42 @@ print(json.dumps({{"stats": "scipy.stats" in sys.modules, "boot": [boot.low, boo
     assert 0.0 <= low < high <= 1.0
     assert out["tested"] > 0
     assert out["p"] and all(0.0 <= p <= 1.0 for p in out["p"])
+
+
+def _imported_after(statement: str, prefix: str) -> list[str]:
+    code = (
+        f"import json, sys; {statement}; "
+        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefix!r}))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    found: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def test_the_cli_and_the_live_export_worker_load_only_the_telemetry_they_use() -> None:
+    # The telemetry package's names load on first use: the CLI's `import` command module
+    # named one of them, and the whole package (~0.1 s) came with every command; the live
+    # export's worker imports its own module and what that needs.
+    assert _imported_after("import sessionproof.cli", "sessionproof.telemetry.") == []
+    worker = _imported_after(
+        "import sessionproof.telemetry._live_worker", "sessionproof.telemetry."
+    )
+    assert "sessionproof.telemetry._live_worker" in worker
+    for unused in ("_live", "_rebuild", "_usecases", "_readable"):
+        assert f"sessionproof.telemetry.{unused}" not in worker
+
+
+def test_every_lazily_exported_name_resolves_to_its_submodule() -> None:
+    import importlib
+
+    for name in ("sessionproof.suites", "sessionproof.suites.tau2", "sessionproof.telemetry"):
+        package = importlib.import_module(name)
+        module_of = package._MODULE_OF
+        assert sorted(package.__all__) == sorted(module_of), name
+        for export in package.__all__:
+            value = getattr(package, export)
+            source = importlib.import_module(module_of[export], name)
+            assert getattr(source, export) is value, (name, export)
+        assert set(package.__all__) <= set(dir(package))

@@ -13,7 +13,6 @@ from rich.markup import escape
 from ..importers import format_names
 from ..report import render_summary
 from ..store import DEFAULT_STORE_PATH
-from ..telemetry import import_traces
 from ._app import app, err_console, out_console
 
 LabelFromOpt = Annotated[
@@ -54,6 +53,9 @@ def import_command(
     Exit code: 0 when every record was read; 1 when some were skipped or kept with a warning
     (each named on stderr); 2 when the file cannot be used at all.
     """
+    # Imported here: the trace readers are this command's alone (~0.1 s of every start-up).
+    from ..telemetry import import_traces
+
     report = import_traces(
         path, fmt=fmt, store=store, domain=domain, argv=sys.argv[1:], label_from=label_from
     )

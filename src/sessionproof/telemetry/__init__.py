@@ -1,23 +1,58 @@
 """Telemetry: sessions as OpenTelemetry GenAI traces, out (OTLP-JSON, OTLP protobuf,
 OTLP/HTTP) and back in (our traces exactly; anyone's `gen_ai.*` or OpenInference traces as
 far as their attributes go). Layer: above `patterns`, below `report`.
+
+The names below are imported on first use (PEP 562): the live export's worker process
+imports one submodule of this package, and loading every other one first (the importers,
+the trace rebuilder, the use cases: ~0.4 s) delayed its first span by as much.
 """
 
-from ._compat import COMPATS
-from ._live import LiveExport
-from ._otlp import (
-    export_request,
-    otlp_json,
-    otlp_proto,
-    parse_headers,
-    send,
-    traces_url,
-    write_file,
-)
-from ._readable import session_spans
-from ._rebuild import read_otlp, read_otlp_json, read_otlp_proto
-from ._spans import default_resource, otlp_spans
-from ._usecases import EXPORT_FORMATS, TraceImport, export_traces, import_traces, run_spans
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._compat import COMPATS
+    from ._live import LiveExport
+    from ._otlp import (
+        export_request,
+        otlp_json,
+        otlp_proto,
+        parse_headers,
+        send,
+        traces_url,
+        write_file,
+    )
+    from ._readable import session_spans
+    from ._rebuild import read_otlp, read_otlp_json, read_otlp_proto
+    from ._spans import default_resource, otlp_spans
+    from ._usecases import EXPORT_FORMATS, TraceImport, export_traces, import_traces, run_spans
+
+_MODULE_OF: dict[str, str] = {
+    "COMPATS": "._compat",
+    "LiveExport": "._live",
+    "export_request": "._otlp",
+    "otlp_json": "._otlp",
+    "otlp_proto": "._otlp",
+    "parse_headers": "._otlp",
+    "send": "._otlp",
+    "traces_url": "._otlp",
+    "write_file": "._otlp",
+    "session_spans": "._readable",
+    "read_otlp": "._rebuild",
+    "read_otlp_json": "._rebuild",
+    "read_otlp_proto": "._rebuild",
+    "default_resource": "._spans",
+    "otlp_spans": "._spans",
+    "EXPORT_FORMATS": "._usecases",
+    "TraceImport": "._usecases",
+    "export_traces": "._usecases",
+    "import_traces": "._usecases",
+    "run_spans": "._usecases",
+}
+"""Each public name -> the submodule that defines it."""
 
 __all__ = [
     "COMPATS",
@@ -41,3 +76,6 @@ __all__ = [
     "traces_url",
     "write_file",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF)
