@@ -16,11 +16,14 @@ enough trials for at least 2×C sessions) and prints
 - ideal: the wall time the same run's model calls need when C are always in flight and the
   harness costs nothing (calls × latency / C), over the measured wall time minus the CLI's
   start-up (timed from a one-session run, as the shared `scale` check does);
-- ceiling: the best ratio any harness could reach. A call holds its place for the whole
-  latency, so no run of N calls at C in flight ends sooner than ceil(N / C) rounds of it:
+- ceiling: the best ratio a harness costing nothing could reach. A call holds its place for
+  the whole latency, so N calls at C in flight take at least ceil(N / C) rounds of it:
   (N / C) / ceil(N / C), e.g. 95.9% for the `scale` check's 5,400 calls at 256 (21.09
-  rounds' worth of calls need 22 rounds). The ratio over the ceiling is what the harness's
-  own costs leave of what was reachable;
+  rounds' worth of calls need 22 rounds). The ratio can pass it by the error of the
+  start-up estimate (a one-session run's fixed costs are not quite the larger run's);
+- calls phase (own server only): from the first request to the last reply as the server
+  saw them, against that bound of ceil(N / C) rounds: what the harness's per-call costs
+  leave of the reachable, free of start-up and of the work after the last reply;
 - CPU per model call: the run's CPU time (user+sys, the child process) minus the start-up's,
   over its model calls (the 429 answers included: each is a request).
 In 429 mode the ideal counts only the successful calls and the waits are part of the run: the
@@ -76,8 +79,11 @@ def _completion(message: dict[str, Any], finish: str) -> bytes:
 
 
 def serve(port: int, latency: float, rate_429: float) -> None:
-    """Serve until killed; GET /stats gives {"n", "max_inflight", "n429"}."""
-    stats = {"n": 0, "inflight": 0, "max_inflight": 0, "n429": 0}
+    """Serve until killed; GET /stats gives {"n", "max_inflight", "n429", "first", "last"}:
+    the server's clock when the first request since the last GET /mark arrived and when the
+    last reply since then left (null before any)."""
+    stats: dict[str, Any] = {"n": 0, "inflight": 0, "max_inflight": 0, "n429": 0}
+    stats.update(first=None, last=None)
     rng = random.Random(7)
     more = _reply("200 OK", _completion({"role": "assistant", "content": "Tell me more?"}, "stop"))
     done = _reply(
@@ -118,9 +124,13 @@ def serve(port: int, latency: float, rate_429: float) -> None:
                         length = int(line[15:])
                 body = await reader.readexactly(length) if length else b""
                 if head.startswith(b"GET"):
+                    if head.startswith(b"GET /mark"):
+                        stats.update(first=None, last=None)
                     writer.write(_reply("200 OK", json.dumps(stats).encode()))
                     await writer.drain()
                     continue
+                if stats["first"] is None:
+                    stats["first"] = time.monotonic()
                 stats["n"] += 1
                 stats["inflight"] += 1
                 stats["max_inflight"] = max(stats["max_inflight"], stats["inflight"])
@@ -131,6 +141,7 @@ def serve(port: int, latency: float, rate_429: float) -> None:
                     writer.write(limited)
                 else:
                     writer.write(answer(body))
+                stats["last"] = time.monotonic()
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
@@ -155,9 +166,9 @@ def _free_port() -> int:
         return port
 
 
-def _stats(port: int) -> dict[str, int]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=10) as resp:
-        data: dict[str, int] = json.load(resp)
+def _stats(port: int, path: str = "/stats") -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as resp:
+        data: dict[str, Any] = json.load(resp)
         return data
 
 
@@ -222,7 +233,7 @@ def main() -> None:
             )
             for level in (int(x) for x in args.levels.split(",")):
                 trials = args.trials or max(1, math.ceil(2 * level / SCENARIOS[args.suite]))
-                s0 = _stats(port)
+                s0 = _stats(port, "/mark")  # the call phase is timed from here (own server)
                 run_args = ["--suite", args.suite, "--trials", str(trials)]
                 run_args += ["--concurrency", str(level), *extra]
                 # A fresh store per level: each run writes into an empty file, as a new one.
@@ -232,15 +243,22 @@ def main() -> None:
                 limited = s1["n429"] - s0["n429"]
                 ideal = (calls - limited) * args.latency / level
                 ratio = ideal / max(1e-9, wall - startup)
-                ceiling = ideal / max(1e-9, math.ceil(calls / level) * args.latency)
+                bound = math.ceil(calls / level) * args.latency
+                ceiling = ideal / max(1e-9, bound)
                 per_call = (cpu - c1) / max(1, calls) * 1000
                 line = (
                     f"C={level:5d}: {summary.get('sessions', '?')} sessions, {calls} calls, "
                     f"wall {wall:.1f} s, ideal {ideal:.1f} s -> {ratio * 100:5.1f}% of ideal "
-                    f"(ceiling {ceiling * 100:.1f}%, {ratio / ceiling * 100:.1f}% of it); "
+                    f"(ceiling {ceiling * 100:.1f}%); "
                     f"CPU {per_call:.2f} ms per model call; server peak in flight "
                     f"{s1['max_inflight']}"
                 )
+                if s1.get("first") is not None and s1.get("last") is not None:
+                    span = s1["last"] - s1["first"]
+                    line += (
+                        f"; calls phase (first request to last reply, at the server) "
+                        f"{span:.2f} s, {bound / max(1e-9, span) * 100:.1f}% of its bound"
+                    )
                 conc = summary.get("concurrency")
                 if isinstance(conc, dict):
                     line += (
