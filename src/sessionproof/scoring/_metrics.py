@@ -260,17 +260,29 @@ class _Specs:
 def _bootstrap(sessions: Sequence[Session], k_values: Iterable[int]) -> dict[str, Interval]:
     table = trial_table(sessions)
     out: dict[str, Interval] = {}
+    # Same values, same interval (the seed is fixed): where every trial of each scenario
+    # agrees, session accuracy and pass^k for every k are one list, bootstrapped once.
+    done: dict[tuple[float, ...], Interval] = {}
+
+    def interval(values: Sequence[float]) -> Interval:
+        key = tuple(values)
+        found = done.get(key)
+        if found is None:
+            found = done[key] = bootstrap_ci(values)
+            return found
+        return found.model_copy()  # each metric its own object
+
     rates = [
         sum(bool(v) for v in judged) / len(judged)
         for judged in ([v for v in t if v is not None] for t in table.values())
         if judged
     ]
     if rates:
-        out["session_accuracy"] = bootstrap_ci(rates)
+        out["session_accuracy"] = interval(rates)
     for k in k_values:
         per = pass_hat_k(table, k).per_scenario
         if per:
-            out[f"pass^{k}"] = bootstrap_ci(list(per.values()))
+            out[f"pass^{k}"] = interval(list(per.values()))
     return out
 
 
