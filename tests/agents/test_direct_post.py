@@ -10,16 +10,11 @@ import openai
 import pytest
 
 from sessionproof.agents import AgentRequest
-from sessionproof.agents._direct import DirectPost, status_error
+from sessionproof.agents._direct import DirectPost, _http, status_error
 from sessionproof.records import Message
 
 from .conftest import KEY, compat_agent
 from .fakeprovider import FakeProvider, Reply, completion, error
-
-try:  # the SDK's own HTTP library, as `_direct` imports it
-    import httpx2 as _http
-except ImportError:  # pragma: no cover - older openai SDKs
-    import httpx as _http  # type: ignore[no-redef]
 
 
 async def test_openai_compat_requests_skip_the_sdks_client_post(

@@ -13,15 +13,22 @@ from pathlib import Path
 HEAVY = ("scipy", "sklearn", "ray")
 
 
-def test_the_cli_starts_without_the_heavy_numerical_libraries() -> None:
+def _imported_after(statement: str, prefix: str) -> list[str]:
+    """The modules named `prefix`... loaded in a fresh interpreter after `statement`."""
     code = (
-        "import json, sys; import sessionproof.cli; "
-        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+        f"import json, sys; {statement}; "
+        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefix!r}))))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    found: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def test_the_cli_starts_without_the_heavy_numerical_libraries() -> None:
+    loaded = set(_imported_after("import sessionproof.cli", ""))
+    assert [m for m in HEAVY if m in loaded] == []
 
 
 def test_a_runs_report_and_metrics_do_without_scipy_stats(tmp_path: Path) -> None:
@@ -53,18 +60,6 @@ print(json.dumps({{"stats": "scipy.stats" in sys.modules, "boot": [boot.low, boo
     assert 0.0 <= low < high <= 1.0
     assert out["tested"] > 0
     assert out["p"] and all(0.0 <= p <= 1.0 for p in out["p"])
-
-
-def _imported_after(statement: str, prefix: str) -> list[str]:
-    code = (
-        f"import json, sys; {statement}; "
-        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefix!r}))))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
-    )
-    found: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return found
 
 
 def test_the_cli_and_the_live_export_worker_load_only_the_telemetry_they_use() -> None:
