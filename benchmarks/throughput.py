@@ -82,8 +82,14 @@ def serve(port: int, latency: float, rate_429: float) -> None:
     """Serve until killed; GET /stats gives {"n", "max_inflight", "n429", "first", "last"}:
     the server's clock when the first request since the last GET /mark arrived and when the
     last reply since then left (null before any)."""
-    stats: dict[str, Any] = {"n": 0, "inflight": 0, "max_inflight": 0, "n429": 0}
-    stats.update(first=None, last=None)
+    stats: dict[str, Any] = {
+        "n": 0,
+        "inflight": 0,
+        "max_inflight": 0,
+        "n429": 0,
+        "first": None,
+        "last": None,
+    }
     rng = random.Random(7)
     more = _reply("200 OK", _completion({"role": "assistant", "content": "Tell me more?"}, "stop"))
     done = _reply(
