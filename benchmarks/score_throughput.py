@@ -49,7 +49,7 @@ from sessionproof.suites.tau2.retail import RetailDB
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted((ROOT / "tests" / "fixtures" / "tau").glob("*.json"))
 _RETAIL = "gpt-4.1_retail_defautl_gpt-4.1_1trials.json"
-SHARED_RETAIL = ROOT.parent.parent / "shared/anchors/tau-bench/tau2-bench/trajectories" / _RETAIL
+SHARED_RETAIL = ROOT.parent / "shared/anchors/tau-bench/tau2-bench/trajectories" / _RETAIL
 """The shared tau2 retail trajectories (benchmarks may read them); the fixture copy otherwise."""
 TAU2_RATE = {"airline": 1.9, "retail": 4.5}
 """tau2-bench's own evaluator on these files, sessions/s on this machine (from the issue)."""
