@@ -215,7 +215,7 @@ async def test_a_429_keeps_its_slot_until_it_is_counted(serve: Any) -> None:
     async with gate.slot() as slot:
         status, _, _ = await pool.post(pool.head({}), b"{}")
         assert status == 429 and gate.inflight == 1  # not given back by the transport
-        slot.rate_limited(None)
+        slot.rate_limited()
     assert gate.inflight == 0 and gate.window == 2 and gate.stats().rate_limited == 1
     pool.close()
 

@@ -1,4 +1,4 @@
-"""Rate-limit-aware admission: AIMD window, Retry-After pause, rpm buckets, 429 storms waited
+"""Rate-limit-aware admission: AIMD window, Retry-After per request, rpm buckets, 429 storms waited
 out. All on a fake clock (no real waits, no timing asserts) or a loopback fake provider."""
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ async def test_aimd_halves_once_per_generation_and_grows_back() -> None:
     held = [await s.__aenter__() for s in slots]
     assert gate.inflight == 8
     for slot in held:
-        slot.rate_limited(None)
+        slot.rate_limited()
     for s in slots:
         await s.__aexit__(None, None, None)
     assert gate.window == 4
@@ -161,14 +161,41 @@ async def test_the_window_bounds_requests_in_flight() -> None:
     assert gate.stats().peak == 3
 
 
-async def test_retry_after_pauses_every_request_to_that_provider() -> None:
+async def test_retry_after_holds_back_only_the_request_that_got_it() -> None:
+    # While the 429'd request waits out its Retry-After (holding no place), another request
+    # to the same provider is admitted at once: no wait of its own, the clock unmoved.
     clock = FakeClock()
     gate = ProviderGate(4, clock=clock, sleep=clock.sleep)
+    answers = iter([RateLimited(5.0)])
+    waiting, resume = asyncio.Event(), asyncio.Event()
+    asked: list[float] = []
+
+    async def wait_out(seconds: float) -> None:
+        asked.append(seconds)
+        waiting.set()
+        await resume.wait()
+
+    async def first() -> str:
+        for exc in answers:
+            raise exc
+        return "resent"
+
+    policy = RetryPolicy(wait_jitter=0.0)
+    task = asyncio.create_task(
+        call_with_retries(
+            first, provider="p", policy=policy, classify=classify, gate=gate, sleep=wait_out
+        )
+    )
+    await waiting.wait()
+    assert gate.inflight == 0  # the waiting request holds no place
     async with gate.slot() as slot:
-        slot.rate_limited(5.0)
-    async with gate.slot() as slot:  # another request: it starts only after the pause
-        assert clock.now == 5.0
+        assert clock.now == 0.0 and clock.sleeps == []  # admitted at once
         slot.ok()
+    resume.set()
+    assert await task == ("resent", 2)
+    assert asked == [5.0]  # the 429'd request waited what the provider asked
+    stats = gate.stats()
+    assert stats.window_min == 2 and stats.rate_limited == 1  # halved once (then grew back)
 
 
 async def test_rpm_spaces_requests_out() -> None:

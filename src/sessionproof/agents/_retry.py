@@ -243,7 +243,7 @@ class _Unlimited:
     def ok(self) -> None:
         pass
 
-    def rate_limited(self, retry_after_s: float | None) -> None:
+    def rate_limited(self) -> None:
         pass
 
 
@@ -279,7 +279,7 @@ async def _send(
                 failure = decider.classify(exc)
                 if failure is None or failure.status != 429:
                     raise
-                slot.rate_limited(failure.retry_after_s)
+                slot.rate_limited()
                 wait = _rate_limit_wait(failure, backoff, policy)
                 asked = failure.retry_after_s
                 too_long = asked is not None and asked > policy.max_retry_after
