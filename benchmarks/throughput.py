@@ -12,10 +12,13 @@ once it is longer than 8 messages. `--mode 429` answers 429 with `Retry-After: 1
 calls instead.
 
 For each concurrency level it runs `sessionproof run --suite SUITE --concurrency C` (with
-enough trials for at least 2×C sessions) and prints
+enough trials for at least 2×C sessions; one trial in 429 mode, where the window settles at
+a few in flight whatever C is) and prints
 - ideal: the wall time the same run's model calls need when C are always in flight and the
-  harness costs nothing (calls × latency / C), over the measured wall time minus the CLI's
-  start-up (timed from a one-session run, as the shared `scale` check does);
+  harness costs nothing (calls × latency / C; with fewer sessions than C, their number in
+  place of C), over the measured wall time minus the CLI's start-up (timed from a one-session
+  run, as the shared `scale` check does, less its calls' latency and, in 429 mode, its 429s'
+  Retry-After waits);
 - ceiling: the best ratio a harness costing nothing could reach. A call holds its place for
   the whole latency, so N calls at C in flight take at least ceil(N / C) rounds of it:
   (N / C) / ceil(N / C), e.g. 95.9% for the `scale` check's 5,400 calls at 256 (21.09
@@ -27,7 +30,8 @@ enough trials for at least 2×C sessions) and prints
 - CPU per model call: the run's CPU time (user+sys, the child process) minus the start-up's,
   over its model calls (the 429 answers included: each is a request).
 In 429 mode the ideal counts only the successful calls and the waits are part of the run: the
-ratio shows what the back-off costs, and the summary's 429s and concurrency are printed.
+ratio shows what the back-off costs, and the summary's 429s, concurrency and the sessions that
+ended as infra_error (a 429 storm should end none) are printed.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
 SCENARIOS = {"tau2-retail": 114, "tau2-airline": 50}
 """Scenarios per suite, to size the trials (checked against the run's own session count)."""
+RETRY_AFTER = 1.0
+"""What the fake server's 429s ask to wait (its `Retry-After: 1`)."""
 
 
 # --- the fake server (run as `throughput.py --serve PORT LATENCY RATE_429`) ----------------
@@ -99,7 +105,7 @@ def serve(port: int, latency: float, rate_429: float) -> None:
     limited = _reply(
         "429 Too Many Requests",
         b'{"error": {"message": "rate limited", "type": "rate_limit"}}',
-        "Retry-After: 1\r\n",
+        f"Retry-After: {RETRY_AFTER:g}\r\n",
     )
     tool_replies: dict[str, bytes] = {}
 
@@ -228,17 +234,27 @@ def main() -> None:
             except OSError:
                 time.sleep(0.1)
         with tempfile.TemporaryDirectory() as tmp:
-            n0 = _stats(port)["n"]
+            before = _stats(port)
+            n0, s_429 = before["n"], before["n429"]
             one = ["--suite", args.suite, "--limit", "1", "--concurrency", "1", *extra]
             w1, c1, _ = _run(port, one, Path(tmp) / "startup.duckdb")
-            n1 = _stats(port)["n"]
-            startup = max(0.0, w1 - (n1 - n0) * args.latency)
+            after = _stats(port)
+            n1 = after["n"]
+            # A one-session run is serial: its calls' latency and, in 429 mode, each 429's
+            # Retry-After wait are not start-up.
+            waits = (after["n429"] - s_429) * RETRY_AFTER
+            startup = max(0.0, w1 - (n1 - n0) * args.latency - waits)
             print(
                 f"suite {args.suite}, latency {args.latency * 1000:.0f} ms, mode {args.mode}; "
                 f"start-up {startup:.2f} s wall, {c1:.2f} s CPU"
             )
             for level in (int(x) for x in args.levels.split(",")):
-                trials = args.trials or max(1, math.ceil(2 * level / SCENARIOS[args.suite]))
+                # In 429 mode the window settles at a few requests in flight whatever C is
+                # (30% refused at random is read as a provider over its limit), so one trial
+                # of each scenario says what the back-off costs; 2×C sessions would only add
+                # minutes (~25 at 1,024).
+                fill = 1 if rate else math.ceil(2 * level / SCENARIOS[args.suite])
+                trials = args.trials or max(1, fill)
                 s0 = _stats(port, "/mark")  # the call phase is timed from here (own server)
                 run_args = ["--suite", args.suite, "--trials", str(trials)]
                 run_args += ["--concurrency", str(level), *extra]
@@ -247,9 +263,12 @@ def main() -> None:
                 s1 = _stats(port)
                 calls = s1["n"] - s0["n"]
                 limited = s1["n429"] - s0["n429"]
-                ideal = (calls - limited) * args.latency / level
+                # Fewer sessions than C (429 mode) can never have C calls in flight.
+                sessions = int(summary.get("sessions") or level)
+                width = min(level, sessions)
+                ideal = (calls - limited) * args.latency / width
                 ratio = ideal / max(1e-9, wall - startup)
-                bound = math.ceil(calls / level) * args.latency
+                bound = math.ceil(calls / width) * args.latency
                 ceiling = ideal / max(1e-9, bound)
                 per_call = (cpu - c1) / max(1, calls) * 1000
                 line = (
@@ -269,8 +288,12 @@ def main() -> None:
                 if isinstance(conc, dict):
                     line += (
                         f"; 429s seen {conc.get('rate_limited')}, concurrency peak "
-                        f"{conc.get('peak')} mean {conc.get('mean')}"
+                        f"{conc.get('peak')} mean {conc.get('mean')} "
+                        f"window min {conc.get('window_min')}"
                     )
+                reasons = summary.get("termination_reasons")
+                if rate and isinstance(reasons, dict):
+                    line += f"; sessions ended infra_error {reasons.get('infra_error', 0)}"
                 print(line, flush=True)
     finally:
         server.kill()
