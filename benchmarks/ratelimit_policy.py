@@ -29,7 +29,6 @@ import random
 import time
 
 from sessionproof.agents import ProviderFailure, ProviderGate, RetryPolicy, call_with_retries
-from sessionproof.records import ErrorClass
 
 LATENCY = 0.02
 RETRY_AFTER = 0.1
@@ -46,13 +45,8 @@ class Refused(Exception):
 
 def classify(exc: BaseException) -> ProviderFailure | None:
     if isinstance(exc, Refused):
-        return ProviderFailure(
-            kind="status",
-            error_class=ErrorClass.rate_limited,
-            retryable=True,
-            status=429,
-            retry_after_s=exc.retry_after,
-        )
+        # Read as an HTTP adapter reads a real 429 (header names lower-cased).
+        return ProviderFailure.from_status(429, {"retry-after": f"{exc.retry_after}"}, "")
     return None
 
 

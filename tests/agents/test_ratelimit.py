@@ -13,7 +13,7 @@ from sessionproof.agents import AgentRequest, ProviderFailure, RateLimiter, Rate
 from sessionproof.agents._ratelimit import ProviderGate, gate_key
 from sessionproof.agents._retry import RetryPolicy, call_with_retries
 from sessionproof.errors import InfraError
-from sessionproof.records import ErrorClass, Message
+from sessionproof.records import Message
 
 from .conftest import compat_agent
 from .fakeprovider import FakeProvider, Reply, completion, error
@@ -45,12 +45,9 @@ class RateLimited(Exception):
 
 def classify(exc: BaseException) -> ProviderFailure | None:
     if isinstance(exc, RateLimited):
-        return ProviderFailure(
-            kind="status",
-            error_class=ErrorClass.rate_limited,
-            retryable=True,
-            status=429,
-            retry_after_s=exc.retry_after,
+        wait = exc.retry_after
+        return ProviderFailure.from_status(
+            429, {} if wait is None else {"retry-after": f"{wait}"}, ""
         )
     return None
 
