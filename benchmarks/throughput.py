@@ -58,7 +58,8 @@ ROOT = HERE.parents[1]
 SCENARIOS = {"tau2-retail": 114, "tau2-airline": 50}
 """Scenarios per suite, to size the trials (checked against the run's own session count)."""
 RETRY_AFTER = 1.0
-"""What the fake server's 429s ask to wait (its `Retry-After: 1`)."""
+"""What the fake server's 429s ask to wait (its `Retry-After: 1`); a `--server` script is
+taken to ask the same, as the shared check's fake_openai.py does."""
 
 
 # --- the fake server (run as `throughput.py --serve PORT LATENCY RATE_429`) ----------------
