@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 
+from sessionproof.errors import DuplicateSessionError
 from sessionproof.records import ToolCallEvent, ToolResultEvent
-from sessionproof.store import REDACTED, Store
+from sessionproof.store import REDACTED, Store, _bulk
 from sessionproof.store._scrub import Scrubber
 
 from .factory import manifest, session
@@ -73,12 +75,13 @@ def test_bulk_write_scrubs_a_secret_in_one_payload_of_a_clean_session(
     assert dump.count(REDACTED) == 2
 
 
+@pytest.mark.parametrize("mode", ["bulk", "bulk-direct"])
 def test_kill_mid_bulk_write_loses_no_acknowledged_batch_and_duplicates_none(
-    store_path: Path,
+    store_path: Path, mode: str
 ) -> None:
     Store.open(store_path).close()
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.store.writer", str(store_path), "bulk", "rk", *_ARGS],
+        [sys.executable, "-m", "tests.store.writer", str(store_path), mode, "rk", *_ARGS],
         cwd=_REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -132,3 +135,36 @@ def test_a_model_calls_usage_fields_are_not_a_reason_to_scrub() -> None:
         assert PLAIN not in Scrubber().text(text), text
     # Cut out, the two sides of a usage name can spell a marker: flagged, never missed.
     assert Scrubber().might_hold('to"input_tokens"ken')
+
+
+def _wal_bytes(path: Path) -> int:
+    wal = Path(f"{path}.wal")
+    return wal.stat().st_size if wal.exists() else 0
+
+
+def _threshold(store: Store) -> str:
+    row = store._writable().execute("SELECT current_setting('checkpoint_threshold')").fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def test_a_large_batch_is_committed_into_the_file_and_the_wal_stays_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batch = [session("rb", f"s{i}") for i in range(40)]
+    with Store.open(tmp_path / "wal.duckdb") as store:
+        store.create_run(manifest("rb", [s.scenario_id for s in batch]))
+        default = _threshold(store)
+        store.write_sessions(batch[:20])
+        assert _wal_bytes(store.path) > 0  # a small batch goes through the WAL
+    monkeypatch.setattr(_bulk, "DIRECT_COMMIT_CHARS", 0)  # every batch counts as large
+    with Store.open(tmp_path / "wal.duckdb") as store:  # the close checkpointed the first
+        assert _wal_bytes(store.path) == 0
+        store.write_sessions(batch[20:])
+        assert _wal_bytes(store.path) == 0  # written into the file by the commit itself
+        assert _threshold(store) == default
+        with pytest.raises(DuplicateSessionError):
+            store.write_sessions(batch[:1])
+        assert _threshold(store) == default  # restored after a failed write too
+        stored = sorted(store.load_sessions("rb"), key=lambda s: int(s.scenario_id[1:]))
+        assert stored == batch

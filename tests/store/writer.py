@@ -7,7 +7,9 @@ it, prints `ready` and holds the store like `hold`: a run in progress.
 `python -m tests.store.writer PATH write RUN_ID N` writes N sessions, printing each key as
 soon as its write has returned, so the parent knows which sessions were committed.
 `python -m tests.store.writer PATH bulk RUN_ID N B` writes N sessions in batches of B with
-`write_sessions`, printing `begin K` before batch K and `done K` once it has returned.
+`write_sessions`, printing `begin K` before batch K and `done K` once it has returned;
+`bulk-direct` does the same with every batch committed straight into the data file
+(`_bulk.direct_commit`, as a batch of some megabytes is).
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ def main(argv: list[str]) -> None:
         run_id, count = argv[2], int(argv[3])
         ids = [f"sc{i:05d}" for i in range(count)]
         store.create_run(manifest(run_id, ids))
+        if mode == "bulk-direct":
+            from sessionproof.store import _bulk
+
+            _bulk.DIRECT_COMMIT_CHARS = 0
+            mode = "bulk"
         if mode == "bulk":
             size = int(argv[4])
             print(f"run {run_id}", flush=True)

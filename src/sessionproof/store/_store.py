@@ -18,7 +18,7 @@ from .._gc import paused_gc
 from .._version import __version__
 from ..errors import DuplicateSessionError, StoreError, StoreLockedError
 from ..records import Session
-from ._bulk import insert_batch
+from ._bulk import direct_commit, insert_batch
 from ._export import export_parquet
 from ._kept import KeptSessions
 from ._manifest import RunListing, RunManifest, RunStatus, SessionRow
@@ -336,7 +336,8 @@ class Store:
             self._known(run_id)
         with paused_gc():  # a few hundred thousand short-lived containers per thousand
             prepared = prepare_batch(sessions)
-        self._transact(sessions, lambda conn: insert_batch(conn, prepared))
+        with direct_commit(self._writable(), prepared):
+            self._transact(sessions, lambda conn: insert_batch(conn, prepared))
         if self._kept is not None:
             with paused_gc():
                 self._kept.add(sessions, prepared)
