@@ -6,10 +6,6 @@ of CPU; DuckDB's regular expressions (RE2, a DFA: one pass whatever the number o
 alternatives) find the same candidates in ~70 ms. A batch below `_RE2_MIN_CHARS` keeps the
 substring tests, which cost less than one DuckDB query (~2 ms).
 
-The texts reach DuckDB as one Arrow array, copied once (~16 ms for those 17 MB). Handed over
-as a NumPy object array, whose Python strings DuckDB reads vector by vector under the GIL,
-the same scan took 110 ms against 59.
-
 Sound by construction: the RE2 pattern matches, case-insensitively, every marker and secret
 form `might_hold` looks for, so it flags at least the texts `might_hold` would; the two
 characters whose lower case is ASCII but not their case-folded partner (U+0130 'İ' and
@@ -26,16 +22,12 @@ from collections.abc import Sequence
 
 import duckdb
 import numpy as np
-import pyarrow as pa
 
 from ._scrub import Scrubber, marker_substrings
 
 _RE2_MIN_CHARS = 256 * 1024
 """Total text below which the substring tests are cheaper than one query."""
 _VIEW = "sessionproof_scan_batch"
-_MAX_THREADS = 4
-_CHARS_PER_THREAD = 4 * 1024 * 1024
-"""Text below which a scan keeps to one thread."""
 _ALWAYS = ("\u0130", "\u212a")
 """Non-ASCII characters that Python lower-cases into a marker's letters."""
 
@@ -70,9 +62,8 @@ def _connection() -> tuple[threading.Lock, duckdb.DuckDBPyConnection] | None:
     global _engine
     if _engine is None:
         conn = duckdb.connect(":memory:")
-        # The machine's cores, up to `_MAX_THREADS`: only a bulk batch is split to use more
-        # than one (`_flag_re2`).
-        conn.execute(f"SET threads = {min(_MAX_THREADS, os.cpu_count() or 1)}")
+        # One thread: the scan is short, and a store write should not compete for cores.
+        conn.execute("SET threads = 1")
         _engine = (os.getpid(), threading.Lock(), conn)
     if _engine[0] != os.getpid():
         return None
@@ -85,18 +76,10 @@ def _flag_re2(texts: Sequence[str], pattern: str) -> list[int] | None:
     if engine is None:
         return None
     lock, conn = engine
-    # large_string: 32-bit offsets would cap a batch at 2 GB of text.
-    table = pa.table(
-        {"i": np.arange(len(texts), dtype=np.int64), "t": pa.array(texts, pa.large_string())}
-    )
-    # DuckDB scans one Arrow batch per thread. A run's writes stay on one (they share the
-    # machine with the sessions in flight); a bulk write's scan of the 17 MB of a thousand
-    # tau2 sessions on two took 30 ms against 59.
-    parts = max(1, min(_MAX_THREADS, sum(map(len, texts)) // _CHARS_PER_THREAD))
-    rows_per_part = max(1, -(-len(texts) // parts))
-    batch = pa.Table.from_batches(table.to_batches(max_chunksize=rows_per_part))
+    column = np.empty(len(texts), dtype=object)
+    column[:] = texts
     with lock:
-        conn.register(_VIEW, batch)
+        conn.register(_VIEW, {"i": np.arange(len(texts), dtype=np.int64), "t": column})
         try:
             rows = conn.execute(
                 f"SELECT i FROM {_VIEW} WHERE regexp_matches(t, '{pattern}')"
@@ -113,10 +96,8 @@ def may_hold(scrubber: Scrubber, texts: Sequence[str]) -> list[int]:
         flagged: Sequence[int] | None
         try:
             flagged = _flag_re2(texts, _pattern(needles))
-        except (duckdb.Error, pa.ArrowException, UnicodeError):
-            # A text Arrow cannot encode (a lone surrogate) or a failed query: the exact test
-            # of every text, below.
-            flagged = range(len(texts))
+        except duckdb.Error:
+            flagged = range(len(texts))  # the exact test of every text, below
         if flagged is not None:
             return [i for i in flagged if scrubber.might_hold(texts[i])]
     # One test of the joined text first: when it holds nothing, no part of it can.
