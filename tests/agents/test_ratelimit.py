@@ -9,7 +9,13 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from sessionproof.agents import AgentRequest, ProviderFailure, RateLimiter, RateLimits
+from sessionproof.agents import (
+    AgentRequest,
+    ProviderFailure,
+    RateLimiter,
+    RateLimits,
+    request_rank,
+)
 from sessionproof.agents._ratelimit import ProviderGate, gate_key
 from sessionproof.agents._retry import RetryPolicy, call_with_retries
 from sessionproof.errors import InfraError
@@ -156,6 +162,51 @@ async def test_the_window_bounds_requests_in_flight() -> None:
     await asyncio.gather(*tasks)
     assert max(seen) == 3 and len(seen) == 10
     assert gate.stats().peak == 3
+
+
+async def _admitted_order(gate: ProviderGate, ranks: list[int], cancel: set[int]) -> list[int]:
+    """Queue one request per rank behind a held place (in list order); cancel those at the
+    positions in `cancel`; free the place; the positions in the order they got it."""
+    order: list[int] = []
+
+    async def request(position: int, rank: int) -> None:
+        with request_rank(rank):
+            async with gate.slot() as slot:
+                order.append(position)
+                slot.ok()
+
+    async with gate.slot() as blocker:
+        tasks = []
+        for position, rank in enumerate(ranks):
+            tasks.append(asyncio.create_task(request(position, rank)))
+            await asyncio.sleep(0)  # queued in this order
+        for position in cancel:
+            tasks[position].cancel()
+        await asyncio.sleep(0)
+        blocker.ok()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return order
+
+
+async def test_a_freed_place_goes_to_the_lowest_rank_then_the_longest_queued() -> None:
+    clock = FakeClock()
+    gate = ProviderGate(1, clock=clock, sleep=clock.sleep)
+    order = await _admitted_order(gate, [5, 1, 3, 1, 0, 5], cancel=set())
+    assert order == [4, 1, 3, 2, 0, 5]
+    # No rank given: every request has the same one, so the queue is first come, first served.
+    assert await _admitted_order(gate, [0] * 5, cancel=set()) == [0, 1, 2, 3, 4]
+
+
+async def test_a_cancelled_queued_request_is_skipped_and_loses_no_place() -> None:
+    clock = FakeClock()
+    gate = ProviderGate(1, clock=clock, sleep=clock.sleep)
+    # The best-ranked request gives up while queued: the next in line gets the place.
+    assert await _admitted_order(gate, [2, 0, 1], cancel={1}) == [2, 0]
+    assert gate.inflight == 0
+    # And the gate still admits at once afterwards (nothing promised to a dead request).
+    async with gate.slot() as slot:
+        assert gate.inflight == 1
+        slot.ok()
 
 
 async def test_retry_after_holds_back_only_the_request_that_got_it() -> None:

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
+from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, ProviderGate
 from sessionproof.engine import RunPlan, execute_run
 from sessionproof.errors import StoreError
 from sessionproof.records import Session
@@ -101,3 +101,49 @@ async def test_sessions_start_in_groups_so_the_loop_polls_between_them() -> None
     assert len(done) == 64
     before = agent.log[: agent.log.index("loop polled")]
     assert 1 <= len(set(map(id, before))) <= 16
+
+
+class _Gated(OracleAgent):
+    """The oracle behind a provider gate of two places, each request held for a few passes
+    of the loop; notes which session each admitted request came from."""
+
+    def __init__(self) -> None:
+        self.gate = ProviderGate(2)
+        self.admitted: list[str] = []
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        async with self.gate.slot() as slot:
+            self.admitted.append(request.session_id)
+            for _ in range(3):
+                await asyncio.sleep(0)
+            slot.ok()
+        return await super().respond(request)
+
+
+async def _ranked_run(request_slots: int) -> tuple[list[str], list[str]]:
+    """(sessions in the order they ended, sessions of the requests in the order admitted)."""
+    suite = Suite("t", [scenario(f"s{i}", turns=4) for i in range(8)])
+    plan = RunPlan(run_id="r", concurrency=8, request_slots=request_slots)
+    agent = _Gated()
+    done = await execute_run(suite, agent, plan, _Sink())
+    assert sorted(s.session_id for s in done) == sorted(f"s{i}.t0" for i in range(8))
+    return [s.session_id for s in done], agent.admitted
+
+
+def _last_request_of(session_id: str, admitted: list[str]) -> float:
+    """How far into the run's requests the session's last one came (0 to 1)."""
+    last = max(i for i, sid in enumerate(admitted) if sid == session_id)
+    return (last + 1) / len(admitted)
+
+
+async def test_sessions_queue_requests_by_their_place_so_the_first_end_first() -> None:
+    # Eight sessions in flight, two request places: the first six queue by their place in
+    # the run and end in that order, the first of them within the first third of the
+    # run's requests; the last two (one per place) share a rank and end last.
+    order, admitted = await _ranked_run(request_slots=2)
+    assert order[:6] == [f"s{i}.t0" for i in range(6)]
+    assert _last_request_of("s0.t0", admitted) < 1 / 3
+    # With one shared rank (as many places as sessions) they advance in lockstep instead:
+    # the first session's last request comes in the last quarter.
+    _, lockstep = await _ranked_run(request_slots=8)
+    assert _last_request_of("s0.t0", lockstep) > 0.75

@@ -63,7 +63,7 @@ def test_a_run_and_its_report_share_one_tuned_block(
     # run, and collected them all on the report's first query.
     before = gc.get_threshold()
     at_report = spy(monkeypatch, _run, "report_stored", lambda *_: gc.get_threshold()[0])
-    at_page = spy(monkeypatch, _run, "write_report", lambda *_: gc.get_freeze_count())
+    at_page = spy(monkeypatch, _run, "write_report", lambda *_, **__: gc.get_freeze_count())
     config = runs.RunConfig(suite="demo", model="oracle", limit=2, store=tmp_path / "s.duckdb")
     done = runs.run(config, html=True)
     assert done.html_report is not None

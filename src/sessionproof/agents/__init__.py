@@ -20,6 +20,7 @@ from ._protocol import (
     end_session,
     plays_users,
 )
+from ._ranked import request_rank
 from ._ratelimit import (
     ConcurrencyStats,
     ProviderGate,
@@ -85,5 +86,6 @@ __all__ = [
     "provider",
     "providers",
     "queue_time_excluded",
+    "request_rank",
     "unregister_provider",
 ]

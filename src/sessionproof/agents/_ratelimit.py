@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
+
+from ._ranked import RankedWaiters
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -214,7 +215,7 @@ class ProviderGate:
         self._generation = 0
         self._successes = 0
         self._inflight = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters = RankedWaiters()
         self._promised = 0
         """Places promised to woken requests that have not taken them yet."""
         # Statistics: time-weighted in-flight integral over the busy time.
@@ -289,18 +290,18 @@ class ProviderGate:
             return self._take(tokens)
         start = self._clock()
         while True:
-            # FIFO: a place freed goes to the request that has queued longest.
+            # A place freed goes to the queued request of the lowest rank (the session's
+            # place in its run), among equals to the one that has queued longest.
             if self._waiters or self._free() <= 0:
-                ticket: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                self._waiters.append(ticket)
+                ticket = self._waiters.enqueue()
                 try:
                     await ticket
                 except BaseException:
-                    if ticket in self._waiters:
-                        self._waiters.remove(ticket)
-                    elif ticket.done() and not ticket.cancelled():
+                    if ticket.done() and not ticket.cancelled():
                         self._promised -= 1  # woken, then cancelled: hand the place on
                         self._wake()
+                    else:
+                        ticket.cancel()  # given up: dropped once it reaches the top
                     raise
                 self._promised -= 1
             wait = self._wait_needed(tokens)
@@ -315,12 +316,13 @@ class ProviderGate:
         return self._take(tokens)
 
     def _wake(self) -> None:
-        """Promise the places free now to the requests queued longest."""
-        while self._free() > 0 and self._waiters:
-            ticket = self._waiters.popleft()
-            if not ticket.done():
-                ticket.set_result(None)
-                self._promised += 1
+        """Promise the places free now to the requests next in line."""
+        while self._free() > 0:
+            ticket = self._waiters.pop()
+            if ticket is None:
+                return
+            ticket.set_result(None)
+            self._promised += 1
 
     def _release(self, slot: Slot) -> None:
         self._account()

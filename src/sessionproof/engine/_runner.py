@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..agents import Agent
+from ..agents import Agent, request_rank
 from ..records import Scenario, Session
 from ..users import InstructionUser, ScriptedUser, SimulatedUser, User
 from ._boundary import NoHooks, ScenarioHooks, SessionHooks
@@ -59,6 +59,10 @@ class RunPlan:
     arms: list[str] = field(default_factory=lambda: ["baseline"])
     seed: int = 0
     concurrency: int = 4
+    request_slots: int | None = None
+    """Model requests the run's sessions share at once (its provider gates' limit); None:
+    as many as sessions at once. The last this many sessions queue their requests with one
+    rank (`session_rank`)."""
     max_steps: int = DEFAULT_MAX_STEPS
     max_errors: int = DEFAULT_MAX_ERRORS
     agent_timeout: float | None = DEFAULT_AGENT_TIMEOUT_S
@@ -140,6 +144,14 @@ def todo_items(suite: JudgedSuite, plan: RunPlan) -> list[RunItem]:
     ]
 
 
+def session_rank(position: int, total: int, slots: int) -> int:
+    """The rank the requests of the session at `position` of a run's `total` queue with at
+    provider gates of `slots` places: its position, but one shared rank for the last `slots`
+    sessions, so they advance together and keep every place busy to the end (see
+    `agents._ranked`)."""
+    return min(position, max(0, total - slots))
+
+
 _STARTED_TOGETHER = 16
 """Sessions started in one pass of the event loop."""
 
@@ -168,28 +180,31 @@ async def execute_run(
     has returned, so a killed run loses nothing it acknowledged.
 
     `plan.concurrency` sessions run at once; model requests are bounded apart, by the
-    agents' provider gates.
+    agents' provider gates, where a session's requests queue by its place in the run (the
+    first sessions end first, the run takes no longer: `agents._ranked`).
     """
     by_id = {scenario.id: scenario for scenario in suite.scenarios}
     todo = todo_items(suite, plan)
     if progress:
         progress.start(len(todo) + len(plan.skip), len(plan.skip))
-    queue: asyncio.Queue[tuple[Scenario, int, int, str]] = asyncio.Queue()
-    for scenario_id, trial, arm_index, arm in todo:
-        queue.put_nowait((by_id[scenario_id], trial, arm_index, arm))
+    queue: asyncio.Queue[tuple[int, Scenario, int, int]] = asyncio.Queue()
+    for position, (scenario_id, trial, arm_index, _) in enumerate(todo):
+        queue.put_nowait((position, by_id[scenario_id], trial, arm_index))
+    slots = max(1, plan.request_slots or plan.concurrency)
     finished: list[Session] = []
     writer = GroupWriter(sink)
 
     async def worker() -> None:
         while True:
             try:
-                scenario, trial, arm_index, _ = queue.get_nowait()
+                position, scenario, trial, arm_index = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
             session_plan, user = plan_session(
                 plan, scenario, trial, arm_index, hooks_for, user_model
             )
-            session = await run_session(session_plan, suite, agent, user)
+            with request_rank(session_rank(position, len(todo), slots)):
+                session = await run_session(session_plan, suite, agent, user)
             await writer.write(session)
             finished.append(session)
             if progress:

@@ -78,10 +78,14 @@ def _by_domain_name(scenario: Scenario) -> DomainSpec:
 
 
 def scenarios_for(
-    manifest: RunManifest, sessions: Sequence[Session]
+    manifest: RunManifest, sessions: Sequence[Session], loaded: Suite | None = None
 ) -> tuple[dict[str, Scenario], DomainFor, str]:
     """The scenarios a stored run's sessions ran (or were graded) against, how to get their
-    domains, and where they came from (or why there are none)."""
+    domains, and where they came from (or why there are none).
+
+    `loaded`: the suite the run ran, as it ran it (cut to its limit, in its reading), when
+    the caller still holds it (a run reporting on itself): used instead of loading the
+    suite again, which re-reads its files and re-validates every scenario."""
     embedded: dict[str, Scenario] = {}
     for s in sessions:
         raw = s.metadata.get("scenario")
@@ -111,6 +115,8 @@ def scenarios_for(
             return {}, _by_domain_name, f"re-reading {path} failed: {exc}"
         found = {i.scenario.id: i.scenario for i in result.sessions if i.scenario is not None}
         return found, _by_domain_name, f"re-read from {path}"
+    if loaded is not None:
+        return {s.id: s for s in loaded.scenarios}, loaded.domain_for, f"suite {manifest.suite}"
     try:
         suite = load_suite(manifest.suite).limited(manifest.limit)
         if manifest.options.get("reading") == "gold-prefix":

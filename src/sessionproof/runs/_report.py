@@ -11,6 +11,7 @@ from ..patterns import MineOptions, mine
 from ..report.html import Comparison, ReportRun, compare_sessions, render_html
 from ..scoring import MetricsReport, SessionSurvival
 from ..store import DEFAULT_STORE_PATH, Store
+from ..suites import Suite
 from ._metrics import _reading, metrics, metrics_of, scenarios_for
 
 REPORT_NAME = "report.html"
@@ -21,12 +22,12 @@ def default_report_path(store: str | Path, run_id: str) -> Path:
     return Path(store).parent / f"report-{run_id}.html"
 
 
-def _load(run_id: str, db: Store) -> ReportRun:
+def _load(run_id: str, db: Store, loaded: Suite | None = None) -> ReportRun:
     manifest = db.get_run(run_id)
     sessions = db.load_sessions(manifest.run_id)
     # The scenarios once, for the metrics and for mining (a suite's files read again and its
     # scenarios validated again otherwise).
-    found = scenarios_for(manifest, sessions)
+    found = scenarios_for(manifest, sessions, loaded)
     m = metrics_of(manifest, sessions, found)
     run = ReportRun(
         run_id=m.run_id,
@@ -87,15 +88,20 @@ def report(
     run_ids: Sequence[str],
     output: str | Path | None = None,
     store: str | Path | Store = DEFAULT_STORE_PATH,
+    *,
+    suite: Suite | None = None,
 ) -> Path:
     """Write the HTML report of the stored runs `run_ids` (ids or unique prefixes) to
     `output` (default: report.html next to the store) and return its path. Two or more runs
-    add the paired comparison of the first two."""
+    add the paired comparison of the first two.
+
+    `suite`: the suite the first run ran, as it ran it, when the caller holds it (a run
+    reporting on itself); its scenarios are then not loaded again."""
     if not run_ids:
         raise InputFileError("name at least one run id")
     with tuned_gc():
         with _reading(store) as db:
-            runs = [_load(r, db) for r in run_ids]
+            runs = [_load(r, db, suite if i == 0 else None) for i, r in enumerate(run_ids)]
         compared = _compare(runs[0], runs[1]) if len(runs) > 1 else None
         page = render_html(runs, compared)
     if output is None:

@@ -161,7 +161,9 @@ async def _sessions(
     if parse_executor(config.executor)[0] != "local":
         spec = ray_spec(config, plan, loaded)
         return await execute_ray(spec, loaded, plan, sink, progress, config.executor)
-    plan = dataclasses.replace(plan, concurrency=config.sessions_at_once(limiter.gated))
+    plan = dataclasses.replace(
+        plan, concurrency=config.sessions_at_once(limiter.gated), request_slots=config.workers
+    )
     n = config.processes()
     with tuned_gc():
         if n > 1:
@@ -243,7 +245,7 @@ async def execute(
         if html:
             try:
                 path = default_report_path(db.path, manifest.run_id)
-                report.html_report = str(write_report([manifest.run_id], path, db))
+                report.html_report = str(write_report([manifest.run_id], path, db, suite=loaded))
             except SessionproofError as exc:
                 # The run is stored; a report that cannot be written is not its failure.
                 report.html_error = str(exc)
