@@ -86,3 +86,17 @@ def test_a_stored_run_and_its_exported_log_read_the_same(tmp_path: Path) -> None
         want = [t for t in tokenize(before).tokens if t.startswith(COMPARABLE)]
         got = [t for t in tokenize(after).tokens if t.startswith(COMPARABLE)]
         assert got == want and any(t.startswith("call:") for t in want)
+
+
+def test_a_trace_out_of_seq_order_reads_as_its_seq_order(tmp_path: Path) -> None:
+    # Tokens follow `seq`, not the list's order: a session whose events come shuffled (as a
+    # hand-built or merged trace may) reads as the same session in order.
+    store = tmp_path / "s.duckdb"
+    report = run(RunConfig(suite="demo", model="oracle", limit=2, store=store))
+    with Store.open(store, read_only=True) as db:
+        sessions = db.load_sessions(report.run_id)
+    for session in sessions:
+        shuffled = session.model_copy(update={"events": list(reversed(session.events))})
+        want = tokenize(session)
+        assert any(t.startswith("call:") for t in want.tokens)
+        assert tokenize(shuffled) == want

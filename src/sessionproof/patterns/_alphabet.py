@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import pairwise
 
 from ..records import (
     AssistantMessageEvent,
@@ -44,7 +45,9 @@ from ..records import (
     GuardDecisionEvent,
     Session,
     ToolCall,
+    ToolCallEvent,
     ToolResult,
+    ToolResultEvent,
     UserMessageEvent,
 )
 
@@ -120,13 +123,11 @@ def _result_token(result: ToolResult, granularity: Granularity) -> str:
     return f"result:{result.name}:{result.error_class.value}"
 
 
-def _call_id(
-    e: object, calls: dict[int, ToolCall], results: dict[int, ToolResult]
-) -> tuple[str, str] | None:
-    if id(e) in calls:
-        return ("call", calls[id(e)].id)
-    if id(e) in results:
-        return ("result", results[id(e)].call_id)
+def _call_id(e: object) -> tuple[str, str] | None:
+    if isinstance(e, ToolCallEvent):
+        return ("call", e.payload.id)
+    if isinstance(e, ToolResultEvent):
+        return ("result", e.payload.call_id)
     return None
 
 
@@ -165,28 +166,32 @@ def _interleaved(
     return [tokens[x] for x in order], [steps[x] for x in order]
 
 
+_TOKEN_KINDS = {
+    kind: rank
+    for rank, kind in enumerate(
+        (
+            EventKind.user_message,
+            EventKind.assistant_message,
+            EventKind.tool_call,
+            EventKind.tool_result,
+            EventKind.guard_decision,
+            EventKind.drift_applied,
+            EventKind.end,
+        )
+    )
+}
+"""The kinds of event a token can come from (each kind's place breaks a tie in `seq`)."""
+
+
 def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -> SessionTokens:
     """The session's token sequence at `granularity`."""
-    calls = iter(session.tool_calls())
-    results = iter(session.tool_results())
     tokens: list[str] = []
     steps: list[int] = []
-    # Every kind is read through `of_kind` (typed records where the session offers them) and
-    # merged back into trace order by `seq`.
-    wanted = (
-        EventKind.user_message,
-        EventKind.assistant_message,
-        EventKind.tool_call,
-        EventKind.tool_result,
-        EventKind.guard_decision,
-        EventKind.drift_applied,
-        EventKind.end,
-    )
-    events = sorted((e for kind in wanted for e in session.of_kind(kind)), key=lambda e: e.seq)
-    call_events = iter(session.of_kind(EventKind.tool_call))
-    result_events = iter(session.of_kind(EventKind.tool_result))
-    typed_calls = {id(e): c for e, c in zip(call_events, calls, strict=False)}
-    typed_results = {id(e): r for e, r in zip(result_events, results, strict=False)}
+    # One pass over the trace for the kinds that make tokens, in trace order (by `seq`; the
+    # kinds' order breaks a tie, as it always has).
+    events = [e for e in session.events if e.kind in _TOKEN_KINDS]
+    if any(b.seq <= a.seq for a, b in pairwise(events)):
+        events.sort(key=lambda e: (e.seq, _TOKEN_KINDS[e.kind]))
     users = 0
     ids: list[tuple[str, str] | None] = []
     for e in events:
@@ -199,10 +204,10 @@ def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -
         elif isinstance(e, AssistantMessageEvent):
             if not e.payload.tool_calls and e.payload.content:
                 token = "agent:text"
-        elif e.kind is EventKind.tool_call:
-            token = _call_token(typed_calls[id(e)], granularity)
-        elif e.kind is EventKind.tool_result:
-            token = _result_token(typed_results[id(e)], granularity)
+        elif isinstance(e, ToolCallEvent):
+            token = _call_token(e.payload, granularity)
+        elif isinstance(e, ToolResultEvent):
+            token = _result_token(e.payload, granularity)
         elif isinstance(e, GuardDecisionEvent):
             decision = str(e.payload.decision.value)
             if decision and decision != "pass":
@@ -219,7 +224,7 @@ def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -
         if token is not None:
             tokens.append(token)
             steps.append(e.step)
-            ids.append(_call_id(e, typed_calls, typed_results))
+            ids.append(_call_id(e))
     tokens, steps = _interleaved(tokens, steps, ids)
     if not any(t.startswith("end:") for t in tokens):
         tokens.append(f"end:{session.termination.value}")

@@ -49,7 +49,7 @@ from ..records import (
 )
 from ..taxonomy import ErrorAction, semantics
 from ._survival import DivergenceClass, SessionSurvival
-from ._trace import traced_calls
+from ._trace import TraceCache, calls_of
 
 ATTRIBUTION_DEFINITIONS: dict[str, str] = {
     "failure_source": "each failed session (and each infra_error session) attributed, first "
@@ -109,11 +109,13 @@ _AGENT_ACTIONS = frozenset(
 )
 
 
-def _environment(session: Session, survival: SessionSurvival | None) -> tuple[str, str] | None:
+def _environment(
+    session: Session, survival: SessionSurvival | None, traces: TraceCache | None
+) -> tuple[str, str] | None:
     divergence = survival.divergence if survival else None
     if divergence is not None and divergence.kind in _AGENT_ACTIONS:
         return None
-    calls = traced_calls(session)
+    calls = calls_of(session, traces)
     for i, traced in enumerate(calls):
         result = traced.result
         if result is None or result.error_class is None:
@@ -277,16 +279,20 @@ def _verdict(
 
 
 def attribute_failure(
-    session: Session, scenario: Scenario | None, survival: SessionSurvival | None = None
+    session: Session,
+    scenario: Scenario | None,
+    survival: SessionSurvival | None = None,
+    traces: TraceCache | None = None,
 ) -> Attribution | None:
     """The source of one session's failure; None when the session did not fail (or was not
-    judged). `survival` is the session's survival, when it could be computed."""
+    judged). `survival` is the session's survival, when it could be computed; `traces` the
+    traced calls shared with the other metrics."""
     if session.infra_error:
         detail = session.termination_detail or "the session ended in infra_error"
         return _verdict(session, FailureSource.infra, "infra_error", detail)
     if session.outcome is None or session.outcome.success:
         return None
-    env = _environment(session, survival)
+    env = _environment(session, survival, traces)
     if env is not None:
         return _verdict(session, FailureSource.environment, *env)
     if scenario is None:
@@ -302,14 +308,19 @@ def attribute_failures(
     sessions: Sequence[Session],
     scenarios: Mapping[str, Scenario],
     survivals: Mapping[str, SessionSurvival],
+    traces: TraceCache | None = None,
 ) -> AttributionReport:
-    """Failure sources of every failed or infra_error session (survivals by session id)."""
+    """Failure sources of every failed or infra_error session (survivals by session id;
+    `traces`: the traced calls shared with the other metrics)."""
     report = AttributionReport()
     sources: Counter[str] = Counter()
     rules: Counter[str] = Counter()
     for session in sessions:
         found = attribute_failure(
-            session, scenarios.get(session.scenario_id), survivals.get(session.session_id)
+            session,
+            scenarios.get(session.scenario_id),
+            survivals.get(session.session_id),
+            traces,
         )
         if found is None:
             continue

@@ -38,7 +38,7 @@ from ..errors import ConfigError
 from ..records import Scenario, Session, ToolCall
 from ._identity import ByIdentity
 from ._matching import maximum_matching
-from ._trace import drifted_tools, traced_calls, under_drift
+from ._trace import TraceCache, calls_of, drifted_tools, under_drift
 
 CALL_DEFINITIONS: dict[str, str] = {
     "single_call_accuracy": "matched calls ÷ calls to a tool that appears in the scenario's "
@@ -264,11 +264,15 @@ def check_calls(
 
 
 def _check(
-    session: Session, scenario: Scenario, spec: DomainSpec, validators: CallValidators
+    session: Session,
+    scenario: Scenario,
+    spec: DomainSpec,
+    validators: CallValidators,
+    traces: TraceCache | None = None,
 ) -> tuple[list[CallCheck], int]:
     """The checks, and how many expected calls the scenario has."""
     by_name, expected = validators.tools_for(scenario, spec)
-    calls = traced_calls(session)
+    calls = calls_of(session, traces)
     drift = drifted_tools(session)
     judged = [c for c in calls if not under_drift(c, drift)]
     pairing = _pair(expected, [c.call for c in judged])
@@ -329,8 +333,10 @@ def call_accuracy(
     sessions: Sequence[Session],
     scenarios: Mapping[str, Scenario],
     domain_for: Callable[[Scenario], DomainSpec],
+    traces: TraceCache | None = None,
 ) -> CallAccuracy:
-    """Aggregate call metrics; sessions whose scenario is not in `scenarios` are left out."""
+    """Aggregate call metrics; sessions whose scenario is not in `scenarios` are left out.
+    `traces`: the traced calls shared with the other metrics of these sessions."""
     acc = CallAccuracy()
     validators = CallValidators()
     reasons: Counter[str] = Counter()
@@ -338,7 +344,7 @@ def call_accuracy(
         scenario = scenarios.get(session.scenario_id)
         if session.infra_error or scenario is None:
             continue
-        checks, gold = _check(session, scenario, domain_for(scenario), validators)
+        checks, gold = _check(session, scenario, domain_for(scenario), validators, traces)
         acc.sessions += 1
         acc.gold_actions += gold
         acc.sessions_without_gold += gold == 0

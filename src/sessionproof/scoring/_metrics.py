@@ -30,7 +30,7 @@ from ._survival import (
     SessionSurvival,
     session_survival,
 )
-from ._trace import GoldReplays, drifted_tools
+from ._trace import GoldReplays, TraceCache, drifted_tools
 from ._turns import TURN_DEFINITIONS, TurnReport, turn_report
 from .stats import (
     Flakiness,
@@ -287,7 +287,7 @@ def _bootstrap(sessions: Sequence[Session], k_values: Iterable[int]) -> dict[str
 
 
 def _survival(
-    sessions: Sequence[Session], specs: _Specs
+    sessions: Sequence[Session], specs: _Specs, traces: TraceCache
 ) -> tuple[SurvivalReport, dict[str, SessionSurvival]]:
     items: list[SessionSurvival] = []
     skipped: dict[str, str] = {}
@@ -301,7 +301,7 @@ def _survival(
             if not any(t.write for t in spec.tools()):
                 why = "the domain has no write tools: there is no state path to follow"
             else:
-                item = session_survival(session, scenario, spec, replays)
+                item = session_survival(session, scenario, spec, replays, traces)
                 items.append(item)
                 need.append((item.gold_writes, item.gold_actions, item.success))
                 continue
@@ -334,9 +334,10 @@ def run_metrics(
     calls: CallAccuracy | None = None
     survival: SurvivalReport | None = None
     survivals: dict[str, SessionSurvival] = {}
+    traces = TraceCache()  # each session's trace walked once, for all three metrics
     if specs.ok:
-        calls = call_accuracy(sessions, specs.ok, specs.spec)
-        survival, survivals = _survival(sessions, specs)
+        calls = call_accuracy(sessions, specs.ok, specs.spec, traces)
+        survival, survivals = _survival(sessions, specs, traces)
     if missing:
         what = "no scenario is available" if not specs.ok else f"{len(missing)} scenarios missing"
         reasons = sorted({specs.problems.get(m, "not found") for m in missing})
@@ -348,7 +349,7 @@ def run_metrics(
             f"user rules need the scenario: failures of sessions without one are left "
             f"undetermined unless infra or environment ({note})"
         )
-    sources = attribute_failures(sessions, specs.ok, survivals)
+    sources = attribute_failures(sessions, specs.ok, survivals, traces)
     summary_rec = recovery.summary()
     summary_rec["injected_rate"] = recovery.injected.rate
     summary_rec["natural_rate"] = recovery.natural.rate

@@ -60,9 +60,10 @@ from ._trace import (
     DomainFacts,
     GoldReplays,
     GoldStates,
+    TraceCache,
     TracedCall,
     apply_quietly,
-    traced_calls,
+    calls_of,
 )
 from ._verdict import _matches as forbidden_match
 
@@ -163,6 +164,7 @@ class _Walk:
         scenario: Scenario,
         spec: DomainSpec,
         replays: GoldReplays | None = None,
+        traces: TraceCache | None = None,
     ) -> None:
         self.session = session
         self.scenario = scenario
@@ -190,7 +192,7 @@ class _Walk:
         )
         self.used: frozenset[int] = frozenset()
         self.state = facts.start
-        self.calls = traced_calls(session)
+        self.calls = calls_of(session, traces)
         self.failures: list[_Decision] = []
         self.achieved: set[int] = set()
         """Call positions whose write was used up by a gold write (effect achieved)."""
@@ -414,10 +416,12 @@ def session_survival(
     scenario: Scenario,
     spec: DomainSpec,
     replays: GoldReplays | None = None,
+    traces: TraceCache | None = None,
 ) -> SessionSurvival:
     """Judge one session's decisions against the scenario's gold replay (rules: module doc).
-    Sessions judged with one `replays` share each scenario's gold-state replays."""
-    walk = _Walk(session, scenario, spec, replays)
+    Sessions judged with one `replays` share each scenario's gold-state replays (and with
+    one `traces`, each session's traced calls with the other metrics)."""
+    walk = _Walk(session, scenario, spec, replays, traces)
     divergence = walk.run()
     n = len(walk.decisions)
     return SessionSurvival(

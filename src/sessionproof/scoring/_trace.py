@@ -73,8 +73,11 @@ def traced_calls(session: Session) -> list[TracedCall]:
     committed: Counter[str] = Counter()
     injected: Counter[str] = Counter()
     refused: set[str] = set()
+    calls: list[ToolCallEvent] = []
     for event in session.events:
-        if isinstance(event, ToolResultEvent):
+        if isinstance(event, ToolCallEvent):
+            calls.append(event)
+        elif isinstance(event, ToolResultEvent):
             results[event.payload.call_id] = event.payload
         elif isinstance(event, FaultInjectedEvent):
             call_id = event.payload.call_id
@@ -83,9 +86,7 @@ def traced_calls(session: Session) -> list[TracedCall]:
         elif isinstance(event, GuardDecisionEvent) and event.payload.decision in _NOT_SENT:
             refused.add(str(event.payload.call_id))
     out: list[TracedCall] = []
-    for event in session.events:
-        if not isinstance(event, ToolCallEvent):
-            continue
+    for event in calls:
         call = event.payload
         result = results.get(call.id)
         ran = committed[call.id] + _reached_domain(result, call.id in refused)
@@ -101,6 +102,24 @@ def traced_calls(session: Session) -> list[TracedCall]:
             )
         )
     return out
+
+
+class TraceCache:
+    """Each session's `traced_calls`, made once for the metrics of one set of sessions
+    (survival, call accuracy and attribution all read them: three walks of every trace
+    otherwise). Keyed by the session object: sessions must not change while it is used."""
+
+    def __init__(self) -> None:
+        self._found: ByIdentity[list[TracedCall]] = ByIdentity()
+
+    def calls(self, session: Session) -> list[TracedCall]:
+        """`traced_calls(session)`, computed the first time."""
+        return self._found.get((session,), lambda: traced_calls(session))
+
+
+def calls_of(session: Session, traces: TraceCache | None) -> list[TracedCall]:
+    """The session's traced calls, through `traces` when given."""
+    return traced_calls(session) if traces is None else traces.calls(session)
 
 
 def drifted_tools(session: Session) -> tuple[int, frozenset[str]] | None:
