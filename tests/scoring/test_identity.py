@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.runs.spy import spy
 
 import sessionproof
 from sessionproof.runs import metrics
 from sessionproof.scoring import _trace
 from sessionproof.scoring._identity import ByIdentity
-from tests.runs.spy import spy
 
 
 def test_values_are_made_once_per_objects_not_per_equal_objects() -> None:
