@@ -59,10 +59,6 @@ class RankedWaiters:
         self._drop_abandoned()
         return bool(self._heap)
 
-    def __len__(self) -> int:
-        """Tickets held, abandoned ones included until they reach the top."""
-        return len(self._heap)
-
     def enqueue(self) -> asyncio.Future[None]:
         """A new ticket for the current task's request, at the current task's rank."""
         ticket: asyncio.Future[None] = asyncio.get_running_loop().create_future()

@@ -108,16 +108,6 @@ class _Failure:
     injected: bool
 
 
-_READ = (
-    ToolCallEvent,
-    ToolResultEvent,
-    AssistantMessageEvent,
-    FaultInjectedEvent,
-    GuardDecisionEvent,
-)
-"""The events the recovery rule reads."""
-
-
 class _SessionView:
     """The parts of one session's events the rule needs, indexed once."""
 
@@ -129,8 +119,6 @@ class _SessionView:
         self.decisions: dict[str, set[str]] = {}
         self.failures: list[_Failure] = []
         for i, event in enumerate(session.events):
-            if not isinstance(event, _READ):
-                continue  # one test instead of five for the events the rule ignores
             if isinstance(event, ToolCallEvent):
                 call = event.payload
                 self.calls[call.id] = call

@@ -60,24 +60,9 @@ def _row(kind: str, text: str, step: int, turn: int) -> list[Any]:
     return [kind, text, step, turn]
 
 
-_SHOWN = (
-    UserMessageEvent,
-    AssistantMessageEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    FaultInjectedEvent,
-    DriftAppliedEvent,
-    GuardDecisionEvent,
-    AgentErrorEvent,
-)
-"""The events a drill-down shows (a model call, the end, the verdict are shown elsewhere)."""
-
-
 def _event_rows(session: Session) -> list[list[Any]]:
     rows: list[list[Any]] = []
     for e in session.events:
-        if not isinstance(e, _SHOWN):
-            continue  # one test instead of eight for the events no row is made of
         if isinstance(e, UserMessageEvent):
             rows.append(_row("user", _cut(e.payload.content), e.step, e.turn))
         elif isinstance(e, AssistantMessageEvent):
