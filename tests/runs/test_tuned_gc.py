@@ -69,3 +69,19 @@ def test_a_run_and_its_report_share_one_tuned_block(
     assert done.html_report is not None
     assert at_report == [TUNED_YOUNG_THRESHOLD] and at_page[0] > 0
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_what_a_collection_in_the_block_leaves_alive_is_frozen() -> None:
+    with tuned_gc():
+        made = [[i] for i in range(1000)]  # a live session's history
+        before = gc.get_freeze_count()
+        gc.collect(0)
+        # Frozen, the middle and full collections never walk the survivors again.
+        assert gc.get_freeze_count() >= before + len(made)
+        cycle: list[object] = []
+        cycle.append(cycle)
+        del cycle
+        # A cycle dropped before the next young collection is still freed by it.
+        assert gc.collect(0) >= 1
+    assert gc.get_freeze_count() == 0
+    assert not [c for c in gc.callbacks if getattr(c, "__module__", "") == "sessionproof._gc"]
