@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any
 
 import pytest
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, ProviderGate
+from sessionproof.domains import Domain, DomainSpec
 from sessionproof.engine import RunPlan, execute_run
 from sessionproof.errors import StoreError
-from sessionproof.records import Session
+from sessionproof.records import Outcome, Scenario, Session
 from sessionproof.suites import Suite
 
-from . import world  # noqa: F401  (registers the counter domain)
+from . import world  # registers the counter domain (its spec is spied on below)
 from .test_session_loop import scenario
 
 
@@ -147,3 +149,56 @@ async def test_sessions_queue_requests_by_their_place_so_the_first_end_first() -
     # the first session's last request comes in the last quarter.
     _, lockstep = await _ranked_run(request_slots=8)
     assert _last_request_of("s0.t0", lockstep) > 0.75
+
+
+class _PreloadSpy(world.CounterSpec):
+    """The counter domain, noting when its shared state is preloaded (or failing to)."""
+
+    def __init__(self, log: list[str], fail: bool = False) -> None:
+        self.log = log
+        self.fail = fail
+
+    def preload(self) -> None:
+        self.log.append("preload")
+        if self.fail:
+            raise RuntimeError("base DB unreadable")
+
+
+class _SpiedSuite(Suite):
+    def __init__(self, scenarios: list[Scenario], spec: _PreloadSpy) -> None:
+        super().__init__("t", scenarios)
+        self.spec = spec
+
+    def domain_for(self, scenario: Scenario) -> DomainSpec:
+        return self.spec
+
+    def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
+        self.spec.log.append("verdict")
+        return super().evaluate(scenario, session, final_domain)
+
+
+class _Slow(OracleAgent):
+    """The oracle, answering after a few passes of the loop (a model call's wait)."""
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        for _ in range(3):
+            await asyncio.sleep(0)
+        return await super().respond(request)
+
+
+async def test_a_run_preloads_each_domain_once_while_its_first_requests_wait() -> None:
+    log: list[str] = []
+    suite = _SpiedSuite([scenario(f"s{i}") for i in range(6)], _PreloadSpy(log))
+    done = await execute_run(suite, _Slow(), RunPlan(run_id="r", concurrency=6), _Sink())
+    assert len(done) == 6
+    # Once for the one domain six scenarios share, before the first verdict needed it.
+    assert log.count("preload") == 1 and log.index("preload") < log.index("verdict")
+
+
+async def test_a_preload_that_fails_costs_the_run_nothing() -> None:
+    log: list[str] = []
+    suite = _SpiedSuite([scenario("s0"), scenario("s1")], _PreloadSpy(log, fail=True))
+    done = await execute_run(suite, _Slow(), RunPlan(run_id="r", concurrency=2), _Sink())
+    assert sorted(s.session_id for s in done) == ["s0.t0", "s1.t0"]
+    assert all(s.outcome is not None and s.outcome.success for s in done)
+    assert log.count("preload") == 1
