@@ -17,7 +17,7 @@ from ._count import Pattern
 from ._matrix import TokenMatrix, encode
 from ._mine import Finding, Mined, MineOptions, mine_matrix
 from ._precursors import Precursor, precursors
-from ._report import ArmSummary, PatternsReport, judged_tokens, matrix_of, mine
+from ._report import ArmSummary, PatternsReport, judged_tokens, matrix_of, mine, tokens_of
 from ._risk import RiskReport, early_warning
 from ._synthetic import CONFOUNDER, PLANTS, Planted, planted_scores, planted_sessions
 
@@ -49,4 +49,5 @@ __all__ = [
     "precursors",
     "rank_advice",
     "tokenize",
+    "tokens_of",
 ]

@@ -21,6 +21,7 @@ from ..scoring import (
     FirstDivergence,
     GoldReplays,
     SessionSurvival,
+    TraceCache,
     session_survival,
     survival_skip_reason,
 )
@@ -133,6 +134,18 @@ def _divergences(
     return found, skipped
 
 
+def tokens_of(
+    session: Session,
+    granularity: Granularity = Granularity.outcome,
+    traces: TraceCache | None = None,
+) -> SessionTokens:
+    """`tokenize(session, granularity)`, made once through `traces` when given (a run makes
+    its sessions' tokens as they end, for the mining of its report)."""
+    if traces is None:
+        return tokenize(session, granularity)
+    return traces.made("tokens", (session, granularity), tokenize)
+
+
 def mine(
     sessions: Sequence[Session],
     options: MineOptions | None = None,
@@ -141,11 +154,12 @@ def mine(
     domain_for: Callable[[Scenario], DomainSpec] | None = None,
     arm: str | None = None,
     survival: Mapping[str, SessionSurvival] | None = None,
+    traces: TraceCache | None = None,
 ) -> PatternsReport:
     """Mine `sessions` (rules: the module docstring and `_mine`). `scenarios` and
     `domain_for` enable precursors (they need each failed session's first divergence);
     `survival` (session id → its survival, e.g. from the run's metrics) saves walking again
-    the sessions it holds."""
+    the sessions it holds; `traces`, tokenizing again those it made tokens of (`tokens_of`)."""
     opts = options or MineOptions()
     try:
         gran = Granularity(granularity)
@@ -153,7 +167,7 @@ def mine(
         names = ", ".join(g.value for g in Granularity)
         raise ConfigError(f"--granularity must be one of {names}, not {granularity!r}") from None
     shapes(opts.max_len, opts.max_gap)  # validates before any work
-    tokens = [tokenize(s, gran) for s in sessions]
+    tokens = [tokens_of(s, gran, traces) for s in sessions]
     judged = [t for t in tokens if t.success is not None]
     arm_names = list(dict.fromkeys(t.arm for t in judged))
     report = PatternsReport(

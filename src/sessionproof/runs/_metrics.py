@@ -13,7 +13,13 @@ from ..domains import DomainSpec, get_domain
 from ..errors import SessionproofError, StoreError
 from ..importers import import_file
 from ..records import Scenario, Session
-from ..scoring import ALL_METRIC_DEFINITIONS, Breakdowns, MetricsReport, run_metrics
+from ..scoring import (
+    ALL_METRIC_DEFINITIONS,
+    Breakdowns,
+    MetricsReport,
+    TraceCache,
+    run_metrics,
+)
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store
 from ..suites import Suite, gold_prefix_suite, load_suite
 
@@ -176,15 +182,17 @@ def metrics_of(
     manifest: RunManifest,
     sessions: list[Session],
     found: tuple[dict[str, Scenario], DomainFor, str] | None = None,
+    traces: TraceCache | None = None,
 ) -> RunMetrics:
     """`metrics` of a run whose manifest and sessions are already loaded (the report loads
     them once for both, rather than reading every session from the store twice); `found`:
-    what `scenarios_for` gave for them, when the caller has it already."""
+    what `scenarios_for` gave for them, when the caller has it already; `traces`: what was
+    made of the sessions already (a run's `MetricsWarmer`)."""
     scenarios, domain_for, source = found or scenarios_for(manifest, sessions)
     arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
     arms += sorted({s.arm for s in sessions} - set(arms))
     reports = {
-        arm: run_metrics([s for s in sessions if s.arm == arm], scenarios, domain_for)
+        arm: run_metrics([s for s in sessions if s.arm == arm], scenarios, domain_for, traces)
         for arm in arms
     }
     definitions = dict(ALL_METRIC_DEFINITIONS)

@@ -7,14 +7,16 @@ from pathlib import Path
 
 from .._gc import tuned_gc
 from ..errors import InputFileError, SessionproofError
-from ..patterns import MineOptions, mine
+from ..patterns import Granularity, MineOptions, mine
 from ..report.html import Comparison, ReportRun, compare_sessions, render_html
-from ..scoring import MetricsReport, SessionSurvival
+from ..scoring import MetricsReport, SessionSurvival, TraceCache
 from ..store import DEFAULT_STORE_PATH, Store
 from ..suites import Suite
 from ._metrics import _reading, metrics, metrics_of, scenarios_for
 
 REPORT_NAME = "report.html"
+MINED_AT = Granularity.outcome
+"""The granularity the report mines sessions at (a run makes their tokens at it early)."""
 
 
 def default_report_path(store: str | Path, run_id: str) -> Path:
@@ -22,13 +24,15 @@ def default_report_path(store: str | Path, run_id: str) -> Path:
     return Path(store).parent / f"report-{run_id}.html"
 
 
-def _load(run_id: str, db: Store, loaded: Suite | None = None) -> ReportRun:
+def _load(
+    run_id: str, db: Store, loaded: Suite | None = None, traces: TraceCache | None = None
+) -> ReportRun:
     manifest = db.get_run(run_id)
     sessions = db.load_sessions(manifest.run_id)
     # The scenarios once, for the metrics and for mining (a suite's files read again and its
     # scenarios validated again otherwise).
     found = scenarios_for(manifest, sessions, loaded)
-    m = metrics_of(manifest, sessions, found)
+    m = metrics_of(manifest, sessions, found, traces)
     run = ReportRun(
         run_id=m.run_id,
         command=m.command,
@@ -44,7 +48,7 @@ def _load(run_id: str, db: Store, loaded: Suite | None = None) -> ReportRun:
         # most of mining's time (21 s of 26 s on the 40 tau2 retail sessions).
         opts = MineOptions(early_warning=False)
         walked = _survival(m.arms.values())  # the metrics' walks, for the precursors
-        run.patterns = mine(sessions, opts, "outcome", scenarios, domain_for, None, walked)
+        run.patterns = mine(sessions, opts, MINED_AT, scenarios, domain_for, None, walked, traces)
     except SessionproofError as exc:
         # Too few sessions (or failures) to mine is a normal state of a small run.
         run.patterns_note = str(exc)
@@ -90,18 +94,23 @@ def report(
     store: str | Path | Store = DEFAULT_STORE_PATH,
     *,
     suite: Suite | None = None,
+    traces: TraceCache | None = None,
 ) -> Path:
     """Write the HTML report of the stored runs `run_ids` (ids or unique prefixes) to
     `output` (default: report.html next to the store) and return its path. Two or more runs
     add the paired comparison of the first two.
 
     `suite`: the suite the first run ran, as it ran it, when the caller holds it (a run
-    reporting on itself); its scenarios are then not loaded again."""
+    reporting on itself); its scenarios are then not loaded again. `traces`: what was made
+    of the first run's sessions as they ended (its `MetricsWarmer.traces`)."""
     if not run_ids:
         raise InputFileError("name at least one run id")
     with tuned_gc():
         with _reading(store) as db:
-            runs = [_load(r, db, suite if i == 0 else None) for i, r in enumerate(run_ids)]
+            runs = [
+                _load(r, db, suite, traces) if i == 0 else _load(r, db)
+                for i, r in enumerate(run_ids)
+            ]
         compared = _compare(runs[0], runs[1]) if len(runs) > 1 else None
         page = render_html(runs, compared)
     if output is None:

@@ -14,13 +14,14 @@ from ..agents import Agent, RateLimiter, RateLimits, display_spec
 from ..engine import Progress, RunPlan, SessionList, execute_run, todo_items
 from ..errors import SessionproofError
 from ..executors import agents_for, execute_processes, hooks_factory, load, shares
+from ..patterns import tokens_of
 from ..records import Session
-from ..scoring import compare_arms, summarize, turn_report
+from ..scoring import MetricsWarmer, compare_arms, summarize, turn_report
 from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
 from ..suites import Suite, has_per_turn_criteria
 from ._config import RunConfig, model_name, parse_executor, suite_reference
 from ._ray import execute_ray, ray_spec, worker_spec
-from ._report import default_report_path
+from ._report import MINED_AT, default_report_path
 from ._report import report as write_report
 from ._results import RunReport, RunStart
 
@@ -223,9 +224,13 @@ async def execute(
     A fresh run (`skip` None) creates the manifest; a resumed one passes the keys it has
     finished. The agents are made first, so a model that cannot be made records nothing.
     """
+    warmer = None
     if html:
-        # The report reads back every session: kept as written, they need no second decoding.
+        # The report reads back every session: kept as written, they need no second decoding,
+        # and their per-session metrics are made as they end, while the run waits on models.
         db.keep_written()
+        warmer = MetricsWarmer({s.id: s for s in loaded.scenarios}, loaded.domain_for)
+        progress = _Warming(progress, warmer)
     plan = _plan(config, manifest.run_id, skip or set())
     limiter = rate_limiter(config)
     # One tuned block over the sessions and their report: between two blocks the collector
@@ -245,11 +250,34 @@ async def execute(
         if html:
             try:
                 path = default_report_path(db.path, manifest.run_id)
-                report.html_report = str(write_report([manifest.run_id], path, db, suite=loaded))
+                traces = None if warmer is None else warmer.traces
+                written = write_report([manifest.run_id], path, db, suite=loaded, traces=traces)
+                report.html_report = str(written)
             except SessionproofError as exc:
                 # The run is stored; a report that cannot be written is not its failure.
                 report.html_error = str(exc)
     return report
+
+
+class _Warming:
+    """The run's progress, told first; then what the report needs of the session is made:
+    its metrics and its tokens for mining (the granularity the report mines at)."""
+
+    def __init__(self, inner: Progress | None, warmer: MetricsWarmer) -> None:
+        self._inner = inner
+        self._warmer = warmer
+
+    def start(self, total: int, done: int) -> None:
+        """As the wrapped progress."""
+        if self._inner is not None:
+            self._inner.start(total, done)
+
+    def advance(self, session: Session) -> None:
+        """Tell the wrapped progress, then make `session`'s metrics and tokens."""
+        if self._inner is not None:
+            self._inner.advance(session)
+        self._warmer.add(session)
+        tokens_of(session, MINED_AT, self._warmer.traces)
 
 
 def with_breakdowns(

@@ -47,9 +47,10 @@ from ._survival import (
     SessionSurvival,
     session_survival,
 )
-from ._trace import GoldReplays
+from ._trace import GoldReplays, TraceCache
 from ._turns import TURN_DEFINITIONS, TurnPoint, TurnReport, turn_report
 from ._verdict import evaluate_session, gold_state_hash, normalise_text
+from ._warm import MetricsWarmer
 
 __all__ = [
     "ALL_METRIC_DEFINITIONS",
@@ -76,6 +77,7 @@ __all__ = [
     "FirstDivergence",
     "GoldReplays",
     "MetricsReport",
+    "MetricsWarmer",
     "NeedBucket",
     "PairedRow",
     "RateCell",
@@ -84,6 +86,7 @@ __all__ = [
     "SessionSurvival",
     "SurvivalPoint",
     "SurvivalReport",
+    "TraceCache",
     "TurnPoint",
     "TurnReport",
     "attribute_failure",

@@ -316,12 +316,13 @@ def attribute_failures(
     sources: Counter[str] = Counter()
     rules: Counter[str] = Counter()
     for session in sessions:
-        found = attribute_failure(
-            session,
-            scenarios.get(session.scenario_id),
-            survivals.get(session.session_id),
-            traces,
-        )
+        scenario = scenarios.get(session.scenario_id)
+        survival = survivals.get(session.session_id)
+        if traces is None:
+            found = attribute_failure(session, scenario, survival)
+        else:
+            key = (session, scenario, survival)
+            found = traces.made("source", key, attribute_failure, traces)
         if found is None:
             continue
         report.failed += 1

@@ -344,7 +344,12 @@ def call_accuracy(
         scenario = scenarios.get(session.scenario_id)
         if session.infra_error or scenario is None:
             continue
-        checks, gold = _check(session, scenario, domain_for(scenario), validators, traces)
+        spec = domain_for(scenario)
+        if traces is None:
+            checks, gold = _check(session, scenario, spec, validators, traces)
+        else:
+            key = (session, scenario, spec)
+            checks, gold = traces.made("calls", key, _check, validators, traces)
         acc.sessions += 1
         acc.gold_actions += gold
         acc.sessions_without_gold += gold == 0

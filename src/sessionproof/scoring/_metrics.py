@@ -301,7 +301,8 @@ def _survival(
             if not any(t.write for t in spec.tools()):
                 why = "the domain has no write tools: there is no state path to follow"
             else:
-                item = session_survival(session, scenario, spec, replays, traces)
+                key = (session, scenario, spec)
+                item = traces.made("survival", key, session_survival, replays, traces)
                 items.append(item)
                 need.append((item.gold_writes, item.gold_actions, item.success))
                 continue
@@ -314,11 +315,13 @@ def run_metrics(
     sessions: Sequence[Session],
     scenarios: Mapping[str, Scenario],
     domain_for: Callable[[Scenario], DomainSpec],
+    traces: TraceCache | None = None,
 ) -> MetricsReport:
     """Every metric of `sessions`, with its definition.
 
     `scenarios` maps scenario ids to scenarios (it may be empty, or miss some); `domain_for`
-    gives a scenario's domain. What cannot be computed is listed in `skipped`.
+    gives a scenario's domain. What cannot be computed is listed in `skipped`. `traces`:
+    what was already made of these sessions (`MetricsWarmer.traces`; a new cache if None).
     """
     sessions = list(sessions)
     summary = summarize(sessions)
@@ -334,7 +337,8 @@ def run_metrics(
     calls: CallAccuracy | None = None
     survival: SurvivalReport | None = None
     survivals: dict[str, SessionSurvival] = {}
-    traces = TraceCache()  # each session's trace walked once, for all three metrics
+    if traces is None:
+        traces = TraceCache()  # each session's trace walked once, for all three metrics
     if specs.ok:
         calls = call_accuracy(sessions, specs.ok, specs.spec, traces)
         survival, survivals = _survival(sessions, specs, traces)

@@ -4,9 +4,9 @@ reached the domain, schema drift, and replays of recorded or gold calls on fresh
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ..domains import Domain, DomainSpec
 from ..records import (
@@ -23,6 +23,8 @@ from ..records import (
     ToolSpec,
 )
 from ._identity import ByIdentity
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -105,16 +107,28 @@ def traced_calls(session: Session) -> list[TracedCall]:
 
 
 class TraceCache:
-    """Each session's `traced_calls`, made once for the metrics of one set of sessions
-    (survival, call accuracy and attribution all read them: three walks of every trace
-    otherwise). Keyed by the session object: sessions must not change while it is used."""
+    """What the metrics read off each session, made once: its `traced_calls` (survival,
+    call accuracy and attribution all read them: three walks of every trace otherwise), and
+    each metric's own per-session result (`made`), so that one cache filled as a run's
+    sessions end (`MetricsWarmer`) leaves its report only the sums. Keyed by the session
+    object (and what it was judged against): sessions must not change while it is used."""
 
     def __init__(self) -> None:
         self._found: ByIdentity[list[TracedCall]] = ByIdentity()
+        self._made: dict[str, ByIdentity[Any]] = {}
 
     def calls(self, session: Session) -> list[TracedCall]:
         """`traced_calls(session)`, computed the first time."""
         return self._found.get((session,), lambda: traced_calls(session))
+
+    def made(
+        self, what: str, key: tuple[object, ...], make: Callable[..., V], *helpers: object
+    ) -> V:
+        """`make(*key, *helpers)`, the metric `what` of the objects of `key` (the session,
+        then what it is judged against), computed the first time. `helpers` (caches) do not
+        change the value, so they are no part of the key."""
+        found = self._made.setdefault(what, ByIdentity())
+        return cast(V, found.get(key, lambda: make(*key, *helpers)))
 
 
 def calls_of(session: Session, traces: TraceCache | None) -> list[TracedCall]:

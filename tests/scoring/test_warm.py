@@ -1,0 +1,133 @@
+"""Per-session metrics made as sessions end: the same report, with nothing left to make."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.runs.spy import spy
+
+from sessionproof import runs
+from sessionproof.domains import DomainSpec, get_domain
+from sessionproof.patterns import MineOptions, mine, tokens_of
+from sessionproof.patterns import _report as patterns_report
+from sessionproof.records import Scenario, Session
+from sessionproof.scoring import MetricsWarmer, _attribution, _calls, _metrics, _warm, run_metrics
+from sessionproof.suites.tau2 import score_transcripts
+
+FIXTURE = Path(__file__).parents[1] / "fixtures/tau/gpt-4.1_airline_default_gpt-4.1_1trials.json"
+
+
+def _domain(scenario: Scenario) -> DomainSpec:
+    return get_domain(scenario.domain)
+
+
+@pytest.fixture(scope="module")
+def judged() -> tuple[list[Session], dict[str, Scenario]]:
+    """Real tau2 airline sessions of GPT-4.1, judged: passes and failures of every kind."""
+    scored = score_transcripts(FIXTURE, "tau2", None, None)
+    return scored.judged, scored.scenarios
+
+
+_MAKERS = (
+    (_metrics, "session_survival"),
+    (_calls, "_check"),
+    (_attribution, "attribute_failure"),
+)
+_WARMER_MAKERS = ((_warm, "session_survival"), (_warm, "_check"), (_warm, "attribute_failure"))
+
+
+def _watch(monkeypatch: pytest.MonkeyPatch, makers: Any = _MAKERS) -> list[tuple[str, str]]:
+    """(function, session id) of every per-session metric made from here on by `makers`
+    (by default the metrics' own names for them; the warmer holds its own)."""
+    made: list[tuple[str, str]] = []
+    for owner, name in makers:
+
+        def note(*args: Any, name: str = name, **_: Any) -> None:
+            made.append((name, args[0].session_id))
+
+        spy(monkeypatch, owner, name, note)
+    return made
+
+
+def test_metrics_made_as_sessions_end_are_the_metrics_made_at_once(
+    judged: tuple[list[Session], dict[str, Scenario]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sessions, scenarios = judged
+    at_once = run_metrics(sessions, scenarios, _domain)
+    assert at_once.failure_sources.failed > 0 and at_once.survival is not None
+    assert at_once.calls is not None and at_once.calls.calls > 0
+    warmer = MetricsWarmer(scenarios, _domain)
+    for session in sessions:
+        warmer.add(session)
+    made = _watch(monkeypatch)
+    warmed = run_metrics(sessions, scenarios, _domain, warmer.traces)
+    assert made == []  # every session's survival, calls and failure source were ready
+    assert warmed.model_dump() == at_once.model_dump()
+
+
+def test_a_cache_warmed_against_other_scenarios_is_not_used(
+    judged: tuple[list[Session], dict[str, Scenario]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sessions, scenarios = judged
+    warmer = MetricsWarmer(scenarios, _domain)
+    for session in sessions:
+        warmer.add(session)
+    # Equal scenarios, other objects (a suite loaded again): made again, not reused.
+    again = {sid: s.model_copy(deep=True) for sid, s in scenarios.items()}
+    made = _watch(monkeypatch)
+    warmed = run_metrics(sessions, again, _domain, warmer.traces)
+    assert len({sid for _, sid in made}) == len(sessions)
+    assert warmed.model_dump() == run_metrics(sessions, scenarios, _domain).model_dump()
+
+
+def test_the_warmer_never_raises_and_leaves_what_it_cannot_make(
+    judged: tuple[list[Session], dict[str, Scenario]],
+) -> None:
+    sessions, scenarios = judged
+
+    def broken(scenario: Scenario) -> DomainSpec:
+        raise RuntimeError("a domain that cannot be loaded")
+
+    warmer = MetricsWarmer(scenarios, broken)
+    unknown = sessions[0].model_copy(update={"scenario_id": "no such scenario"})
+    for session in (*sessions[:3], unknown):
+        warmer.add(session)  # no exception: the report meets the problem and reports it
+    metrics = run_metrics(sessions[:3], scenarios, _domain, warmer.traces)
+    assert metrics.sessions == 3 and metrics.calls is not None
+
+
+def test_tokens_made_as_sessions_end_are_mined_as_made_at_once(
+    judged: tuple[list[Session], dict[str, Scenario]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sessions, _ = judged
+    opts = MineOptions(early_warning=False)
+    at_once = mine(sessions, opts)
+    warmer = MetricsWarmer({}, _domain)
+    for session in sessions:
+        tokens_of(session, traces=warmer.traces)
+    made = spy(monkeypatch, patterns_report, "tokenize", lambda s, *_: s.session_id)
+    warmed = mine(sessions, opts, traces=warmer.traces)
+    assert made == []
+    assert warmed.model_dump() == at_once.model_dump()
+
+
+def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_report = _watch(monkeypatch)
+    in_run = _watch(monkeypatch, _WARMER_MAKERS)
+    tokenized = spy(monkeypatch, patterns_report, "tokenize", lambda s, *_: s.session_id)
+    store = tmp_path / "s.duckdb"
+    config = runs.RunConfig(suite="demo", model="oracle", limit=3, trials=2, store=store)
+    done = runs.run(config, html=True)
+    assert done.html_report is not None and Path(done.html_report).is_file()
+    ids = sorted(s.session_id for s in done.sessions)
+    # Each made once, as the sessions ended; the report found every one of them made.
+    assert in_report == []
+    assert sorted(sid for name, sid in in_run if name == "session_survival") == ids
+    assert sorted(sid for name, sid in in_run if name == "attribute_failure") == ids
+    assert sorted(tokenized) == ids
+    again = runs.metrics(done.run_id, store)  # read back from the store: made again
+    assert len(in_report) > 0 and again.arms["baseline"].survival is not None
