@@ -13,7 +13,15 @@ from sessionproof.domains import DomainSpec, get_domain
 from sessionproof.patterns import MineOptions, mine, tokens_of
 from sessionproof.patterns import _report as patterns_report
 from sessionproof.records import Scenario, Session
-from sessionproof.scoring import MetricsWarmer, _attribution, _calls, _metrics, _warm, run_metrics
+from sessionproof.scoring import (
+    MetricsWarmer,
+    _attribution,
+    _calls,
+    _metrics,
+    _recovery,
+    _warm,
+    run_metrics,
+)
 from sessionproof.suites.tau2 import score_transcripts
 
 FIXTURE = Path(__file__).parents[1] / "fixtures/tau/gpt-4.1_airline_default_gpt-4.1_1trials.json"
@@ -34,8 +42,9 @@ _MAKERS = (
     (_metrics, "session_survival"),
     (_calls, "_check"),
     (_attribution, "attribute_failure"),
+    (_recovery, "failures_of"),
 )
-_WARMER_MAKERS = ((_warm, "session_survival"), (_warm, "_check"), (_warm, "attribute_failure"))
+_WARMER_MAKERS = tuple((_warm, name) for _, name in _MAKERS)
 
 
 def _watch(monkeypatch: pytest.MonkeyPatch, makers: Any = _MAKERS) -> list[tuple[str, str]]:
@@ -128,6 +137,7 @@ def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     assert in_report == []
     assert sorted(sid for name, sid in in_run if name == "session_survival") == ids
     assert sorted(sid for name, sid in in_run if name == "attribute_failure") == ids
+    assert sorted(sid for name, sid in in_run if name == "failures_of") == ids
     assert sorted(tokenized) == ids
     again = runs.metrics(done.run_id, store)  # read back from the store: made again
     assert len(in_report) > 0 and again.arms["baseline"].survival is not None

@@ -329,7 +329,9 @@ def run_metrics(
     ks = [int(k) for k in summary.pass_hat_k]
     pass_at = {str(k): v for k in ks if (v := pass_at_k(table, k).value) is not None}
     flaky = flakiness(table)
-    recovery = error_recovery(sessions)
+    if traces is None:
+        traces = TraceCache()  # each session's trace walked once, for all the metrics
+    recovery = error_recovery(sessions, traces)
     specs = _Specs(scenarios, domain_for)
     wanted = {s.scenario_id for s in sessions}
     missing = sorted(wanted - set(specs.ok))
@@ -337,8 +339,6 @@ def run_metrics(
     calls: CallAccuracy | None = None
     survival: SurvivalReport | None = None
     survivals: dict[str, SessionSurvival] = {}
-    if traces is None:
-        traces = TraceCache()  # each session's trace walked once, for all three metrics
     if specs.ok:
         calls = call_accuracy(sessions, specs.ok, specs.spec, traces)
         survival, survivals = _survival(sessions, specs, traces)

@@ -47,6 +47,7 @@ from ..records import (
     ToolResultEvent,
 )
 from ..taxonomy import semantics
+from ._trace import TraceCache
 
 _NOT_RETRYABLE_DECISIONS = frozenset({"no_retry_write", "escalate", "breaker_open"})
 _ARGUMENT_CLASSES = frozenset({ErrorClass.validation_error, ErrorClass.not_found})
@@ -170,21 +171,31 @@ class _SessionView:
         return False
 
 
-def error_recovery(sessions: Sequence[Session]) -> RecoveryReport:
-    """The error-recovery report of `sessions` (the rule is in this module's docstring)."""
+def failures_of(session: Session) -> list[tuple[bool, str, bool]]:
+    """(injected, error class, recovered) of each failure the session met, in order."""
+    view = _SessionView(session)
+    return [(f.injected, f.error_class.value, view.recovered(f)) for f in view.failures]
+
+
+def error_recovery(sessions: Sequence[Session], traces: TraceCache | None = None) -> RecoveryReport:
+    """The error-recovery report of `sessions` (the rule is in this module's docstring);
+    `traces`: what was made of the sessions already (`failures_of` each)."""
     report = RecoveryReport()
     for session in sessions:
         if session.infra_error:
             report.excluded_infra += 1
             continue
         report.sessions += 1
-        view = _SessionView(session)
-        for failure in view.failures:
-            ok = view.recovered(failure)
+        met = (
+            failures_of(session)
+            if traces is None
+            else traces.made("recovery", (session,), failures_of)
+        )
+        for injected, error_class, ok in met:
             groups = [
                 report.overall,
-                report.injected if failure.injected else report.natural,
-                report.by_class.setdefault(failure.error_class.value, ClassRecovery()),
+                report.injected if injected else report.natural,
+                report.by_class.setdefault(error_class, ClassRecovery()),
             ]
             for group in groups:
                 group.failures += 1
