@@ -13,6 +13,7 @@ from sessionproof.domains import DomainSpec, get_domain
 from sessionproof.patterns import MineOptions, mine, tokens_of
 from sessionproof.patterns import _report as patterns_report
 from sessionproof.records import Scenario, Session
+from sessionproof.report.html import _data as html_data
 from sessionproof.scoring import (
     MetricsWarmer,
     _attribution,
@@ -128,6 +129,7 @@ def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     in_report = _watch(monkeypatch)
     in_run = _watch(monkeypatch, _WARMER_MAKERS)
     tokenized = spy(monkeypatch, patterns_report, "tokenize", lambda s, *_: s.session_id)
+    rows = spy(monkeypatch, html_data, "_event_rows", lambda s: s.session_id)
     store = tmp_path / "s.duckdb"
     config = runs.RunConfig(suite="demo", model="oracle", limit=3, trials=2, store=store)
     done = runs.run(config, html=True)
@@ -138,6 +140,9 @@ def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     assert sorted(sid for name, sid in in_run if name == "session_survival") == ids
     assert sorted(sid for name, sid in in_run if name == "attribute_failure") == ids
     assert sorted(sid for name, sid in in_run if name == "failures_of") == ids
-    assert sorted(tokenized) == ids
+    assert sorted(tokenized) == ids and sorted(rows) == ids
     again = runs.metrics(done.run_id, store)  # read back from the store: made again
     assert len(in_report) > 0 and again.arms["baseline"].survival is not None
+    # The page made from what the run made as it went is the page made from the store.
+    cold = runs.report([done.run_id], tmp_path / "cold.html", store)
+    assert cold.read_text(encoding="utf-8") == Path(done.html_report).read_text(encoding="utf-8")

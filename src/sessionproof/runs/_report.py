@@ -41,6 +41,7 @@ def _load(
         arms=dict(m.arms),
         sessions=sessions,
         notes=[f"{m.run_id}: scenarios {m.scenarios.source}"],
+        traces=traces,
     )
     scenarios, domain_for, _ = found
     try:

@@ -16,6 +16,7 @@ from ..errors import SessionproofError
 from ..executors import agents_for, execute_processes, hooks_factory, load, shares
 from ..patterns import tokens_of
 from ..records import Session
+from ..report.html import event_rows
 from ..scoring import MetricsWarmer, compare_arms, summarize, turn_report
 from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
 from ..suites import Suite, has_per_turn_criteria
@@ -261,7 +262,8 @@ async def execute(
 
 class _Warming:
     """The run's progress, told first; then what the report needs of the session is made:
-    its metrics and its tokens for mining (the granularity the report mines at)."""
+    its metrics, its tokens for mining (the granularity the report mines at) and its
+    drill-down rows."""
 
     def __init__(self, inner: Progress | None, warmer: MetricsWarmer) -> None:
         self._inner = inner
@@ -278,6 +280,7 @@ class _Warming:
             self._inner.advance(session)
         self._warmer.add(session)
         tokens_of(session, MINED_AT, self._warmer.traces)
+        event_rows(session, self._warmer.traces)
 
 
 def with_breakdowns(

@@ -6,7 +6,7 @@ returns the page; `compare_sessions` pairs two runs' sessions for the comparison
 """
 
 from ._compare import Comparison, MetricDifference, compare_sessions
-from ._data import ReportRun, session_record, verdict
+from ._data import ReportRun, event_rows, session_record, verdict
 from ._page import CSP, render_html
 from ._svg import Series, bar_plot, line_plot
 
@@ -18,6 +18,7 @@ __all__ = [
     "Series",
     "bar_plot",
     "compare_sessions",
+    "event_rows",
     "line_plot",
     "render_html",
     "session_record",

@@ -19,7 +19,7 @@ from ...records import (
     ToolResultEvent,
     UserMessageEvent,
 )
-from ...scoring import MetricsReport, SessionSurvival
+from ...scoring import MetricsReport, SessionSurvival, TraceCache
 
 # Long tool outputs are cut so a 1,000-session report stays a few megabytes; the store keeps
 # the full text (`sessionproof show` prints it).
@@ -40,6 +40,8 @@ class ReportRun:
     patterns_note: str = ""
     """Why patterns were not mined, when they were not."""
     notes: list[str] = field(default_factory=list)
+    traces: TraceCache | None = None
+    """What was made of the sessions already (a run's, as they ended): their drill-down rows."""
 
 
 def _cut(text: str | None) -> str:
@@ -98,7 +100,17 @@ def _event_rows(session: Session) -> list[list[Any]]:
     return rows
 
 
-def session_record(session: Session, survival: SessionSurvival | None) -> dict[str, Any]:
+def event_rows(session: Session, traces: TraceCache | None = None) -> list[list[Any]]:
+    """The session's events as drill-down rows, made once through `traces` when given (a
+    run makes them as its sessions end, for its own report)."""
+    if traces is None:
+        return _event_rows(session)
+    return traces.made("event rows", (session,), _event_rows)
+
+
+def session_record(
+    session: Session, survival: SessionSurvival | None, traces: TraceCache | None = None
+) -> dict[str, Any]:
     """The drill-down of one session, as JSON the page renders with textContent only."""
     div = survival.divergence if survival else None
     return {
@@ -111,7 +123,7 @@ def session_record(session: Session, survival: SessionSurvival | None) -> dict[s
         "divergence": None
         if div is None
         else {"step": div.step, "kind": div.kind.value, "detail": _cut(div.detail)},
-        "events": _event_rows(session),
+        "events": event_rows(session, traces),
     }
 
 
@@ -129,5 +141,5 @@ def all_sessions(runs: Sequence[ReportRun]) -> list[dict[str, Any]]:
     out = []
     for run in runs:
         by_id = survivals(run)
-        out += [session_record(s, by_id.get(s.session_id)) for s in run.sessions]
+        out += [session_record(s, by_id.get(s.session_id), run.traces) for s in run.sessions]
     return out
