@@ -23,6 +23,7 @@ from sessionproof.scoring import (
     _warm,
     run_metrics,
 )
+from sessionproof.store import Store, _kept
 from sessionproof.suites.tau2 import score_transcripts
 
 FIXTURE = Path(__file__).parents[1] / "fixtures/tau/gpt-4.1_airline_default_gpt-4.1_1trials.json"
@@ -144,5 +145,36 @@ def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     again = runs.metrics(done.run_id, store)  # read back from the store: made again
     assert len(in_report) > 0 and again.arms["baseline"].survival is not None
     # The page made from what the run made as it went is the page made from the store.
+    cold = runs.report([done.run_id], tmp_path / "cold.html", store)
+    assert cold.read_text(encoding="utf-8") == Path(done.html_report).read_text(encoding="utf-8")
+
+
+def test_a_run_whose_store_stops_keeping_stops_making_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Past the store's keep limit its run's sessions are read back from the file, as new
+    # objects: nothing made for the written ones would be found, so nothing more is made.
+    monkeypatch.setattr(Store, "keeping", property(lambda self: False))
+    in_run = _watch(monkeypatch, _WARMER_MAKERS)
+    store = tmp_path / "s.duckdb"
+    config = runs.RunConfig(suite="demo", model="oracle", limit=3, trials=2, store=store)
+    done = runs.run(config, html=True)
+    assert in_run == []
+    assert done.html_report is not None
+    cold = runs.report([done.run_id], tmp_path / "cold.html", store)
+    assert cold.read_text(encoding="utf-8") == Path(done.html_report).read_text(encoding="utf-8")
+
+
+def test_past_the_keep_limit_the_warmer_stops_and_the_page_is_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_kept.KeptSessions.__init__, "__defaults__", (2,))  # keep 2 sessions
+    in_run = _watch(monkeypatch, _WARMER_MAKERS)
+    store = tmp_path / "s.duckdb"
+    config = runs.RunConfig(suite="demo", model="oracle", limit=3, trials=2, store=store)
+    done = runs.run(config, html=True)
+    warmed = {sid for name, sid in in_run if name == "session_survival"}
+    assert len(warmed) <= 2 < len(done.sessions)  # no more than the store kept
+    assert done.html_report is not None
     cold = runs.report([done.run_id], tmp_path / "cold.html", store)
     assert cold.read_text(encoding="utf-8") == Path(done.html_report).read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from ..executors import agents_for, execute_processes, hooks_factory, load, shar
 from ..patterns import tokens_of
 from ..records import Session
 from ..report.html import event_rows
-from ..scoring import MetricsWarmer, compare_arms, summarize, turn_report
+from ..scoring import MetricsWarmer, TraceCache, compare_arms, summarize, turn_report
 from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
 from ..suites import Suite, has_per_turn_criteria
 from ._config import RunConfig, model_name, parse_executor, suite_reference
@@ -225,13 +225,17 @@ async def execute(
     A fresh run (`skip` None) creates the manifest; a resumed one passes the keys it has
     finished. The agents are made first, so a model that cannot be made records nothing.
     """
-    warmer = None
+    warming = None
     if html:
         # The report reads back every session: kept as written, they need no second decoding,
         # and their per-session metrics are made as they end, while the run waits on models.
         db.keep_written()
-        warmer = MetricsWarmer({s.id: s for s in loaded.scenarios}, loaded.domain_for)
-        progress = _Warming(progress, warmer)
+        warming = _Warming(
+            progress,
+            MetricsWarmer({s.id: s for s in loaded.scenarios}, loaded.domain_for),
+            lambda: db.keeping,
+        )
+        progress = warming
     plan = _plan(config, manifest.run_id, skip or set())
     limiter = rate_limiter(config)
     # One tuned block over the sessions and their report: between two blocks the collector
@@ -251,7 +255,7 @@ async def execute(
         if html:
             try:
                 path = default_report_path(db.path, manifest.run_id)
-                traces = None if warmer is None else warmer.traces
+                traces = None if warming is None else warming.traces
                 written = write_report([manifest.run_id], path, db, suite=loaded, traces=traces)
                 report.html_report = str(written)
             except SessionproofError as exc:
@@ -263,11 +267,20 @@ async def execute(
 class _Warming:
     """The run's progress, told first; then what the report needs of the session is made:
     its metrics, its tokens for mining (the granularity the report mines at) and its
-    drill-down rows."""
+    drill-down rows. Only while the store keeps what it writes: past that, the report reads
+    the sessions back from the file, new objects that nothing made here is keyed by."""
 
-    def __init__(self, inner: Progress | None, warmer: MetricsWarmer) -> None:
+    def __init__(
+        self, inner: Progress | None, warmer: MetricsWarmer, keeping: Callable[[], bool]
+    ) -> None:
         self._inner = inner
-        self._warmer = warmer
+        self._warmer: MetricsWarmer | None = warmer
+        self._keeping = keeping
+
+    @property
+    def traces(self) -> TraceCache | None:
+        """What was made, for the report (None once the store stopped keeping)."""
+        return None if self._warmer is None else self._warmer.traces
 
     def start(self, total: int, done: int) -> None:
         """As the wrapped progress."""
@@ -275,9 +288,14 @@ class _Warming:
             self._inner.start(total, done)
 
     def advance(self, session: Session) -> None:
-        """Tell the wrapped progress, then make `session`'s metrics and tokens."""
+        """Tell the wrapped progress, then make `session`'s metrics, tokens and rows."""
         if self._inner is not None:
             self._inner.advance(session)
+        if self._warmer is None:
+            return
+        if not self._keeping():
+            self._warmer = None  # and with it all it made: no read would find any of it
+            return
         self._warmer.add(session)
         tokens_of(session, MINED_AT, self._warmer.traces)
         event_rows(session, self._warmer.traces)

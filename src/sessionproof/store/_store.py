@@ -309,6 +309,12 @@ class Store:
         if self._kept is None:
             self._kept = KeptSessions()
 
+    @property
+    def keeping(self) -> bool:
+        """True while this object keeps what it writes (`keep_written`; past `KEEP_LIMIT`
+        sessions it stops, and its run's sessions are read back from the file)."""
+        return self._kept is not None and self._kept.active
+
     def write_session(self, session: Session) -> None:
         """Store one finished session and all its events in one transaction.
 
