@@ -16,6 +16,7 @@ from sessionproof.records import Scenario, Session
 from sessionproof.report.html import _data as html_data
 from sessionproof.scoring import (
     MetricsWarmer,
+    TraceCache,
     _attribution,
     _calls,
     _metrics,
@@ -178,3 +179,17 @@ def test_past_the_keep_limit_the_warmer_stops_and_the_page_is_unchanged(
     assert done.html_report is not None
     cold = runs.report([done.run_id], tmp_path / "cold.html", store)
     assert cold.read_text(encoding="utf-8") == Path(done.html_report).read_text(encoding="utf-8")
+
+
+def test_a_cache_made_to_keep_nothing_makes_each_value_every_time() -> None:
+    made: list[object] = []
+
+    def make(session: object) -> int:
+        made.append(session)
+        return len(made)
+
+    session = object()
+    kept, unkept = TraceCache(), TraceCache(keep_made=False)
+    assert kept.made("x", (session,), make) == kept.made("x", (session,), make) == 1
+    # What run_metrics uses when given no cache: its peak memory stays as before.
+    assert unkept.made("x", (session,), make) == 2 and unkept.made("x", (session,), make) == 3

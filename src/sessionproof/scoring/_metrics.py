@@ -330,7 +330,8 @@ def run_metrics(
     pass_at = {str(k): v for k in ks if (v := pass_at_k(table, k).value) is not None}
     flaky = flakiness(table)
     if traces is None:
-        traces = TraceCache()  # each session's trace walked once, for all the metrics
+        # Each session's trace walked once, for all the metrics; nothing else kept.
+        traces = TraceCache(keep_made=False)
     recovery = error_recovery(sessions, traces)
     specs = _Specs(scenarios, domain_for)
     wanted = {s.scenario_id for s in sessions}

@@ -113,9 +113,13 @@ class TraceCache:
     sessions end (`MetricsWarmer`) leaves its report only the sums. Keyed by the session
     object (and what it was judged against): sessions must not change while it is used."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_made: bool = True) -> None:
+        """`keep_made` False: `made` makes its value every time, keeping nothing (the
+        traced calls are kept either way), for metrics computed once, whose per-session
+        values would only add to their peak memory."""
         self._found: ByIdentity[list[TracedCall]] = ByIdentity()
         self._made: dict[str, ByIdentity[Any]] = {}
+        self._keep_made = keep_made
 
     def calls(self, session: Session) -> list[TracedCall]:
         """`traced_calls(session)`, computed the first time."""
@@ -127,6 +131,8 @@ class TraceCache:
         """`make(*key, *helpers)`, the metric `what` of the objects of `key` (the session,
         then what it is judged against), computed the first time. `helpers` (caches) do not
         change the value, so they are no part of the key."""
+        if not self._keep_made:
+            return make(*key, *helpers)
         found = self._made.setdefault(what, ByIdentity())
         return cast(V, found.get(key, lambda: make(*key, *helpers)))
 
