@@ -19,9 +19,8 @@ from sessionproof.scoring import (
     TraceCache,
     _attribution,
     _calls,
-    _metrics,
     _recovery,
-    _warm,
+    _survival,
     run_metrics,
 )
 from sessionproof.store import Store, _kept
@@ -42,19 +41,19 @@ def judged() -> tuple[list[Session], dict[str, Scenario]]:
 
 
 _MAKERS = (
-    (_metrics, "session_survival"),
-    (_calls, "_check"),
-    (_attribution, "attribute_failure"),
-    (_recovery, "failures_of"),
+    (_survival, "_walked"),
+    (_calls, "_checks"),
+    (_attribution, "_source"),
+    (_recovery, "_failures"),
 )
-_WARMER_MAKERS = tuple((_warm, name) for _, name in _MAKERS)
+"""What makes each per-session metric (behind its cache: called only when it is made)."""
 
 
-def _watch(monkeypatch: pytest.MonkeyPatch, makers: Any = _MAKERS) -> list[tuple[str, str]]:
-    """(function, session id) of every per-session metric made from here on by `makers`
-    (by default the metrics' own names for them; the warmer holds its own)."""
+def _watch(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(function, session id) of every per-session metric made from here on, by the
+    metrics or by a warmer."""
     made: list[tuple[str, str]] = []
-    for owner, name in makers:
+    for owner, name in _MAKERS:
 
         def note(*args: Any, name: str = name, **_: Any) -> None:
             made.append((name, args[0].session_id))
@@ -128,8 +127,7 @@ def test_tokens_made_as_sessions_end_are_mined_as_made_at_once(
 def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    in_report = _watch(monkeypatch)
-    in_run = _watch(monkeypatch, _WARMER_MAKERS)
+    made = _watch(monkeypatch)
     tokenized = spy(monkeypatch, patterns_report, "tokenize", lambda s, *_: s.session_id)
     rows = spy(monkeypatch, html_data, "_event_rows", lambda s: s.session_id)
     store = tmp_path / "s.duckdb"
@@ -138,13 +136,13 @@ def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     assert done.html_report is not None and Path(done.html_report).is_file()
     ids = sorted(s.session_id for s in done.sessions)
     # Each made once, as the sessions ended; the report found every one of them made.
-    assert in_report == []
-    assert sorted(sid for name, sid in in_run if name == "session_survival") == ids
-    assert sorted(sid for name, sid in in_run if name == "attribute_failure") == ids
-    assert sorted(sid for name, sid in in_run if name == "failures_of") == ids
+    assert sorted(sid for name, sid in made if name == "_walked") == ids
+    assert sorted(sid for name, sid in made if name == "_source") == ids
+    assert sorted(sid for name, sid in made if name == "_failures") == ids
     assert sorted(tokenized) == ids and sorted(rows) == ids
+    before = len(made)
     again = runs.metrics(done.run_id, store)  # read back from the store: made again
-    assert len(in_report) > 0 and again.arms["baseline"].survival is not None
+    assert len(made) > before and again.arms["baseline"].survival is not None
     # The page made from what the run made as it went is the page made from the store.
     cold = runs.report([done.run_id], tmp_path / "cold.html", store)
     assert cold.read_text(encoding="utf-8") == Path(done.html_report).read_text(encoding="utf-8")
@@ -156,11 +154,11 @@ def test_a_run_whose_store_stops_keeping_stops_making_them(
     # Past the store's keep limit its run's sessions are read back from the file, as new
     # objects: nothing made for the written ones would be found, so nothing more is made.
     monkeypatch.setattr(Store, "keeping", property(lambda self: False))
-    in_run = _watch(monkeypatch, _WARMER_MAKERS)
+    warmed = spy(monkeypatch, MetricsWarmer, "add", lambda _, s: s.session_id)
     store = tmp_path / "s.duckdb"
     config = runs.RunConfig(suite="demo", model="oracle", limit=3, trials=2, store=store)
     done = runs.run(config, html=True)
-    assert in_run == []
+    assert warmed == []
     assert done.html_report is not None
     cold = runs.report([done.run_id], tmp_path / "cold.html", store)
     assert cold.read_text(encoding="utf-8") == Path(done.html_report).read_text(encoding="utf-8")
@@ -170,11 +168,10 @@ def test_past_the_keep_limit_the_warmer_stops_and_the_page_is_unchanged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_kept.KeptSessions.__init__, "__defaults__", (2,))  # keep 2 sessions
-    in_run = _watch(monkeypatch, _WARMER_MAKERS)
+    warmed = spy(monkeypatch, MetricsWarmer, "add", lambda _, s: s.session_id)
     store = tmp_path / "s.duckdb"
     config = runs.RunConfig(suite="demo", model="oracle", limit=3, trials=2, store=store)
     done = runs.run(config, html=True)
-    warmed = {sid for name, sid in in_run if name == "session_survival"}
     assert len(warmed) <= 2 < len(done.sessions)  # no more than the store kept
     assert done.html_report is not None
     cold = runs.report([done.run_id], tmp_path / "cold.html", store)

@@ -22,6 +22,7 @@ from ..scoring import (
     GoldReplays,
     SessionSurvival,
     TraceCache,
+    made_once,
     session_survival,
     survival_skip_reason,
 )
@@ -141,9 +142,7 @@ def tokens_of(
 ) -> SessionTokens:
     """`tokenize(session, granularity)`, made once through `traces` when given (a run makes
     its sessions' tokens as they end, for the mining of its report)."""
-    if traces is None:
-        return tokenize(session, granularity)
-    return traces.made("tokens", (session, granularity), tokenize)
+    return made_once(traces, "tokens", (session, granularity), tokenize)
 
 
 def mine(

@@ -47,7 +47,7 @@ from ._survival import (
     SessionSurvival,
     session_survival,
 )
-from ._trace import GoldReplays, TraceCache
+from ._trace import GoldReplays, TraceCache, made_once
 from ._turns import TURN_DEFINITIONS, TurnPoint, TurnReport, turn_report
 from ._verdict import evaluate_session, gold_state_hash, normalise_text
 from ._warm import MetricsWarmer
@@ -99,6 +99,7 @@ __all__ = [
     "evaluate_session",
     "gold_state_hash",
     "invented_facts",
+    "made_once",
     "match_gold",
     "maximum_matching",
     "normalise_text",

@@ -49,7 +49,7 @@ from ..records import (
 )
 from ..taxonomy import ErrorAction, semantics
 from ._survival import DivergenceClass, SessionSurvival
-from ._trace import TraceCache, calls_of
+from ._trace import TraceCache, calls_of, made_once
 
 ATTRIBUTION_DEFINITIONS: dict[str, str] = {
     "failure_source": "each failed session (and each infra_error session) attributed, first "
@@ -286,7 +286,16 @@ def attribute_failure(
 ) -> Attribution | None:
     """The source of one session's failure; None when the session did not fail (or was not
     judged). `survival` is the session's survival, when it could be computed; `traces` the
-    traced calls shared with the other metrics."""
+    traced calls shared with the other metrics (and where the source is made once)."""
+    return made_once(traces, "source", (session, scenario, survival), _source, traces)
+
+
+def _source(
+    session: Session,
+    scenario: Scenario | None,
+    survival: SessionSurvival | None,
+    traces: TraceCache | None,
+) -> Attribution | None:
     if session.infra_error:
         detail = session.termination_detail or "the session ended in infra_error"
         return _verdict(session, FailureSource.infra, "infra_error", detail)
@@ -316,13 +325,12 @@ def attribute_failures(
     sources: Counter[str] = Counter()
     rules: Counter[str] = Counter()
     for session in sessions:
-        scenario = scenarios.get(session.scenario_id)
-        survival = survivals.get(session.session_id)
-        if traces is None:
-            found = attribute_failure(session, scenario, survival)
-        else:
-            key = (session, scenario, survival)
-            found = traces.made("source", key, attribute_failure, traces)
+        found = attribute_failure(
+            session,
+            scenarios.get(session.scenario_id),
+            survivals.get(session.session_id),
+            traces,
+        )
         if found is None:
             continue
         report.failed += 1

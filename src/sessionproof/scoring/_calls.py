@@ -38,7 +38,7 @@ from ..errors import ConfigError
 from ..records import Scenario, Session, ToolCall
 from ._identity import ByIdentity
 from ._matching import maximum_matching
-from ._trace import TraceCache, calls_of, drifted_tools, under_drift
+from ._trace import TraceCache, calls_of, drifted_tools, made_once, under_drift
 
 CALL_DEFINITIONS: dict[str, str] = {
     "single_call_accuracy": "matched calls ÷ calls to a tool that appears in the scenario's "
@@ -270,7 +270,18 @@ def _check(
     validators: CallValidators,
     traces: TraceCache | None = None,
 ) -> tuple[list[CallCheck], int]:
-    """The checks, and how many expected calls the scenario has."""
+    """The checks, and how many expected calls the scenario has (made once through
+    `traces` when given)."""
+    return made_once(traces, "calls", (session, scenario, spec), _checks, validators, traces)
+
+
+def _checks(
+    session: Session,
+    scenario: Scenario,
+    spec: DomainSpec,
+    validators: CallValidators,
+    traces: TraceCache | None,
+) -> tuple[list[CallCheck], int]:
     by_name, expected = validators.tools_for(scenario, spec)
     calls = calls_of(session, traces)
     drift = drifted_tools(session)
@@ -344,12 +355,7 @@ def call_accuracy(
         scenario = scenarios.get(session.scenario_id)
         if session.infra_error or scenario is None:
             continue
-        spec = domain_for(scenario)
-        if traces is None:
-            checks, gold = _check(session, scenario, spec, validators, traces)
-        else:
-            key = (session, scenario, spec)
-            checks, gold = traces.made("calls", key, _check, validators, traces)
+        checks, gold = _check(session, scenario, domain_for(scenario), validators, traces)
         acc.sessions += 1
         acc.gold_actions += gold
         acc.sessions_without_gold += gold == 0

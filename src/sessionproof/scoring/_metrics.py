@@ -301,8 +301,7 @@ def _survival(
             if not any(t.write for t in spec.tools()):
                 why = "the domain has no write tools: there is no state path to follow"
             else:
-                key = (session, scenario, spec)
-                item = traces.made("survival", key, session_survival, replays, traces)
+                item = session_survival(session, scenario, spec, replays, traces)
                 items.append(item)
                 need.append((item.gold_writes, item.gold_actions, item.success))
                 continue

@@ -47,7 +47,7 @@ from ..records import (
     ToolResultEvent,
 )
 from ..taxonomy import semantics
-from ._trace import TraceCache
+from ._trace import TraceCache, made_once
 
 _NOT_RETRYABLE_DECISIONS = frozenset({"no_retry_write", "escalate", "breaker_open"})
 _ARGUMENT_CLASSES = frozenset({ErrorClass.validation_error, ErrorClass.not_found})
@@ -171,8 +171,13 @@ class _SessionView:
         return False
 
 
-def failures_of(session: Session) -> list[tuple[bool, str, bool]]:
-    """(injected, error class, recovered) of each failure the session met, in order."""
+def failures_of(session: Session, traces: TraceCache | None = None) -> list[tuple[bool, str, bool]]:
+    """(injected, error class, recovered) of each failure the session met, in order (made
+    once through `traces` when given)."""
+    return made_once(traces, "recovery", (session,), _failures)
+
+
+def _failures(session: Session) -> list[tuple[bool, str, bool]]:
     view = _SessionView(session)
     return [(f.injected, f.error_class.value, view.recovered(f)) for f in view.failures]
 
@@ -186,12 +191,7 @@ def error_recovery(sessions: Sequence[Session], traces: TraceCache | None = None
             report.excluded_infra += 1
             continue
         report.sessions += 1
-        met = (
-            failures_of(session)
-            if traces is None
-            else traces.made("recovery", (session,), failures_of)
-        )
-        for injected, error_class, ok in met:
+        for injected, error_class, ok in failures_of(session, traces):
             groups = [
                 report.overall,
                 report.injected if injected else report.natural,

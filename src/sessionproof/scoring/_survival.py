@@ -64,6 +64,7 @@ from ._trace import (
     TracedCall,
     apply_quietly,
     calls_of,
+    made_once,
 )
 from ._verdict import _matches as forbidden_match
 
@@ -420,7 +421,19 @@ def session_survival(
 ) -> SessionSurvival:
     """Judge one session's decisions against the scenario's gold replay (rules: module doc).
     Sessions judged with one `replays` share each scenario's gold-state replays (and with
-    one `traces`, each session's traced calls with the other metrics)."""
+    one `traces`, each session's traced calls with the other metrics; the survival itself
+    is made once there)."""
+    key = (session, scenario, spec)
+    return made_once(traces, "survival", key, _walked, replays, traces)
+
+
+def _walked(
+    session: Session,
+    scenario: Scenario,
+    spec: DomainSpec,
+    replays: GoldReplays | None,
+    traces: TraceCache | None,
+) -> SessionSurvival:
     walk = _Walk(session, scenario, spec, replays, traces)
     divergence = walk.run()
     n = len(walk.decisions)

@@ -137,6 +137,21 @@ class TraceCache:
         return cast(V, found.get(key, lambda: make(*key, *helpers)))
 
 
+def made_once(
+    traces: TraceCache | None,
+    what: str,
+    key: tuple[object, ...],
+    make: Callable[..., V],
+    *helpers: object,
+) -> V:
+    """`make(*key, *helpers)`: through `traces` when given (`TraceCache.made`), else now.
+    Each per-session metric calls it with its own `what`, so a value is found under one name
+    whoever asks for it (the metrics, or a run's warmer as its sessions end)."""
+    if traces is None:
+        return make(*key, *helpers)
+    return traces.made(what, key, make, *helpers)
+
+
 def calls_of(session: Session, traces: TraceCache | None) -> list[TracedCall]:
     """The session's traced calls, through `traces` when given."""
     return traced_calls(session) if traces is None else traces.calls(session)

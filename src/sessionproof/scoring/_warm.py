@@ -66,12 +66,11 @@ class MetricsWarmer:
         traces = self.traces
         survival = None
         if scenario is not None and spec is not None:
-            key = (session, scenario, spec)
             if not session.infra_error:
-                traces.made("calls", key, _check, self._validators, traces)
+                _check(session, scenario, spec, self._validators, traces)
             judged = survival_skip_reason(session, scenario) is None
             if judged and any(t.write for t in spec.tools()):
-                survival = traces.made("survival", key, session_survival, self._replays, traces)
-        traces.made("source", (session, scenario, survival), attribute_failure, traces)
+                survival = session_survival(session, scenario, spec, self._replays, traces)
+        attribute_failure(session, scenario, survival, traces)
         if not session.infra_error:
-            traces.made("recovery", (session,), failures_of)
+            failures_of(session, traces)

@@ -19,7 +19,7 @@ from ...records import (
     ToolResultEvent,
     UserMessageEvent,
 )
-from ...scoring import MetricsReport, SessionSurvival, TraceCache
+from ...scoring import MetricsReport, SessionSurvival, TraceCache, made_once
 
 # Long tool outputs are cut so a 1,000-session report stays a few megabytes; the store keeps
 # the full text (`sessionproof show` prints it).
@@ -103,9 +103,7 @@ def _event_rows(session: Session) -> list[list[Any]]:
 def event_rows(session: Session, traces: TraceCache | None = None) -> list[list[Any]]:
     """The session's events as drill-down rows, made once through `traces` when given (a
     run makes them as its sessions end, for its own report)."""
-    if traces is None:
-        return _event_rows(session)
-    return traces.made("event rows", (session,), _event_rows)
+    return made_once(traces, "event rows", (session,), _event_rows)
 
 
 def session_record(
