@@ -191,12 +191,8 @@ async def execute_run(
     if progress:
         progress.start(len(todo) + len(plan.skip), len(plan.skip))
     queue: asyncio.Queue[tuple[int, Scenario, int, int]] = asyncio.Queue()
-    queue_items = [
-        (position, by_id[scenario_id], trial, arm_index)
-        for position, (scenario_id, trial, arm_index, _) in enumerate(todo)
-    ]
-    for item in queue_items:
-        queue.put_nowait(item)
+    for position, (scenario_id, trial, arm_index, _) in enumerate(todo):
+        queue.put_nowait((position, by_id[scenario_id], trial, arm_index))
     slots = max(1, plan.request_slots or plan.concurrency)
     finished: list[Session] = []
     writer = GroupWriter(sink)
@@ -226,7 +222,8 @@ async def execute_run(
                 # ~0.4 ms, and hundreds set up in one pass held every first request (and its
                 # connection) back until all were done (~0.2 s for 600 sessions).
                 await asyncio.sleep(0)
-        workers.append(asyncio.create_task(_preload(suite, [item[1] for item in queue_items])))
+        running = [by_id[scenario_id] for scenario_id in dict.fromkeys(t[0] for t in todo)]
+        workers.append(asyncio.create_task(_preload(suite, running)))
         await asyncio.gather(*workers)
     finally:
         for w in workers:
@@ -236,16 +233,16 @@ async def execute_run(
 
 
 async def _preload(suite: JudgedSuite, scenarios: Sequence[Scenario]) -> None:
-    """Load what the run's domains share (`DomainSpec.preload`: a base DB and its digest)
-    once the first sessions have sent their requests, while the loop waits for answers.
+    """Load what the domains of `scenarios` (distinct ones) share (`DomainSpec.preload`: a
+    base DB and its digest) once the first sessions have sent their requests, while the
+    loop waits for answers.
 
     Otherwise the first verdict computed the digest of the whole base DB (~80 ms for tau2
     airline) on the loop, in the burst where the first sessions end, with every other
     session's answers waiting behind it."""
     await asyncio.sleep(0)
-    distinct = {id(scenario): scenario for scenario in scenarios}
     try:
-        specs = {id(spec): spec for spec in map(suite.domain_for, distinct.values())}
+        specs = {id(spec): spec for spec in map(suite.domain_for, scenarios)}
         for spec in specs.values():
             spec.preload()
     except Exception:
