@@ -60,3 +60,41 @@ def test_a_report_that_cannot_be_written_is_named_and_the_run_is_kept(
     assert done.html_error is not None and "cannot write the report" in done.html_error
     with Store.open_for_reading(store) as db:
         assert len(db.load_sessions(done.run_id)) == 8
+
+
+class _Imports:
+    """Stands in for `importlib` in `runs._run`: records what is imported, on which thread."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    def import_module(self, name: str) -> object:
+        import importlib
+        import threading
+
+        self.seen.append((name, threading.current_thread().name))
+        return importlib.import_module(name)
+
+
+def test_what_only_the_report_needs_is_imported_on_a_side_thread_as_the_run_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy = _Imports()
+    monkeypatch.setattr(runs._run, "importlib", spy)
+    done = runs.run(_config(tmp_path / "s.duckdb"), html=True)
+    assert done.html_error is None
+    assert [name for name, _ in spy.seen] == list(runs._run.REPORT_IMPORTS)
+    assert {thread for _, thread in spy.seen} == {"sessionproof-report-imports"}
+
+
+def test_no_report_no_early_imports_and_a_missing_one_costs_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy = _Imports()
+    monkeypatch.setattr(runs._run, "importlib", spy)
+    runs.run(_config(tmp_path / "a.duckdb"))
+    assert spy.seen == []
+    monkeypatch.setattr(runs._run, "REPORT_IMPORTS", ("sessionproof_no_such_module",))
+    done = runs.run(_config(tmp_path / "b.duckdb"), html=True)
+    assert spy.seen == [("sessionproof_no_such_module", "sessionproof-report-imports")]
+    assert done.html_error is None and done.html_report is not None
