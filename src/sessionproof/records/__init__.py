@@ -26,7 +26,7 @@ from ._events import (
     parse_events,
 )
 from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
-from ._outcome import CriterionResult, Outcome, TurnResult
+from ._outcome import CriterionResult, Mismatch, Outcome, TurnResult
 from ._payloads import (
     AgentError,
     Decision,
@@ -67,6 +67,7 @@ __all__ = [
     "GuardDecision",
     "GuardDecisionEvent",
     "Message",
+    "Mismatch",
     "ModelCall",
     "ModelCallEvent",
     "Outcome",

@@ -53,7 +53,19 @@ class Session(BaseModel):
     @property
     def success(self) -> bool:
         """True when the session was judged a success."""
-        return bool(self.outcome and self.outcome.success)
+        return bool(self.outcome and self.outcome.judged and self.outcome.success)
+
+    @property
+    def judged(self) -> bool:
+        """True when the session has a verdict: it did not end in infra_error, it has an
+        outcome, and that outcome was judged (`Outcome.not_judged` is None). Sessions that
+        were not judged are excluded from accuracy and pass^k and counted apart."""
+        return not self.infra_error and self.outcome is not None and self.outcome.judged
+
+    @property
+    def verdict(self) -> bool | None:
+        """True (success), False (failure) or None (not judged: see `judged`)."""
+        return self.success if self.judged else None
 
     def of_kind(self, kind: EventKind) -> list[Event]:
         """Events of one kind, in order."""

@@ -163,8 +163,9 @@ def _flatten(session: Session, scrubber: Scrubber) -> _Flat:
         session.trial,
         scrubber.text(session.arm),
         scrubber.text(without_surrogates(session.model)),
-        None if outcome is None else outcome.success,
-        None if outcome is None else outcome.reward,
+        # An outcome that could not be judged is stored as no verdict, like no outcome.
+        None if outcome is None or not outcome.judged else outcome.success,
+        None if outcome is None or not outcome.judged else outcome.reward,
         session.termination.value,
         scrubber.text(without_surrogates(session.termination_detail)),
         max(turns) + 1 if n else 0,
