@@ -22,6 +22,7 @@ from ._bulk import direct_commit, insert_batch
 from ._export import export_parquet
 from ._kept import KeptSessions
 from ._manifest import RunListing, RunManifest, RunStatus, SessionRow
+from ._owner import RunOwner
 from ._prepare import SessionWrite, prepare, prepare_batch
 from ._rows import EVENT_COLUMNS, ROW_COLUMNS, SESSION_COLUMNS, session_from_rows, session_row
 from ._schema import connect, ensure_schema, first_line, query_error
@@ -249,14 +250,21 @@ class Store:
         manifest_json, status = self._query(
             "SELECT manifest, status FROM runs WHERE run_id = ?", [full]
         )[0]
-        return RunManifest.model_validate_json(manifest_json).model_copy(update={"status": status})
+        manifest = RunManifest.model_validate_json(manifest_json)
+        manifest.status = status
+        # A `running` run whose process was killed reads as interrupted (stored unchanged).
+        return manifest.model_copy(update={"status": manifest.shown_status})
 
-    def set_status(self, run_id: str, status: RunStatus) -> None:
-        """Mark a run running, finished or interrupted."""
+    def set_status(self, run_id: str, status: RunStatus, owner: RunOwner | None = None) -> None:
+        """Mark a run running, finished or interrupted; `owner`: the process now writing it
+        (a resume), recorded with the status."""
         if status not in get_args(RunStatus):
             raise StoreError(f"unknown run status {status!r}; one of {get_args(RunStatus)}")
         conn = self._writable()
-        manifest = self.get_run(run_id).model_copy(update={"status": status})
+        update: dict[str, Any] = {"status": status}
+        if owner is not None:
+            update["owner"] = owner
+        manifest = self.get_run(run_id).model_copy(update=update)
         try:
             conn.execute(
                 "UPDATE runs SET status = ?, manifest = ? WHERE run_id = ?",
@@ -280,6 +288,7 @@ class Store:
         out: list[RunListing] = []
         for manifest_json, status, done, successes, infra in rows:
             m = RunManifest.model_validate_json(manifest_json)
+            m.status = status
             counted = done - infra
             out.append(
                 RunListing(
@@ -289,7 +298,7 @@ class Store:
                     suite=m.suite,
                     model=m.model,
                     arms=m.arms,
-                    status=status,
+                    status=m.shown_status,
                     sessions_done=done,
                     sessions_expected=m.sessions_expected,
                     successes=successes,
