@@ -246,6 +246,7 @@ def test_a_live_run_reads_back_from_phoenix(phoenix: Phoenix, tmp_path: Path) ->
     with Store.open_for_reading(store) as db:
         sessions = db.load_sessions(run_id)
     _check(phoenix, "live", run_id, sessions)
+    _check_verdicts(phoenix, "live", sessions)  # each batch's verdicts follow its spans
 
 
 VERDICT_AGENT = "python:tests.telemetry._verdict_agent:respond"
@@ -281,20 +282,13 @@ def _filtered(phoenix: Phoenix, project: str, condition: str) -> set[str]:
     return {e["node"]["spanId"] for e in body["data"]["node"]["spans"]["edges"]}
 
 
-def test_verdicts_become_phoenix_annotations(
-    phoenix: Phoenix, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    store = tmp_path / "s.duckdb"
-    report = run(RunConfig(suite="demo", model=VERDICT_AGENT, limit=9, store=store))
-    with Store.open_for_reading(store) as db:
-        sessions = db.load_sessions(report.run_id)
-    assert {s.verdict for s in sessions} == {True, False, None}
-    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "openinference.project.name=verdicts")
-    export_traces(report.run_id, store=store, endpoint=phoenix.url, compat="openinference")
+def _check_verdicts(phoenix: Phoenix, project: str, sessions: list[Session]) -> None:
+    """Each session's verdict and criteria are annotations on its root span in Phoenix; an
+    unjudged one has a `not judged` verdict with its reason and nothing else."""
     roots = {session_span_ids(s)[1]: s for s in sessions}
     expected = sum(len(verdict_notes(s)) for s in sessions)
     deadline = time.monotonic() + 120
-    while len(found := _annotations(phoenix, "verdicts", list(roots))) < expected:
+    while len(found := _annotations(phoenix, project, list(roots))) < expected:
         assert time.monotonic() < deadline, f"Phoenix has {len(found)} of {expected} annotations"
         time.sleep(0.5)
     assert len(found) == expected
@@ -305,7 +299,7 @@ def test_verdicts_become_phoenix_annotations(
         assert annotation["annotator_kind"] == "CODE"
         if session.verdict is None:  # not judged: no pass or fail, and why
             assert result["label"] == "not judged" and result["score"] is None
-            assert "the provider is down" in result["explanation"]
+            assert result["explanation"]
             assert not [a for a in found if a["span_id"] == span_id and a["name"] != "verdict"]
         else:
             assert result["label"] == ("pass" if session.verdict else "fail")
@@ -314,6 +308,23 @@ def test_verdicts_become_phoenix_annotations(
             criteria = {a["name"]: a["result"]["label"] for a in found if a["span_id"] == span_id}
             for c in session.outcome.criteria:
                 assert criteria[f"criterion.{c.name}"] == ("pass" if c.passed else "fail")
+
+
+def test_verdicts_become_phoenix_annotations(
+    phoenix: Phoenix, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.duckdb"
+    report = run(RunConfig(suite="demo", model=VERDICT_AGENT, limit=9, store=store))
+    with Store.open_for_reading(store) as db:
+        sessions = db.load_sessions(report.run_id)
+    assert {s.verdict for s in sessions} == {True, False, None}
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "openinference.project.name=verdicts")
+    export_traces(report.run_id, store=store, endpoint=phoenix.url, compat="openinference")
+    _check_verdicts(phoenix, "verdicts", sessions)
+    roots = [session_span_ids(s)[1] for s in sessions]
+    found = _annotations(phoenix, "verdicts", roots)
+    unjudged = [a for a in found if a["result"]["label"] == "not judged"]
+    assert unjudged and all("the provider is down" in a["result"]["explanation"] for a in unjudged)
     # Failed sessions can be filtered in Phoenix, by its own span filter.
-    failed = {span_id for span_id, s in roots.items() if s.verdict is False}
+    failed = {session_span_ids(s)[1] for s in sessions if s.verdict is False}
     assert _filtered(phoenix, "verdicts", "annotations['verdict'].label == 'fail'") == failed

@@ -21,7 +21,7 @@ from sessionproof.errors import InfraError
 from sessionproof.records import Session
 from sessionproof.runs import RunConfig, run
 from sessionproof.store import Store
-from sessionproof.telemetry import export_traces
+from sessionproof.telemetry import LiveExport, export_traces
 from sessionproof.telemetry._verdict_notes import (
     NOT_JUDGED,
     VERDICT,
@@ -29,6 +29,7 @@ from sessionproof.telemetry._verdict_notes import (
     phoenix_annotations,
     verdict_notes,
 )
+from sessionproof.telemetry._verdict_send import VerdictTarget, verdict_target
 
 AGENT = "python:tests.telemetry._verdict_agent:respond"
 PUBLIC, SECRET = "pk-lf-test-0123456789", "sk-lf-test-9876543210-secret"
@@ -242,3 +243,56 @@ def test_an_unknown_langfuse_address_is_said_and_the_traces_still_go(
         )
     assert "verdicts not sent: Langfuse's address is unknown" in caplog.text
     assert langfuse.root_traces and langfuse.scores == []
+
+
+@pytest.mark.usefixtures("langfuse_env")
+def test_a_live_export_files_each_batchs_scores(
+    mixed_run: tuple[Path, str, list[Session]],
+) -> None:
+    _, _, sessions = mixed_run
+    with _Langfuse() as langfuse:
+        with LiveExport(
+            None, f"{langfuse.url}/api/public/otel", suite="demo", compat="langfuse"
+        ) as live:
+            for session in sessions:
+                live.advance(session)
+        assert live.dropped == 0
+    assert langfuse.problems == []
+    verdicts = {s["traceId"]: s["value"] for s in langfuse.scores if s["name"] == "verdict"}
+    assert set(verdicts) == set(langfuse.root_traces)
+    labels = {True: "pass", False: "fail", None: NOT_JUDGED}
+    assert sorted(verdicts.values()) == sorted(labels[s.verdict] for s in sessions)
+    assert len(langfuse.scores) == sum(len(verdict_notes(s)) for s in sessions)
+
+
+def test_where_the_verdicts_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (
+        "LANGFUSE_HOST",
+        "LANGFUSE_BASE_URL",
+        "LANGFUSE_PUBLIC_KEY",
+        "LANGFUSE_SECRET_KEY",
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    assert verdict_target(None, "http://127.0.0.1:6006") is None
+    phoenix = verdict_target("openinference", "http://127.0.0.1:6006/v1/traces", {"api_key": "k"})
+    assert isinstance(phoenix, VerdictTarget)
+    assert phoenix.base == "http://127.0.0.1:6006" and phoenix.headers == {"api_key": "k"}
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:7007/")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20t0k3n")
+    from_env = verdict_target("openinference", None)
+    assert isinstance(from_env, VerdictTarget)
+    assert from_env.base == "http://127.0.0.1:7007"
+    assert from_env.headers == {"authorization": "Bearer t0k3n"}
+    assert "t0k3n" not in repr(from_env) and "t0k3n" not in str(from_env)
+    # Langfuse: its address from the OTLP endpoint, the Authorization header the traces use.
+    lf = verdict_target("langfuse", "https://lf.example/api/public/otel")
+    assert isinstance(lf, VerdictTarget)
+    assert lf.base == "https://lf.example" and lf.headers == {"authorization": "Bearer t0k3n"}
+    monkeypatch.setenv("LANGFUSE_HOST", "https://eu.lf.example/")
+    lf = verdict_target("langfuse", "http://127.0.0.1:4318")
+    assert isinstance(lf, VerdictTarget) and lf.base == "https://eu.lf.example"
+    monkeypatch.delenv("LANGFUSE_HOST")
+    assert isinstance(verdict_target("langfuse", "http://127.0.0.1:4318"), str)
