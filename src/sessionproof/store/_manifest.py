@@ -167,7 +167,11 @@ class RunListing(BaseModel):
     infra_errors: int
     """Sessions that ended as `infra_error`: reported apart, never an agent failure."""
     accuracy: float | None
-    """successes ÷ (sessions done − infra errors); None when no session counts."""
+    """successes ÷ judged sessions (done − infra errors − not judged); None when no session
+    was judged, never 0."""
+    not_judged: int = Field(default=0, exclude_if=lambda v: v == 0)
+    """Sessions other than infra errors that have no verdict (stored `success` NULL); left
+    out of the JSON when there are none, as listings had it before."""
 
 
 class SessionRow(BaseModel):
