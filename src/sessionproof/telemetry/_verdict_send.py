@@ -20,13 +20,15 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from ..errors import InfraError
 from ..records import Session
 from ..store import Store, scrub_text
 from ._verdict_notes import langfuse_scores, phoenix_annotations
+
+if TYPE_CHECKING:
+    import httpx
 
 _log = logging.getLogger(__name__)
 _PHOENIX_CHUNK = 500
@@ -105,6 +107,8 @@ def verdict_target(
 
 
 def _post(client: httpx.Client, target: VerdictTarget, path: str, body: object) -> None:
+    import httpx
+
     url = target.base + path
     try:
         response = client.post(url, json=body, headers=target.headers)
@@ -123,6 +127,8 @@ def post_verdicts(
 ) -> int:
     """Send the verdict notes of `sessions` to `target`; the number sent. Raises InfraError
     (one line, no credential in it) when the tool cannot be reached or refuses them."""
+    import httpx  # here: the live export's worker starts without it when no compat is asked
+
     sessions = list(sessions)
     with httpx.Client(timeout=timeout_s) as client:
         if target.compat == "openinference":
