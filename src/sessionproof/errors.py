@@ -49,15 +49,54 @@ class StoreError(SessionproofError):
     """The trace store cannot be opened, or a run id does not exist."""
 
 
+# The taxonomy's class names (`records.ErrorClass`; records and errors are siblings that do
+# not import each other, and a test keeps the two lists equal).
+_ERROR_CLASS_NAMES = frozenset(
+    {
+        "timeout",
+        "rate_limited",
+        "server_error",
+        "unavailable",
+        "auth_expired",
+        "not_found",
+        "validation_error",
+        "malformed_output",
+        "truncated_output",
+        "empty_result",
+        "schema_mismatch",
+        "policy_refusal",
+        "unknown",
+    }
+)
+
+
 class ToolError(Exception):
     """Raised by a domain tool for an expected failure the agent should see.
 
-    `error_class` names the taxonomy class (a string from `ErrorClass`).
+    `error_class` names the taxonomy class (a string from `ErrorClass`). A subclass sets its
+    own as a class attribute (`class NotFound(ToolError): error_class = "not_found"`), checked
+    when the subclass is defined; an `error_class` given to the constructor wins over it.
     """
 
-    def __init__(self, message: str, error_class: str = "validation_error") -> None:
+    error_class: str = "validation_error"
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "error_class" in cls.__dict__:
+            _check_error_class(cls.__dict__["error_class"], f"{cls.__qualname__}.error_class")
+
+    def __init__(self, message: str, error_class: str | None = None) -> None:
         super().__init__(message)
-        self.error_class = error_class
+        if error_class is not None:
+            self.error_class = error_class
+
+
+def _check_error_class(value: object, where: str) -> None:
+    if not isinstance(value, str) or value not in _ERROR_CLASS_NAMES:
+        raise ConfigError(
+            f"{where} is {value!r}, not an error class; use one of: "
+            + ", ".join(sorted(_ERROR_CLASS_NAMES))
+        )
 
 
 class UnknownToolError(ToolError):

@@ -27,6 +27,8 @@ from sessionproof.records import Session, ToolResultEvent
 from sessionproof.runs import RunConfig, run
 from sessionproof.store import Store
 from sessionproof.telemetry import export_traces
+from sessionproof.telemetry._spans import session_span_ids
+from sessionproof.telemetry._verdict_notes import verdict_notes
 
 pytestmark = pytest.mark.slow
 
@@ -244,3 +246,85 @@ def test_a_live_run_reads_back_from_phoenix(phoenix: Phoenix, tmp_path: Path) ->
     with Store.open_for_reading(store) as db:
         sessions = db.load_sessions(run_id)
     _check(phoenix, "live", run_id, sessions)
+    _check_verdicts(phoenix, "live", sessions)  # each batch's verdicts follow its spans
+
+
+VERDICT_AGENT = "python:tests.telemetry._verdict_agent:respond"
+FAILED_ROOTS = """query ($id: ID!, $filter: String!) {
+  node(id: $id) { ... on Project {
+    spans(first: 1000, filterCondition: $filter) { edges { node { spanId } } } } }
+}"""
+
+
+def _annotations(phoenix: Phoenix, project: str, span_ids: list[str]) -> list[dict[str, Any]]:
+    try:
+        data = phoenix.get(f"projects/{project}/span_annotations", span_ids=span_ids, limit=10000)[
+            "data"
+        ]
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code == 404:  # the project is not there yet
+            return []
+        raise
+    return list(data)
+
+
+def _filtered(phoenix: Phoenix, project: str, condition: str) -> set[str]:
+    """Span ids of `project` that Phoenix's own span filter (its UI's) selects."""
+    project_id = phoenix.get(f"projects/{project}")["data"]["id"]
+    response = httpx.post(
+        f"{phoenix.url}/graphql",
+        json={"query": FAILED_ROOTS, "variables": {"id": project_id, "filter": condition}},
+        timeout=30,
+    )
+    response.raise_for_status()
+    body = response.json()
+    assert not body.get("errors"), body["errors"]
+    return {e["node"]["spanId"] for e in body["data"]["node"]["spans"]["edges"]}
+
+
+def _check_verdicts(phoenix: Phoenix, project: str, sessions: list[Session]) -> None:
+    """Each session's verdict and criteria are annotations on its root span in Phoenix; an
+    unjudged one has a `not judged` verdict with its reason and nothing else."""
+    roots = {session_span_ids(s)[1]: s for s in sessions}
+    expected = sum(len(verdict_notes(s)) for s in sessions)
+    deadline = time.monotonic() + 120
+    while len(found := _annotations(phoenix, project, list(roots))) < expected:
+        assert time.monotonic() < deadline, f"Phoenix has {len(found)} of {expected} annotations"
+        time.sleep(0.5)
+    assert len(found) == expected
+    verdicts = {a["span_id"]: a for a in found if a["name"] == "verdict"}
+    assert set(verdicts) == set(roots)
+    for span_id, annotation in verdicts.items():
+        session, result = roots[span_id], annotation["result"]
+        assert annotation["annotator_kind"] == "CODE"
+        if session.verdict is None:  # not judged: no pass or fail, and why
+            assert result["label"] == "not judged" and result["score"] is None
+            assert result["explanation"]
+            assert not [a for a in found if a["span_id"] == span_id and a["name"] != "verdict"]
+        else:
+            assert result["label"] == ("pass" if session.verdict else "fail")
+            assert result["score"] == float(session.verdict)
+            assert session.outcome is not None
+            criteria = {a["name"]: a["result"]["label"] for a in found if a["span_id"] == span_id}
+            for c in session.outcome.criteria:
+                assert criteria[f"criterion.{c.name}"] == ("pass" if c.passed else "fail")
+
+
+def test_verdicts_become_phoenix_annotations(
+    phoenix: Phoenix, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.duckdb"
+    report = run(RunConfig(suite="demo", model=VERDICT_AGENT, limit=9, store=store))
+    with Store.open_for_reading(store) as db:
+        sessions = db.load_sessions(report.run_id)
+    assert {s.verdict for s in sessions} == {True, False, None}
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "openinference.project.name=verdicts")
+    export_traces(report.run_id, store=store, endpoint=phoenix.url, compat="openinference")
+    _check_verdicts(phoenix, "verdicts", sessions)
+    roots = [session_span_ids(s)[1] for s in sessions]
+    found = _annotations(phoenix, "verdicts", roots)
+    unjudged = [a for a in found if a["result"]["label"] == "not judged"]
+    assert unjudged and all("the provider is down" in a["result"]["explanation"] for a in unjudged)
+    # Failed sessions can be filtered in Phoenix, by its own span filter.
+    failed = {session_span_ids(s)[1] for s in sessions if s.verdict is False}
+    assert _filtered(phoenix, "verdicts", "annotations['verdict'].label == 'fail'") == failed

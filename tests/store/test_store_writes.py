@@ -265,3 +265,16 @@ def test_an_integer_past_64_bits_is_refused_and_a_long_digit_string_is_kept(
     store.write_session(kept)
     [back] = store.load_sessions("rb")
     assert back == kept
+
+
+def test_list_runs_counts_unjudged_sessions_apart(store: Store) -> None:
+    store.create_run(manifest("r1", ["a", "b", "c", "d"]))
+    store.create_run(manifest("r2", ["a", "b"], created_at="2999-01-01T00:00:00+00:00"))
+    for scenario_id, success in (("a", True), ("b", False), ("c", None), ("d", None)):
+        store.write_session(session("r1", scenario_id, success=success))
+    for scenario_id in ("a", "b"):
+        store.write_session(session("r2", scenario_id, success=None))
+    r1, r2 = store.list_runs()
+    assert (r1.successes, r1.not_judged, r1.infra_errors, r1.accuracy) == (1, 2, 0, 0.5)
+    # Nothing judged: no accuracy, never 0.
+    assert (r2.sessions_done, r2.not_judged, r2.accuracy) == (2, 2, None)

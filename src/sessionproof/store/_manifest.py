@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .._secrets import register_spec_credentials
 from ..records import TerminationReason
+from ._owner import RunOwner, owner_gone
 from ._scrub import Scrubber
 
 RunCommand = Literal["run", "score", "rerun", "import", "serve"]
@@ -21,7 +22,8 @@ to an outside agent."""
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
 """Where a run stands; `running` after a crash means it can be resumed; `failed`, that writing
-it broke off (a `score` whose store write failed), so it is not left looking live."""
+it broke off (a `score` whose store write failed), so it is not left looking live. A run
+stored as `running` whose process is gone from this host reads as `interrupted` (`_owner`)."""
 
 _VERSIONED_PACKAGES = ("sessionproof", "pydantic", "duckdb", "openai", "anthropic", "xllamacpp")
 
@@ -84,6 +86,9 @@ class RunManifest(BaseModel):
     scenario_ids: list[str] = Field(default_factory=list)
     status: RunStatus = "running"
     argv: list[str] = Field(default_factory=list)
+    owner: RunOwner | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The process that writes (or last resumed) the run; None before it starts, and in
+    runs stored before owners were recorded."""
 
     @field_validator("created_at")
     @classmethod
@@ -130,6 +135,13 @@ class RunManifest(BaseModel):
         return scrubbed
 
     @property
+    def shown_status(self) -> RunStatus:
+        """`status`, except that a `running` run whose process is gone is `interrupted`."""
+        if self.status == "running" and owner_gone(self.owner):
+            return "interrupted"
+        return self.status
+
+    @property
     def sessions_expected(self) -> int:
         """How many sessions the run makes when complete: scenarios × trials × arms."""
         return len(self.scenario_ids) * self.trials * max(1, len(self.arms))
@@ -155,7 +167,11 @@ class RunListing(BaseModel):
     infra_errors: int
     """Sessions that ended as `infra_error`: reported apart, never an agent failure."""
     accuracy: float | None
-    """successes ÷ (sessions done − infra errors); None when no session counts."""
+    """successes ÷ judged sessions (done − infra errors − not judged); None when no session
+    was judged, never 0."""
+    not_judged: int = Field(default=0, exclude_if=lambda v: v == 0)
+    """Sessions other than infra errors that have no verdict (stored `success` NULL); left
+    out of the JSON when there are none, as listings had it before."""
 
 
 class SessionRow(BaseModel):

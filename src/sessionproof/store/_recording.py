@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from ..errors import StoreError
 from ._manifest import RunManifest, RunStatus
+from ._owner import this_process
 from ._store import Store
 
 
@@ -24,7 +25,8 @@ def recorded_run(
     on_error: RunStatus | None = "failed",
 ) -> Iterator[Store]:
     """Record `manifest` in `store` (unless `create` is False: a resumed run is there
-    already), yield the store to write the run's sessions into, then mark the run.
+    already) with this process as its owner, yield the store to write the run's sessions
+    into, then mark the run.
 
     The run ends `finished` when the block completes; `interrupted` when it is interrupted
     (Ctrl-C, cancellation); on any other error `on_error`, or left `running` when
@@ -32,7 +34,9 @@ def recorded_run(
     record that status never hides the error that ended the block.
     """
     if create:
-        store.create_run(manifest)
+        store.create_run(manifest.model_copy(update={"owner": this_process()}))
+    else:  # a resume: this process writes the run now
+        store.set_status(manifest.run_id, "running", owner=this_process())
     try:
         yield store
     except (KeyboardInterrupt, asyncio.CancelledError):

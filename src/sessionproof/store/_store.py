@@ -22,6 +22,7 @@ from ._bulk import direct_commit, insert_batch
 from ._export import export_parquet
 from ._kept import KeptSessions
 from ._manifest import RunListing, RunManifest, RunStatus, SessionRow
+from ._owner import RunOwner
 from ._prepare import SessionWrite, prepare, prepare_batch
 from ._rows import EVENT_COLUMNS, ROW_COLUMNS, SESSION_COLUMNS, session_from_rows, session_row
 from ._schema import connect, ensure_schema, first_line, query_error
@@ -249,14 +250,21 @@ class Store:
         manifest_json, status = self._query(
             "SELECT manifest, status FROM runs WHERE run_id = ?", [full]
         )[0]
-        return RunManifest.model_validate_json(manifest_json).model_copy(update={"status": status})
+        manifest = RunManifest.model_validate_json(manifest_json)
+        manifest.status = status
+        # A `running` run whose process was killed reads as interrupted (stored unchanged).
+        return manifest.model_copy(update={"status": manifest.shown_status})
 
-    def set_status(self, run_id: str, status: RunStatus) -> None:
-        """Mark a run running, finished or interrupted."""
+    def set_status(self, run_id: str, status: RunStatus, owner: RunOwner | None = None) -> None:
+        """Mark a run running, finished or interrupted; `owner`: the process now writing it
+        (a resume), recorded with the status."""
         if status not in get_args(RunStatus):
             raise StoreError(f"unknown run status {status!r}; one of {get_args(RunStatus)}")
         conn = self._writable()
-        manifest = self.get_run(run_id).model_copy(update={"status": status})
+        update: dict[str, Any] = {"status": status}
+        if owner is not None:
+            update["owner"] = owner
+        manifest = self.get_run(run_id).model_copy(update=update)
         try:
             conn.execute(
                 "UPDATE runs SET status = ?, manifest = ? WHERE run_id = ?",
@@ -266,21 +274,24 @@ class Store:
             raise StoreError(f"updating run {manifest.run_id!r} failed: {first_line(exc)}") from exc
 
     def list_runs(self) -> list[RunListing]:
-        """Every run, oldest first, with its progress and accuracy (infra errors excluded)."""
+        """Every run, oldest first, with its progress and accuracy over its judged sessions
+        (infra errors and sessions without a verdict are counted apart)."""
         rows = self._query(
             """
             SELECT r.manifest, r.status, count(s.session_id),
                    count(*) FILTER (WHERE s.success AND s.termination <> 'infra_error'),
-                   count(*) FILTER (WHERE s.termination = 'infra_error')
+                   count(*) FILTER (WHERE s.termination = 'infra_error'),
+                   count(*) FILTER (WHERE s.success IS NULL AND s.termination <> 'infra_error')
             FROM runs r LEFT JOIN sessions s ON s.run_id = r.run_id
             GROUP BY r.run_id, r.created_at, r.manifest, r.status
             ORDER BY r.created_at, r.run_id
             """
         )
         out: list[RunListing] = []
-        for manifest_json, status, done, successes, infra in rows:
+        for manifest_json, status, done, successes, infra, unjudged in rows:
             m = RunManifest.model_validate_json(manifest_json)
-            counted = done - infra
+            m.status = status
+            counted = done - infra - unjudged  # judged sessions: the rest have no verdict
             out.append(
                 RunListing(
                     run_id=m.run_id,
@@ -289,11 +300,12 @@ class Store:
                     suite=m.suite,
                     model=m.model,
                     arms=m.arms,
-                    status=status,
+                    status=m.shown_status,
                     sessions_done=done,
                     sessions_expected=m.sessions_expected,
                     successes=successes,
                     infra_errors=infra,
+                    not_judged=unjudged,
                     accuracy=successes / counted if counted else None,
                 )
             )

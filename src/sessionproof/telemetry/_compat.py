@@ -11,7 +11,8 @@ keys, which it reads before `gen_ai.*`: `langfuse.session.id` (run-qualified too
 `langfuse.trace.metadata.*`, `langfuse.observation.type` (agent, span, generation, tool),
 `langfuse.observation.level` ERROR with its status message on a failed tool call, and
 trace/observation input and output only with content. Neither tool turns the GenAI
-evaluation event into a score, so the verdict also rides in tags and metadata.
+evaluation event into a score, so the verdict (pass, fail or not_judged) also rides in tags and
+metadata, and `_verdict_send` files it through their own APIs.
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ def compat_session_id(session: Session) -> str:
 
 
 def _verdict(session: Session) -> str:
-    if session.outcome is None:
-        return "unjudged"
-    return "pass" if session.outcome.success else "fail"
+    """pass, fail, or not_judged (infra error, no outcome, or an outcome that says so)."""
+    verdict = session.verdict
+    return "not_judged" if verdict is None else ("pass" if verdict else "fail")
 
 
 def _io(session: Session) -> tuple[str | None, str | None]:

@@ -4,9 +4,10 @@
 frames (a 4-byte big-endian length, then the bytes): first the settings as JSON (endpoint,
 headers, content, suite, compat), then one session's JSON per frame; end of input ends the
 export. Its stdout carries JSON lines back: `{"ready": true}` once set up, `{"spans": N}` after
-each batch handed to the exporter, and `{"log": [level, logger, text]}` for every warning or
-error logged here, which the parent logs again under the same logger. Anything else printed to
-stdout goes to stderr, so nothing a library prints can break those lines.
+each batch handed to the exporter (its sessions' verdicts follow it: `_verdict_send`), and
+`{"log": [level, logger, text]}` for every warning or error logged here, which the parent logs
+again under the same logger. Anything else printed to stdout goes to stderr, so nothing a
+library prints can break those lines.
 
 Batching is the SDK's batch span processor's: a batch leaves once `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`
 spans (512) wait, ending on a whole session (so it may hold a few more), and within
@@ -36,11 +37,13 @@ from opentelemetry.sdk.environment_variables import (
 from opentelemetry.sdk.resources import Resource
 from pydantic import ValidationError
 
+from ..errors import InfraError
 from ..records import Session
 from . import _names as n
 from ._evals import Scenarios
 from ._otlp import exporter, new_request, post, request_spans
 from ._spans import SpanSink, add_spans, default_resource
+from ._verdict_send import VerdictTarget, post_verdicts, verdict_target
 
 # The parent logs our records again under their logger's name: this one's reads as the export's.
 _log = logging.getLogger("sessionproof.telemetry._live")
@@ -110,6 +113,16 @@ class _Sender:
         # No gold-path replay while the run goes on: it costs about as much CPU as the run
         # itself. Survival by depth and the failure source come with `sessionproof export`.
         self.scenarios = Scenarios(settings.get("suite") or None, replay=False)
+        # Each batch's verdicts follow its spans (Phoenix annotations, Langfuse scores).
+        target = verdict_target(
+            self.compat, settings.get("endpoint"), settings.get("headers") or None
+        )
+        if isinstance(target, str):
+            _log.warning("verdicts not sent: %s", target)
+            target = None
+        self.verdicts: VerdictTarget | None = target
+        self.judged: list[Session] = []
+        """The sessions of the open batch, whose verdicts go once it has left."""
 
     def run(self, sessions: queue.Queue[Session | None]) -> None:
         """Export the sessions given until None comes."""
@@ -147,6 +160,8 @@ class _Sender:
         except Exception:  # a bug here must not stop the export of other sessions
             _log.exception("cannot export session %s", session.session_id)
             del spans[before:]
+        else:
+            self.judged.append(session)
         if len(spans) >= self.batch_size:
             return self._send(batch, spans)
         return batch, spans
@@ -162,6 +177,13 @@ class _Sender:
         """Post `batch` (the exporter logs a refusal); a new batch."""
         self.report({"spans": len(spans)})
         post(self.exporter, batch)
+        sessions, self.judged = self.judged, []
+        if self.verdicts is not None and sessions:
+            try:
+                post_verdicts(self.verdicts, sessions)
+            except InfraError as exc:  # the traces left; the run goes on without the rest
+                _log.warning("%s; later sessions' verdicts are not sent", exc)
+                self.verdicts = None
         return self._new_batch()
 
 

@@ -83,6 +83,14 @@ def _id(*parts: str, size: int) -> bytes:
     return digest if any(digest) else _ONE[size]
 
 
+def session_span_ids(session: Session) -> tuple[str, str]:
+    """(trace id, root span id) of `session`'s spans as lowercase hex, the form Phoenix and
+    Langfuse name them by (the ids are derived from the run and session ids alone)."""
+    trace = _id(session.run_id, session.session_id, size=16)
+    root = _id(session.run_id, session.session_id, "root", size=8)
+    return trace.hex(), root.hex()
+
+
 def _position(event: EventBase) -> Attrs:
     return {
         n.SEQ: event.seq,
@@ -326,6 +334,9 @@ class _Builder:
             n.CRITERIA: json.dumps(criteria),
             **_position(event),
         }
+        if outcome.not_judged is not None:  # neither a pass nor a fail: why not, instead
+            attrs[n.SCORE_LABEL] = "not_judged"
+            attrs[n.EXPLANATION] = scrub_text(outcome.not_judged)
         events = [_event(n.EVALUATION_EVENT, attrs, at)]
         for c, scrubbed in zip(outcome.criteria, criteria, strict=True):
             label = "not_evaluated" if c.passed is None else ("pass" if c.passed else "fail")

@@ -22,6 +22,7 @@ from ._otlp import new_request, request_spans, send, write_file
 from ._readable import readable_span
 from ._rebuild import read_otlp_run
 from ._spans import add_spans, default_resource
+from ._verdict_send import send_run_verdicts
 
 EXPORT_FORMATS = ("otlp-json", "otlp-proto")
 """The trace file formats `export_traces` writes."""
@@ -84,17 +85,18 @@ def export_traces(
     """Export a stored run's sessions as OpenTelemetry GenAI traces: to `output` (an OTLP file
     of `fmt`), to the OTLP/HTTP `endpoint`, or (`use_env`) where the OTEL_EXPORTER_OTLP_*
     variables say. Message text, arguments and results only with `content`; `compat`
-    (`openinference` | `langfuse`) adds the attributes Phoenix or Langfuse read. Returns the
-    span count."""
+    (`openinference` | `langfuse`) adds the attributes Phoenix or Langfuse read, and files each
+    session's verdict there (Phoenix annotations, Langfuse scores). Returns the span count."""
     if fmt not in EXPORT_FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {fmt!r}")
     if output is None and endpoint is None and not use_env:
         raise ConfigError("say where the traces go: -o FILE and/or --otlp-endpoint URL")
-    _, request, _ = _run_request(run_id, store, content, compat)
+    full_id, request, _ = _run_request(run_id, store, content, compat)
     if output is not None:
         write_file(request, Path(output), fmt)
     if endpoint is not None or use_env:
         send(request, endpoint, headers)
+        send_run_verdicts(full_id, store, compat, endpoint, headers)
     return len(request.resource_spans[0].scope_spans[0].spans)
 
 
