@@ -21,7 +21,7 @@ from ..scoring import (
     run_metrics,
 )
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store
-from ..suites import Suite, gold_prefix_suite, load_suite
+from ..suites import Suite, gold_prefix_suite, load_suite, recorded_suite
 
 DomainFor = Callable[[Scenario], DomainSpec]
 """How to get a scenario's domain."""
@@ -123,6 +123,14 @@ def scenarios_for(
         return found, _by_domain_name, f"re-read from {path}"
     if loaded is not None:
         return {s.id: s for s in loaded.scenarios}, loaded.domain_for, f"suite {manifest.suite}"
+    if recorded_suite(manifest.command, manifest.suite) is None:
+        # A trace's or an import's suite is only a name in a file: loading it would run code.
+        return (
+            {},
+            _by_domain_name,
+            f"suite {manifest.suite!r} not loaded: a {manifest.command} run names it, and a "
+            "user's suite is code (python: modules, mcp: commands) that reading a store never runs",
+        )
     try:
         suite = load_suite(manifest.suite).limited(manifest.limit)
         if manifest.options.get("reading") == "gold-prefix":

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ._domains import DomainRef, McpRef, resolve_reference
     from ._files import load_suite_dir, load_suite_file, parse_scenarios
     from ._readings import READINGS, GoldPrefixSuite, gold_prefix_suite, has_per_turn_criteria
-    from ._registry import BUILTIN_SUITES, load_suite
+    from ._registry import BUILTIN_SUITES, is_builtin_suite, load_suite, recorded_suite
     from ._suite import FileSuite, Suite
 
 _MODULE_OF: dict[str, str] = {
@@ -28,7 +28,9 @@ _MODULE_OF: dict[str, str] = {
     "has_per_turn_criteria": "._readings",
     "McpRef": "._domains",
     "Suite": "._suite",
+    "is_builtin_suite": "._registry",
     "load_suite": "._registry",
+    "recorded_suite": "._registry",
     "load_suite_dir": "._files",
     "load_suite_file": "._files",
     "parse_scenarios": "._files",
@@ -46,10 +48,12 @@ __all__ = [
     "Suite",
     "gold_prefix_suite",
     "has_per_turn_criteria",
+    "is_builtin_suite",
     "load_suite",
     "load_suite_dir",
     "load_suite_file",
     "parse_scenarios",
+    "recorded_suite",
     "resolve_reference",
 ]
 
