@@ -38,6 +38,13 @@ def patterns(
     top: Annotated[int, typer.Option(min=1, help="Findings to report.")] = 20,
     fmt: Annotated[str, typer.Option("--format", help=" | ".join(_FORMATS))] = "auto",
     domain: Annotated[str | None, typer.Option(help="Domain of a transcript file.")] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            help="A project directory or suite file (as for `run`) whose domains and "
+            "scenarios a transcript file (or an imported run) is judged in."
+        ),
+    ] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     label_from: LabelFromOpt = None,
@@ -66,6 +73,7 @@ def patterns(
         granularity=granularity,
         arm=arm,
         label_from=label_from,
+        suite=suite,
     )
     if mined.skipped_records:
         err_console.print(
