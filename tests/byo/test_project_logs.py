@@ -23,6 +23,7 @@ from sessionproof.cli import app
 from sessionproof.store import Store
 
 runner = CliRunner()
+_CLI = (sys.executable, "-m", "sessionproof.cli")
 
 
 def _call(cid: str, name: str, **args: Any) -> dict[str, Any]:
@@ -123,8 +124,18 @@ def test_score_judges_an_own_log_against_the_own_project(tmp_path: Path, project
         and unjudged.not_judged
         and "no task or scenario" in unjudged.not_judged
     )
-    # Embedded: `show --metrics` finds the scenario without loading the project again.
+    # Embedded: `show --metrics` finds the scenario; the project named to `score` is loaded
+    # again for its domains (a fresh process: nothing registered by this test).
     assert sessions["moved-house"].metadata["scenario"]["id"] == "moved-house"
+    shown = subprocess.run(
+        [*_CLI, "show", out["run_id"], "--store", str(store), "--metrics", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    calls = json.loads(shown.stdout)["arms"]["baseline"]["calls"]
+    assert (calls["gold_actions"], calls["gold_actions_matched"]) == (5, 4)
 
 
 def test_a_log_without_domain_is_not_judged_never_graded_zero(tmp_path: Path) -> None:
@@ -251,3 +262,27 @@ def test_broken_input_is_one_line(
     assert len(lines) == 1 and needle in lines[0], result.stderr
     assert lines[0].startswith("error: ")
     assert not (tmp_path / "s.duckdb").exists()
+
+
+def test_a_trace_of_a_project_run_is_judged_again_with_suite(tmp_path: Path, project: Path) -> None:
+    """The whole path: a run of the project, its trace exported, the trace scored. The
+    trace names the project, but only `--suite` loads it."""
+    store = tmp_path / "s.duckdb"
+    ran = _json(
+        "run", "--suite", str(project), "--model", "oracle", "--store", str(store), "--no-report"
+    )
+    assert ran["session_accuracy"] == 1.0
+    trace = tmp_path / "trace.json"
+    export = ["export", ran["run_id"], "--store", str(store), "--format", "otlp-json"]
+    exported = runner.invoke(app, [*export, "-o", str(trace), "--otel-content"])
+    assert exported.exit_code == 0, exported.output
+    alone = _json("score", str(trace), "--store", str(store), "--no-report")
+    # Not loaded: no scenario to judge by, so the sessions keep the trace's own verdicts.
+    assert alone["session_accuracy"] is None
+    assert alone["agreement"]["reward"]["total"] == 0
+    named = _json(
+        "score", str(trace), "--suite", str(project), "--store", str(store), "--no-report"
+    )
+    assert named["sessions"] == 3
+    assert named["session_accuracy"] == 1.0
+    assert named["agreement"]["reward"] == {"match": 3, "total": 3}

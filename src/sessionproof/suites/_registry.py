@@ -70,8 +70,9 @@ def recorded_suite(command: str, suite: str | None) -> str | None:
     A user's suite file or project directory is code (its `python:` modules are imported, its
     `mcp:` commands started), so reading a trace or a store never loads one that the file
     merely names: a built-in suite always loads; a user's suite only for a run made by `run`
-    or `serve` with that suite (the user named it then). Imports, scores and reruns never
-    load theirs: pass `--suite` to the command that needs it.
+    or `serve` with that suite (the user named it then). The suite an import, a score or a
+    rerun names is a file's claim and never loads (a score or rerun given `--suite PROJECT`
+    records that project apart, in its options, and only that is loaded again).
     """
     if not suite:
         return None
