@@ -286,3 +286,17 @@ def test_a_trace_of_a_project_run_is_judged_again_with_suite(tmp_path: Path, pro
     assert named["sessions"] == 3
     assert named["session_accuracy"] == 1.0
     assert named["agreement"]["reward"] == {"match": 3, "total": 3}
+    rerun = _json(
+        "rerun",
+        str(trace),
+        "--suite",
+        str(project),
+        "--model",
+        "oracle",
+        "--store",
+        str(store),
+        "--no-report",
+    )
+    assert {t["judged_by"] for t in rerun["per_transcript"]} == {"criteria"}
+    assert [t["rerun"] for t in rerun["per_transcript"]] == [[True]] * 3
+    assert rerun["recorded_responses"] == 0
