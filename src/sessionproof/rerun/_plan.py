@@ -66,9 +66,10 @@ class RerunItem:
 
 
 def verdict_of(outcome: Outcome | None, infra_error: bool = False) -> bool | None:
-    """True or False when judged; None for an infra error, no outcome, or an outcome whose
-    failure rests only on criteria that could not be evaluated (never counted as a pass)."""
-    if infra_error or outcome is None:
+    """True or False when judged; None for an infra error, no outcome, an outcome that was
+    not judged, or one whose failure rests only on criteria that could not be evaluated
+    (never counted as a pass)."""
+    if infra_error or outcome is None or not outcome.judged:
         return None
     if outcome.success:
         return True

@@ -14,10 +14,12 @@ from ._report import JudgedBy
 
 
 def _unjudged(name: str, evidence: str) -> Outcome:
+    """A verdict that is none: the session is neither a pass nor a failure."""
     return Outcome(
         success=False,
         reward=0.0,
         criteria=[CriterionResult(name=name, passed=None, evidence=evidence)],
+        not_judged=evidence,
     )
 
 
