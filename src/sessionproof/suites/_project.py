@@ -46,10 +46,6 @@ class Project:
         """The domains the project's scenarios run in."""
         return {s.domain for s in self.by_id.values()}
 
-    def scenario(self, scenario_id: str) -> Scenario | None:
-        """The project's scenario of this id, if any."""
-        return self.by_id.get(scenario_id)
-
     def domain_for(self, scenario: Scenario) -> DomainSpec:
         """A scenario's domain: the project's own lookup for its scenarios (their
         `initial_state` applied), else the registered domain of that name."""
