@@ -34,10 +34,23 @@ def patterns(
     granularity: Annotated[
         str, typer.Option(help="tool | outcome (tool + error class) | args (+ argument names).")
     ] = "outcome",
-    arm: Annotated[str | None, typer.Option(help="The arm to mine (default: unguarded).")] = None,
+    arm: Annotated[
+        str | None,
+        typer.Option(
+            help="The arm to mine (default, of several: the unguarded arm with the most "
+            "failed sessions; which one is said on stderr and as `arm_choice` in --json)."
+        ),
+    ] = None,
     top: Annotated[int, typer.Option(min=1, help="Findings to report.")] = 20,
     fmt: Annotated[str, typer.Option("--format", help=" | ".join(_FORMATS))] = "auto",
     domain: Annotated[str | None, typer.Option(help="Domain of a transcript file.")] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            help="A project directory or suite file (as for `run`) whose domains and "
+            "scenarios a transcript file (or an imported run) is judged in."
+        ),
+    ] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     label_from: LabelFromOpt = None,
@@ -66,6 +79,7 @@ def patterns(
         granularity=granularity,
         arm=arm,
         label_from=label_from,
+        suite=suite,
     )
     if mined.skipped_records:
         err_console.print(
@@ -73,9 +87,16 @@ def patterns(
             "(`sessionproof score` names them)",
             highlight=False,
         )
+    if mined.arm_choice:
+        # On stderr too, so it is seen with --json.
+        err_console.print(escape(mined.arm_choice), highlight=False, soft_wrap=True)
     report, source = mined.report, mined.source
     if as_json:
-        payload = {"source": source, **report.model_dump(mode="json")}
+        payload = {
+            "source": source,
+            **report.model_dump(mode="json"),
+            **({"arm_choice": mined.arm_choice} if mined.arm_choice else {}),
+        }
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()
         return

@@ -121,6 +121,13 @@ def rerun_command(
     fmt: Annotated[
         str, typer.Option("--format", help="auto | " + " | ".join(FORMATS) + ".")
     ] = "auto",
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            help="A project directory or suite file (as for `run`): its domains are known and "
+            "a transcript whose scenario id is one of its scenarios reruns that scenario."
+        ),
+    ] = None,
     user_model: Annotated[
         str | None, typer.Option(help="Model for simulated users (default: the candidate).")
     ] = None,
@@ -154,6 +161,7 @@ def rerun_command(
                 progress=progress,
                 argv=sys.argv[1:],
                 label_from=label_from,
+                suite=suite,
             )
     except KeyboardInterrupt:
         err_console.print("interrupted; the sessions finished so far are stored")

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import ConfigError
 from ..runs import SCORE_FORMATS
 from ..store import DEFAULT_STORE_PATH
 from ._app import app
@@ -21,7 +22,20 @@ FORMATS = SCORE_FORMATS
 def score(
     path: Annotated[Path, typer.Argument(help="Transcripts or model outputs to score.")],
     fmt: Annotated[str, typer.Option("--format", help=" | ".join(FORMATS))] = "auto",
-    domain: Annotated[str | None, typer.Option(help="Domain the transcripts ran in.")] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            help="Domain the transcripts ran in (default with --suite: the project's one "
+            "domain); `recorded`: read against their own recorded results, not judged."
+        ),
+    ] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            help="A project directory or suite file (as for `run`): its domains are known and "
+            "a session whose scenario id is one of its scenarios is judged against it."
+        ),
+    ] = None,
     questions: Annotated[Path | None, typer.Option(help="BFCL questions file.")] = None,
     answers: Annotated[Path | None, typer.Option(help="BFCL possible-answers file.")] = None,
     output: Annotated[
@@ -52,6 +66,8 @@ def score(
     2 when a file or an option cannot be used at all. `-o` must not name an input file.
     """
     if fmt == "bfcl":
+        if suite is not None:
+            raise ConfigError("--suite names a project for transcripts, not for BFCL outputs")
         from ._score_bfcl import score_bfcl_command
 
         code = score_bfcl_command(
@@ -61,6 +77,6 @@ def score(
         from ._score_tau import score_tau_command
 
         code = score_tau_command(
-            path, fmt, domain, store, as_json, judge, no_report, label_from=label_from
+            path, fmt, domain, store, as_json, judge, no_report, label_from=label_from, suite=suite
         )
     raise typer.Exit(code)

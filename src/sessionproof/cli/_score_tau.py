@@ -27,6 +27,11 @@ def _table(report: ScoreReport) -> Table:
     table.add_row("run", report.run_id)
     table.add_row("sessions", str(report.sessions))
     table.add_row("graded", str(report.graded))
+    unjudged = sum(report.not_judged.values())
+    if unjudged:
+        table.add_row("not judged", str(unjudged))
+    if report.divergences is not None:
+        table.add_row("calls with no recorded result", str(report.divergences))
     table.add_row("session accuracy", f"{acc:.1%}" if acc is not None else "-")
     table.add_row(
         "reward agreement", _fraction(report.agreement_reward.match, report.agreement_reward.total)
@@ -48,6 +53,7 @@ def score_tau_command(
     no_report: bool = False,
     *,
     label_from: str | None = None,
+    suite: str | None = None,
 ) -> int:
     """Score a transcript file, store its sessions, print a table or (`as_json`) the summary.
 
@@ -65,10 +71,16 @@ def score_tau_command(
         judge=judge,
         argv=sys.argv,
         label_from=label_from,
+        suite=suite,
     )
     if isinstance(report, BfclReport):
         raise TypeError("BFCL outputs are scored by score_bfcl_command")
     err = Console(stderr=True)
+    for reason, count in report.not_judged.items():
+        # On stderr too, so it is seen with --json: these sessions are neither pass nor fail.
+        err.print(
+            f"not judged: {count} session(s): {escape(reason)}", highlight=False, soft_wrap=True
+        )
     for problem in report.errors:
         label = "skipped" if problem.fatal else "warning"
         err.print(f"[yellow]{label}:[/] {escape(str(problem))}", highlight=False, soft_wrap=True)

@@ -12,6 +12,7 @@ from ..errors import UnknownDomainError
 from ..importers import ImportedSession, ImportResult, RecordError
 from ..records import Action, Criteria, Outcome, Scenario, UserMessageEvent, UserSpec
 from ..scoring import evaluate_session, with_termination
+from ..suites import RECORDED_DOMAIN, Project
 from ..suites.tau2 import (
     NLJudge,
     judge_tau2,
@@ -30,8 +31,6 @@ REFERENCE_STATE = (
     "judged by the original's end state: the log marks the original a success and carries "
     "no task, so a rerun succeeds when its tool calls leave the domain as the original's did"
 )
-RECORDED_DOMAIN = "recorded"
-"""`--domain recorded`: answer every rerun from its transcript's own recorded responses."""
 RECORDED_NOTE = (
     "{why}: answered from the transcript's own recorded tool results; the domain's state is "
     "unknown, so reruns are not judged: divergences count the calls no recorded call matches"
@@ -56,6 +55,9 @@ class RerunItem:
     """How the transcript is judged, when that needs saying."""
     recorded: DomainSpec | None = None
     """The recorded-response domain it reruns in, when its own domain is not available."""
+    own: bool = False
+    """True when `scenario` is one of the user's project's (`--suite`): it runs in the
+    project's domain lookup and is judged by the project's suite."""
 
     @property
     def transcript_id(self) -> str:
@@ -64,9 +66,10 @@ class RerunItem:
 
 
 def verdict_of(outcome: Outcome | None, infra_error: bool = False) -> bool | None:
-    """True or False when judged; None for an infra error, no outcome, or an outcome whose
-    failure rests only on criteria that could not be evaluated (never counted as a pass)."""
-    if infra_error or outcome is None:
+    """True or False when judged; None for an infra error, no outcome, an outcome that was
+    not judged, or one whose failure rests only on criteria that could not be evaluated
+    (never counted as a pass)."""
+    if infra_error or outcome is None or not outcome.judged:
         return None
     if outcome.success:
         return True
@@ -104,16 +107,27 @@ def _kind(scenario: Scenario) -> JudgedBy:
 
 
 def _judge_original(
-    kind: JudgedBy, scenario: Scenario, item: ImportedSession, judge: NLJudge | None
+    kind: JudgedBy,
+    scenario: Scenario,
+    item: ImportedSession,
+    judge: NLJudge | None,
+    project: Project | None = None,
 ) -> Outcome:
     session = item.session
     if kind == "tau2":
         return judge_tau2(scenario, session, judge=judge).outcome
     if kind == "tau-bench":
         return judge_taubench(scenario, session).outcome
-    spec = get_domain(scenario.domain)
-    final, _ = replay(spec, ((c.name, c.arguments or {}) for c in replayed_calls(session)))
-    return with_termination(evaluate_session(scenario, session, final, spec), session.termination)
+    calls = ((c.name, c.arguments or {}) for c in replayed_calls(session))
+    if project is not None and project.suite is not None:
+        spec = project.suite.domain_for(scenario)
+        final, _ = replay(spec, calls)
+        outcome = project.suite.evaluate(scenario, session, final)
+    else:
+        spec = get_domain(scenario.domain)
+        final, _ = replay(spec, calls)
+        outcome = evaluate_session(scenario, session, final, spec)
+    return with_termination(outcome, session.termination)
 
 
 def _user_turns(item: ImportedSession) -> list[str]:
@@ -133,9 +147,17 @@ def _reference_actions(item: ImportedSession, domain: str) -> list[Action]:
 
 
 def _with_task(
-    item: ImportedSession, scenario: Scenario, tid: str, domain: str | None, judge: NLJudge | None
+    item: ImportedSession,
+    scenario: Scenario,
+    tid: str,
+    domain: str | None,
+    judge: NLJudge | None,
+    project: Project | None = None,
 ) -> RerunItem:
     kind = _kind(scenario)
+    own = project is not None and project.owns(scenario) and domain in (None, scenario.domain)
+    if not own:
+        project = None
     if domain:
         scenario = scenario.model_copy(
             update={"domain": taubench_domain(domain) if kind == "tau-bench" else domain}
@@ -144,16 +166,16 @@ def _with_task(
     get_domain(scenario.domain)  # an unknown domain costs this record only
     reported = item.reported
     if reported is not None and reported.success is not None:
-        return RerunItem(item, scenario, kind, reported.success, "recorded")
+        return RerunItem(item, scenario, kind, reported.success, "recorded", own=own)
     try:
-        outcome = _judge_original(kind, scenario, item, judge)
+        outcome = _judge_original(kind, scenario, item, judge, project)
     except Exception as exc:  # a record the evaluator chokes on must not end the rerun
         note = f"the original could not be judged: {type(exc).__name__}: {exc}"
-        return RerunItem(item, scenario, kind, None, None, note)
+        return RerunItem(item, scenario, kind, None, None, note, own=own)
     original = verdict_of(outcome, item.session.infra_error)
     note = "the file records no verdict: the original was judged here against its task"
     source: OriginalSource | None = "judged" if original is not None else None
-    return RerunItem(item, scenario, kind, original, source, note)
+    return RerunItem(item, scenario, kind, original, source, note, own=own)
 
 
 def _without_task(item: ImportedSession, tid: str, domain: str) -> RerunItem:
@@ -200,12 +222,15 @@ def plan_reruns(
     domain: str | None = None,
     judge: NLJudge | None = None,
     limit: int | None = None,
+    project: Project | None = None,
 ) -> tuple[list[RerunItem], list[Skipped]]:
     """The first `limit` imported transcripts as rerun items, and those that cannot be rerun.
 
     `domain` overrides the domain the importer found (for chat logs, the per-line one too);
     `recorded` answers every transcript from its own recorded tool results. A transcript
     whose domain is not known here is answered from them too, and its note says so.
+    `project` (`--suite`): a transcript of one of its scenarios runs in the project's domain
+    lookup (its `initial_state` applied) and is judged by the project's suite.
     """
     items: list[RerunItem] = []
     skipped: list[Skipped] = []
@@ -222,7 +247,7 @@ def plan_reruns(
                 items.append(_recorded(imported, tid, "--domain recorded"))
                 continue
             if imported.scenario is not None:
-                items.append(_with_task(imported, imported.scenario, tid, domain, judge))
+                items.append(_with_task(imported, imported.scenario, tid, domain, judge, project))
                 continue
             dom = domain or imported.session.metadata.get("domain") or result.domain
             if not isinstance(dom, str) or not dom:

@@ -12,9 +12,10 @@ from ..errors import ConfigError
 from ..importers import LabelRule, import_file
 from ..records import EventKind, Session
 from ..store import RunManifest, Store, new_run_id, recorded_run
+from ..suites import RECORDED_DOMAIN, Project, attach_scenarios
 from ..suites.tau2 import AgentJudge, NLJudge, make_judge
 from ._collect import accuracies, collect, paired
-from ._plan import RECORDED_DOMAIN, RerunItem, import_problems, plan_reruns
+from ._plan import RerunItem, import_problems, plan_reruns
 from ._report import RerunReport
 from ._suite import RerunSuite
 
@@ -110,6 +111,7 @@ async def arerun(
     progress: Progress | None = None,
     argv: list[str] | None = None,
     label_from: LabelRule | None = None,
+    project: Project | None = None,
 ) -> RerunReport:
     """Async form of `rerun`."""
     _check(trials, limit, concurrency, max_steps)
@@ -123,13 +125,17 @@ async def arerun(
         domain=None if domain == RECORDED_DOMAIN else domain,
         label_from=label_from,
     )
+    if project is not None:
+        attach_scenarios(result.sessions, project)
     skipped, warnings = import_problems(result)
     candidate, user, made = await _agents(model, user_model, seed)
     try:
         nl_judge = make_judge(judge) if isinstance(judge, str) else judge
         if isinstance(judge, str) and isinstance(nl_judge, AgentJudge):
             made.append(nl_judge.agent)  # made here from a spec: ours to close
-        items, not_runnable = plan_reruns(result, domain=domain, judge=nl_judge, limit=limit)
+        items, not_runnable = plan_reruns(
+            result, domain=domain, judge=nl_judge, limit=limit, project=project
+        )
         skipped.extend(not_runnable)
         simulated = user is not None and any(not i.scenario.user.scripted for i in items)
         user_name = user.name if simulated and user is not None else None
@@ -139,6 +145,8 @@ async def arerun(
             {i.scenario.id: i.judged_by for i in items},
             nl_judge,
             {i.scenario.id: i.recorded for i in items if i.recorded is not None},
+            None if project is None else project.suite,
+            {i.scenario.id for i in items if i.own},
         )
         manifest = RunManifest(
             run_id=run_id,
@@ -157,7 +165,8 @@ async def arerun(
                 "format": result.format,
                 "domain": domain,
                 "judge": nl_judge.name if nl_judge else None,
-            },
+            }
+            | ({"suite": project.source} if project is not None and project.source else {}),
             scenario_ids=[i.scenario.id for i in items],
             argv=argv or [],
         )
@@ -232,6 +241,7 @@ def rerun(
     progress: Progress | None = None,
     argv: list[str] | None = None,
     label_from: LabelRule | None = None,
+    project: Project | None = None,
 ) -> RerunReport:
     """Rerun every transcript of `path` against `model` (a `--model` spec or an `Agent`).
 
@@ -247,6 +257,8 @@ def rerun(
     that cannot be read or rerun are listed in `skipped`; the rest still run. Raises
     `InputFileError` when the file cannot be read at all, `ConfigError` for bad options.
     `label_from` (traces, ATIF, inspect logs) names each original's outcome label.
+    `project` (`open_project`, from `--suite`): the user's project, whose domains are then
+    known and whose scenarios a transcript of the same scenario id reruns and is judged by.
     """
     return asyncio.run(
         arerun(
@@ -265,5 +277,6 @@ def rerun(
             progress=progress,
             argv=argv,
             label_from=label_from,
+            project=project,
         )
     )

@@ -14,10 +14,12 @@ from ._report import JudgedBy
 
 
 def _unjudged(name: str, evidence: str) -> Outcome:
+    """A verdict that is none: the session is neither a pass nor a failure."""
     return Outcome(
         success=False,
         reward=0.0,
         criteria=[CriterionResult(name=name, passed=None, evidence=evidence)],
+        not_judged=evidence,
     )
 
 
@@ -32,8 +34,15 @@ class RerunSuite(Suite):
         judged_by: Mapping[str, JudgedBy],
         judge: NLJudge | None = None,
         recorded: Mapping[str, DomainSpec] | None = None,
+        project: Suite | None = None,
+        own: set[str] | None = None,
     ) -> None:
         super().__init__(name, scenarios)
+        self.project = project
+        """The user's project (`--suite`) whose scenarios some transcripts rerun."""
+        self.own = set(own or ())
+        """Scenario ids that rerun one of the project's scenarios: its domain lookup and its
+        verdict apply to them."""
         self.recorded = dict(recorded or {})
         """Scenario id → the recorded-response domain it runs in (its own is not available)."""
         self.judged_by = dict(judged_by)
@@ -45,7 +54,11 @@ class RerunSuite(Suite):
         """The transcript's recorded responses when its domain is not available, else its
         domain."""
         recorded = self.recorded.get(scenario.id)
-        return recorded if recorded is not None else super().domain_for(scenario)
+        if recorded is not None:
+            return recorded
+        if self.project is not None and scenario.id in self.own:
+            return self.project.domain_for(scenario)
+        return super().domain_for(scenario)
 
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
         """The verdict of the scenario's own evaluator.
@@ -61,6 +74,8 @@ class RerunSuite(Suite):
                 outcome = evaluate_tau2(scenario, session, final_domain, self.judge)
             elif kind == "tau-bench":
                 outcome = judge_taubench(scenario, session, final_domain).outcome
+            elif self.project is not None and scenario.id in self.own:
+                outcome = self.project.evaluate(scenario, session, final_domain)
             else:
                 outcome = super().evaluate(scenario, session, final_domain)
         except Exception as exc:  # one task the evaluator cannot handle must not end the run

@@ -24,7 +24,7 @@ from ._config import (
     suite_reference,
 )
 from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
-from ._patterns import PatternsRun, patterns
+from ._patterns import PatternsRun, default_arm, patterns
 from ._report import REPORT_NAME, compare, default_report_path, report
 from ._results import RunReport, RunStart
 from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
@@ -57,6 +57,7 @@ __all__ = [
     "aserve",
     "bfcl_summary",
     "compare",
+    "default_arm",
     "default_concurrency",
     "default_report_path",
     "find_scenario",

@@ -21,7 +21,7 @@ from ..scoring import (
     run_metrics,
 )
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store
-from ..suites import Suite, gold_prefix_suite, load_suite
+from ..suites import Suite, gold_prefix_suite, load_suite, recorded_suite
 
 DomainFor = Callable[[Scenario], DomainSpec]
 """How to get a scenario's domain."""
@@ -83,6 +83,19 @@ def _by_domain_name(scenario: Scenario) -> DomainSpec:
     return get_domain(scenario.domain)
 
 
+def _named_project(manifest: RunManifest) -> Suite | None:
+    """The project a `score` or `rerun` was given with `--suite` (the user named it to that
+    command, as to `run`): loaded again so its domains are known; None when there is none,
+    or it no longer loads."""
+    name = manifest.options.get("suite")
+    if manifest.command not in ("score", "rerun") or not isinstance(name, str) or not name:
+        return None
+    try:
+        return load_suite(name)
+    except SessionproofError:
+        return None
+
+
 def scenarios_for(
     manifest: RunManifest, sessions: Sequence[Session], loaded: Suite | None = None
 ) -> tuple[dict[str, Scenario], DomainFor, str]:
@@ -100,8 +113,10 @@ def scenarios_for(
                 embedded[s.scenario_id] = Scenario.model_validate(raw)
             except ValidationError:
                 continue
+    project = loaded if loaded is not None else _named_project(manifest)
+    lookup: DomainFor = project.domain_for if project is not None else _by_domain_name
     if embedded:
-        return embedded, _by_domain_name, "embedded in the stored sessions"
+        return embedded, lookup, "embedded in the stored sessions"
     if manifest.command in ("score", "rerun"):
         # Runs made from a transcript file name that file as their suite; the scenarios (the
         # tasks the transcripts were graded against) live in it.
@@ -120,9 +135,17 @@ def scenarios_for(
         except SessionproofError as exc:
             return {}, _by_domain_name, f"re-reading {path} failed: {exc}"
         found = {i.scenario.id: i.scenario for i in result.sessions if i.scenario is not None}
-        return found, _by_domain_name, f"re-read from {path}"
+        return found, lookup, f"re-read from {path}"
     if loaded is not None:
         return {s.id: s for s in loaded.scenarios}, loaded.domain_for, f"suite {manifest.suite}"
+    if recorded_suite(manifest.command, manifest.suite) is None:
+        # A trace's or an import's suite is only a name in a file: loading it would run code.
+        return (
+            {},
+            _by_domain_name,
+            f"suite {manifest.suite!r} not loaded: a {manifest.command} run names it, and a "
+            "user's suite is code (python: modules, mcp: commands) that reading a store never runs",
+        )
     try:
         suite = load_suite(manifest.suite).limited(manifest.limit)
         if manifest.options.get("reading") == "gold-prefix":

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from ..domains import DomainSpec, get_domain
 from ..errors import InputFileError
 from ..importers import LabelRule, label_rule
 from ..patterns import MineOptions, PatternsReport, mine
-from ..records import Scenario
+from ..records import Session
 from ..store import DEFAULT_STORE_PATH, Store
+from ..suites import Suite, open_project
 from ._metrics import _reading, scenarios_for
 
 
@@ -25,10 +26,39 @@ class PatternsRun(BaseModel):
     skipped_records: int = 0
     """Records of a transcript file skipped or kept with a warning (`score` names them)."""
     report: PatternsReport
+    arm_choice: str | None = None
+    """Why the mined arm was chosen, when `arm` was not given and the sessions ran under
+    several arms (None otherwise)."""
 
 
-def _by_name(scenario: Scenario) -> DomainSpec:
-    return get_domain(scenario.domain)
+def _guarded(arm: str) -> bool:
+    return "guard" in arm.split()
+
+
+def default_arm(sessions: Sequence[Session]) -> tuple[str | None, str | None]:
+    """The arm to mine when none is asked for, and why; (None, None) for a single arm.
+
+    A failure-free arm has nothing to contrast: of several arms, the unguarded one with the
+    most failed sessions is mined (a guarded one only when no unguarded arm failed; ties go
+    to the first). When no arm has a failure the miner's own default stands, and says so.
+    """
+    arms = list(dict.fromkeys(s.arm for s in sessions))
+    if len(arms) < 2:
+        return None, None
+    failed = dict.fromkeys(arms, 0)
+    for s in sessions:
+        if s.verdict is False:
+            failed[s.arm] += 1
+    counts = ", ".join(f"{a!r} {failed[a]}" for a in arms)
+    pool = [a for a in arms if failed[a] and not _guarded(a)] or [a for a in arms if failed[a]]
+    if not pool:
+        return None, f"no arm has a failed session (failed per arm: {counts})"
+    chosen = max(pool, key=lambda a: failed[a])  # the first of the largest
+    kind = "guarded arm" if _guarded(chosen) else "arm"
+    return chosen, (
+        f"mining {kind} {chosen!r}: the one with the most failed sessions (failed per arm: "
+        f"{counts}); --arm chooses another"
+    )
 
 
 def patterns(
@@ -41,25 +71,43 @@ def patterns(
     granularity: str = "outcome",
     arm: str | None = None,
     label_from: str | LabelRule | None = None,
+    suite: str | Suite | None = None,
 ) -> PatternsRun:
     """Mine `target`: an existing transcript file (judged as `score` judges it, nothing
-    stored; `label_from` as for `score`) or the id of a stored run. Raises `InputFileError`
-    for a path that does not exist and `StoreError` for an unknown run."""
+    stored; `label_from` and `suite` as for `score`) or the id of a stored run (`suite`: the
+    user's project its sessions ran in, when the run itself does not load it: an import of a
+    trace). Raises `InputFileError` for a path that does not exist and `StoreError` for an
+    unknown run."""
     opts = options or MineOptions()
     path = Path(target)
     if path.is_file():
         from ..suites.tau2 import score_transcripts
 
+        project = open_project(suite, domain)
         scored = score_transcripts(
-            path, fmt, domain, store_path=None, label_from=label_rule(label_from)
+            path,
+            fmt,
+            project.domain,
+            store_path=None,
+            label_from=label_rule(label_from),
+            project=project,
         )
-        report = mine(scored.judged, opts, granularity, scored.scenarios, _by_name, arm)
-        return PatternsRun(source=str(path), skipped_records=len(scored.errors), report=report)
+        choice = None
+        if arm is None:
+            arm, choice = default_arm(scored.judged)
+        report = mine(scored.judged, opts, granularity, scored.scenarios, project.domain_for, arm)
+        return PatternsRun(
+            source=str(path), skipped_records=len(scored.errors), report=report, arm_choice=choice
+        )
     if path.suffix in (".json", ".jsonl") or "/" in target:
         raise InputFileError(f"{target}: no such file")
+    loaded = None if suite is None else open_project(suite, None).suite
     with _reading(store) as db:
         manifest = db.get_run(target)
         sessions = db.load_sessions(manifest.run_id)
-    scenarios, domain_for, _ = scenarios_for(manifest, sessions)
+    scenarios, domain_for, _ = scenarios_for(manifest, sessions, loaded)
+    choice = None
+    if arm is None:
+        arm, choice = default_arm(sessions)
     report = mine(sessions, opts, granularity, scenarios, domain_for, arm)
-    return PatternsRun(source=manifest.run_id, report=report)
+    return PatternsRun(source=manifest.run_id, report=report, arm_choice=choice)

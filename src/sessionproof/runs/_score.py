@@ -16,6 +16,7 @@ from ..rerun import RerunReport
 from ..rerun import rerun as rerun_transcripts
 from ..scoring.stats import wilson_interval
 from ..store import DEFAULT_STORE_PATH
+from ..suites import Suite, open_project
 from ..suites.bfcl import BfclScore, score_bfcl_file
 from ..suites.tau2 import NLJudge, ScoreReport, score_transcripts
 from ._config import default_concurrency
@@ -77,6 +78,7 @@ def score(
     argv: Sequence[str] | None = None,
     strict_empty_turns: bool = False,
     label_from: str | LabelRule | None = None,
+    suite: str | Suite | None = None,
 ) -> ScoreReport | BfclReport:
     """Judge the recorded sessions of `path` offline.
 
@@ -88,13 +90,23 @@ def score(
     semantics; `strict_empty_turns` also fails calls in turns whose gold is empty), one
     verdict per line written to `output` if given. `label_from` (traces, ATIF, inspect logs)
     names where each session's own outcome label is.
-    Raises `ConfigError` for bad options, `InputFileError` for a file that cannot be used.
+
+    `suite` (a project directory, a suite file, a built-in name or a `Suite`; resolved as
+    `run` resolves it) makes the project's domains known (`python:` toolkits imported from
+    the project folder, MCP, OpenAPI, fixtures) and judges each session whose scenario id is
+    one of its scenarios against it; `domain` defaults to the project's one domain. `domain`
+    `recorded` reads each session against its own recorded results: none is judged. A
+    session with no task or scenario is not judged (its reason in `not_judged`), never a
+    failure. Raises `ConfigError` for bad options (an unknown domain), `InputFileError` for a
+    file or suite that cannot be used.
     """
     # format_names() too: a format registered after this module was imported.
     if fmt not in SCORE_FORMATS and fmt not in format_names():
         raise ConfigError(f"--format must be one of {', '.join(SCORE_FORMATS)}, not {fmt!r}")
     rule = label_rule(label_from)
     if fmt == "bfcl":
+        if suite is not None:
+            raise ConfigError("--suite names a project for transcripts, not for BFCL outputs")
         if rule is not None:
             raise ConfigError("--label-from reads trace, ATIF and inspect files, not BFCL outputs")
         if questions is None or answers is None:
@@ -104,14 +116,16 @@ def score(
             Path(path), Path(questions), Path(answers), out, strict_empty_turns=strict_empty_turns
         )
         return BfclReport(score=result, output=None if out is None else str(out))
+    project = open_project(suite, domain)
     return score_transcripts(
         Path(path),
         fmt,
-        domain,
+        project.domain,
         None if store is None else Path(store),
         judge,
         argv=None if argv is None else list(argv),
         label_from=rule,
+        project=project,
     )
 
 
@@ -132,20 +146,24 @@ def rerun(
     progress: Progress | None = None,
     argv: Sequence[str] | None = None,
     label_from: str | LabelRule | None = None,
+    suite: str | Suite | None = None,
 ) -> RerunReport:
     """Rerun every transcript of `path` against `model` in its domain, judge each rerun as
     the original was judged, store the reruns as a `rerun` run in `store` (None: not
     stored), and compare pair by pair (see `sessionproof.rerun.rerun`).
 
     `concurrency` None is the default for the model (1 for a local model, else 4).
+    `suite` names the user's project, as for `score`: its domains are known, and a transcript
+    whose scenario id is one of its scenarios reruns that scenario and is judged by it.
     """
     if fmt != "auto" and fmt not in FORMATS and fmt not in format_names():
         raise ConfigError(f"--format must be auto or one of {', '.join(FORMATS)}, not {fmt!r}")
+    project = open_project(suite, domain)
     return rerun_transcripts(
         path,
         model,
         fmt=fmt,
-        domain=domain,
+        domain=project.domain,
         trials=trials,
         user_model=user_model,
         limit=limit,
@@ -157,4 +175,5 @@ def rerun(
         progress=progress,
         argv=None if argv is None else list(argv),
         label_from=label_rule(label_from),
+        project=project,
     )

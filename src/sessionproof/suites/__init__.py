@@ -14,8 +14,9 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._domains import DomainRef, McpRef, resolve_reference
     from ._files import load_suite_dir, load_suite_file, parse_scenarios
+    from ._project import RECORDED_DOMAIN, Project, attach_scenarios, open_project
     from ._readings import READINGS, GoldPrefixSuite, gold_prefix_suite, has_per_turn_criteria
-    from ._registry import BUILTIN_SUITES, load_suite
+    from ._registry import BUILTIN_SUITES, is_builtin_suite, load_suite, recorded_suite
     from ._suite import FileSuite, Suite
 
 _MODULE_OF: dict[str, str] = {
@@ -27,8 +28,14 @@ _MODULE_OF: dict[str, str] = {
     "gold_prefix_suite": "._readings",
     "has_per_turn_criteria": "._readings",
     "McpRef": "._domains",
+    "Project": "._project",
+    "RECORDED_DOMAIN": "._project",
+    "attach_scenarios": "._project",
+    "open_project": "._project",
     "Suite": "._suite",
+    "is_builtin_suite": "._registry",
     "load_suite": "._registry",
+    "recorded_suite": "._registry",
     "load_suite_dir": "._files",
     "load_suite_file": "._files",
     "parse_scenarios": "._files",
@@ -39,17 +46,23 @@ _MODULE_OF: dict[str, str] = {
 __all__ = [
     "BUILTIN_SUITES",
     "READINGS",
+    "RECORDED_DOMAIN",
     "DomainRef",
     "FileSuite",
     "GoldPrefixSuite",
     "McpRef",
+    "Project",
     "Suite",
+    "attach_scenarios",
     "gold_prefix_suite",
     "has_per_turn_criteria",
+    "is_builtin_suite",
     "load_suite",
     "load_suite_dir",
     "load_suite_file",
+    "open_project",
     "parse_scenarios",
+    "recorded_suite",
     "resolve_reference",
 ]
 

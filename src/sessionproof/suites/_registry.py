@@ -50,6 +50,37 @@ def _load_factory(module: str, attr: str, name: str) -> Suite:
     return suite
 
 
+_BUILTIN_PREFIXES = ("tau2-retail", "tau2-airline", "bfcl:")
+
+RUN_COMMANDS = frozenset({"run", "serve"})
+"""Stored runs whose suite the user named to the command that made them (`run --suite`,
+`serve --suite`): the only runs whose own suite file or project is loaded again."""
+
+
+def is_builtin_suite(name: str) -> bool:
+    """True when `name` is one of sessionproof's own suites, built by its own code alone (no
+    file of anyone else's is imported or started when it loads)."""
+    return name in ("demo", "quickstart", "wild") or name.startswith(_BUILTIN_PREFIXES)
+
+
+def recorded_suite(command: str, suite: str | None) -> str | None:
+    """The suite a stored run or a trace names, when it may be loaded without the user naming
+    it again; else None.
+
+    A user's suite file or project directory is code (its `python:` modules are imported, its
+    `mcp:` commands started), so reading a trace or a store never loads one that the file
+    merely names: a built-in suite always loads; a user's suite only for a run made by `run`
+    or `serve` with that suite (the user named it then). The suite an import, a score or a
+    rerun names is a file's claim and never loads (a score or rerun given `--suite PROJECT`
+    records that project apart, in its options, and only that is loaded again).
+    """
+    if not suite:
+        return None
+    if is_builtin_suite(suite):
+        return suite
+    return suite if command in RUN_COMMANDS else None
+
+
 def load_suite(name: str) -> Suite:
     """Resolve a suite name or a scenario file path."""
     if name in ("demo", "quickstart"):

@@ -151,10 +151,16 @@ def read_otlp_run(
 
 def _attach_scenarios(result: ImportResult, info: RunInfo) -> None:
     """Give each session the scenario it ran, from the suite the resource names, so `score`
-    and `rerun` judge it again; a suite that is not here leaves the sessions without."""
-    if info.suite is None:
+    and `rerun` judge it again; a suite that is not here leaves the sessions without.
+
+    Only a built-in suite is loaded: a user's suite is code (`python:` modules, `mcp:`
+    commands), and reading a trace must never run what the trace merely names. Its sessions
+    get their scenarios when the user names the suite (`score`/`rerun`/`patterns --suite`)."""
+    # The suites load domains; only an import of ours needs them.
+    from ..suites import is_builtin_suite, load_suite
+
+    if info.suite is None or not is_builtin_suite(info.suite):
         return
-    from ..suites import load_suite  # the suites load domains; only an import of ours needs them
 
     try:
         scenarios = {s.id: s for s in load_suite(info.suite).scenarios}

@@ -15,6 +15,7 @@ from ..errors import ConfigError, InputFileError, StoreError
 from ..importers import LabelRule, RecordError, detect_format, import_file, label_rule, without_bom
 from ..scoring import RunSummary, summarize
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
+from ..suites import recorded_suite
 from . import _names as n
 from ._compat import check_compat
 from ._evals import Scenarios
@@ -45,8 +46,9 @@ def _run_request(
     if manifest.arms:
         run[n.RUN_ARMS] = list(manifest.arms)
     resource = default_resource().merge(Resource(run))
-    # Import and score runs name a transcript file as their suite: only embedded scenarios.
-    scenarios = Scenarios(None if manifest.command in ("import", "score") else manifest.suite)
+    # Import, score and rerun runs name a file (a trace's claim, a transcript): only
+    # embedded scenarios, or a built-in suite; a user's suite only for the run that ran it.
+    scenarios = Scenarios(recorded_suite(manifest.command, manifest.suite))
     request = new_request(resource)
     spans = request_spans(request)
     for session in sessions:

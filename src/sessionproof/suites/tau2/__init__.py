@@ -39,13 +39,8 @@ if TYPE_CHECKING:
         replay,
         replayed_calls,
     )
-    from ._score import (
-        Agreement,
-        Disagreement,
-        ScoreReport,
-        SessionScore,
-        score_transcripts,
-    )
+    from ._score import score_transcripts
+    from ._score_report import Agreement, Disagreement, ScoreReport, SessionScore
     from ._suite import (
         DOMAINS,
         Tau2Suite,
@@ -87,10 +82,10 @@ _MODULE_OF: dict[str, str] = {
     "GoldState": "._replay",
     "replay": "._replay",
     "replayed_calls": "._replay",
-    "Agreement": "._score",
-    "Disagreement": "._score",
-    "ScoreReport": "._score",
-    "SessionScore": "._score",
+    "Agreement": "._score_report",
+    "Disagreement": "._score_report",
+    "ScoreReport": "._score_report",
+    "SessionScore": "._score_report",
     "score_transcripts": "._score",
     "DOMAINS": "._suite",
     "Tau2Suite": "._suite",

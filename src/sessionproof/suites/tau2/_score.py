@@ -5,132 +5,86 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING
 
 from ..._gc import paused_gc
 from ...domains import get_domain
 from ...errors import SessionproofError, StoreError
 from ...importers import ImportedSession, LabelRule, RecordError, import_file
-from ...records import EventKind, Outcome, Scenario, Session, make_event
+from ...records import (
+    EventKind,
+    Outcome,
+    Session,
+    ToolCallEvent,
+    ToolResultEvent,
+    make_event,
+)
 from ...scoring import evaluate_session
+from .._project import RECORDED_DOMAIN, Project, attach_scenarios
 from ._evaluate import Judgement, judge_tau2, judge_taubench
 from ._judge import NLJudge, make_judge
 from ._replay import GoldCache, replay, replayed_calls
+from ._score_report import Agreement, Disagreement, ScoreReport, SessionScore
 
 if TYPE_CHECKING:
     from ...store import Store
 
-
-class Agreement(BaseModel):
-    """How many of the comparable sessions got the same verdict from us and from the file."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    match: int = 0
-    total: int = 0
-
-
-class Disagreement(BaseModel):
-    """One session whose verdict differs from the file's, and why."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    session: str
-    ours: dict[str, Any]
-    theirs: dict[str, Any]
-    why: str
+NO_SCENARIO = (
+    "no task or scenario: the record names none, so nothing says what success is (give the "
+    "line a `task`, or score with --suite PROJECT where a scenario has the session's id)"
+)
+"""Why a session read without a task or scenario is not judged."""
+RECORDED_REASON = (
+    "--domain recorded: read against its own recorded tool results; the domain's state is "
+    "unknown, so the session is not judged"
+)
+"""Why a session scored with `--domain recorded` is not judged."""
 
 
-class SessionScore(BaseModel):
-    """One session's verdicts side by side."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    session_id: str
-    scenario_id: str
-    termination: str
-    success: bool | None
-    reward: float | None
-    db_match: bool | None
-    reported_reward: float | None
-    reported_db_match: bool | None
-    breakdown: dict[str, float] = Field(default_factory=dict)
+def _unjudged(reason: str) -> Judgement:
+    """The verdict of a session that cannot be judged: neither a pass nor a failure."""
+    return Judgement(outcome=Outcome(success=False, reward=0.0, not_judged=reason), db_match=None)
 
 
-class ScoreReport(BaseModel):
-    """What `score` found in one file."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    run_id: str
-    source: str
-    format: str
-    domain: str | None
-    sessions: int
-    """Sessions imported (and stored)."""
-    graded: int
-    """Sessions we could judge (they carry a task or scenario) and that did not end in
-    infra_error; session accuracy is over these."""
-    session_accuracy: float | None
-    agreement_reward: Agreement
-    agreement_db: Agreement
-    disagreements: list[Disagreement] = Field(default_factory=list)
-    errors: list[RecordError] = Field(default_factory=list)
-    scores: list[SessionScore] = Field(default_factory=list)
-    seconds: float = 0.0
-    """Wall time of import, judging and storing."""
-    judged: list[Session] = Field(default_factory=list, exclude=True)
-    """The sessions read (with our verdicts attached), for callers that go on with them
-    (`patterns`); not part of the summary."""
-    scenarios: dict[str, Scenario] = Field(default_factory=dict, exclude=True)
-    """The scenarios the sessions were judged against, by id."""
-
-    @property
-    def warnings(self) -> list[RecordError]:
-        """Problems with records that were kept (an odd block, a result answering no call)."""
-        return [e for e in self.errors if not e.fatal]
-
-    @property
-    def skipped(self) -> list[RecordError]:
-        """Problems that cost a record (not imported, judged or stored)."""
-        return [e for e in self.errors if e.fatal]
-
-    def summary(self) -> dict[str, Any]:
-        """The `--json` object: run_id, sessions, session_accuracy, agreement, disagreements,
-        skipped and warnings (each `{index, record_id, field, message}`)."""
-        return {
-            "run_id": self.run_id,
-            "sessions": self.sessions,
-            "session_accuracy": self.session_accuracy,
-            "agreement": {
-                "reward": self.agreement_reward.model_dump(),
-                "db": self.agreement_db.model_dump(),
-            },
-            "disagreements": [d.model_dump() for d in self.disagreements],
-            "skipped": [_problem(e) for e in self.skipped],
-            "warnings": [_problem(e) for e in self.warnings],
-        }
-
-
-def _problem(error: RecordError) -> dict[str, Any]:
-    return error.model_dump(include={"index", "record_id", "field", "message"})
-
-
-def _grade(item: ImportedSession, judge: NLJudge | None, cache: GoldCache) -> Judgement | None:
+def _grade(
+    item: ImportedSession, judge: NLJudge | None, cache: GoldCache, project: Project | None
+) -> Judgement:
     scenario = item.scenario
     if scenario is None:
-        return None
+        return _unjudged(NO_SCENARIO)
     if "tau2_task" in scenario.metadata:
         return judge_tau2(scenario, item.session, judge=judge, cache=cache)
     if "taubench_task" in scenario.metadata:
         return judge_taubench(scenario, item.session, cache=cache)
-    spec = get_domain(scenario.domain)
-    final, _ = replay(spec, ((c.name, c.arguments or {}) for c in replayed_calls(item.session)))
-    outcome = evaluate_session(scenario, item.session, final, spec)
+    calls = ((c.name, c.arguments or {}) for c in replayed_calls(item.session))
+    if project is not None and project.owns(scenario):
+        # The project's own lookup and verdict, as `run` judges it (initial_state applied;
+        # a domain with no DB of its own judged without the gold-state replay).
+        spec = project.domain_for(scenario)
+        final, _ = replay(spec, calls)
+        outcome = project.evaluate(scenario, item.session, final)
+    else:
+        spec = get_domain(scenario.domain)
+        final, _ = replay(spec, calls)
+        outcome = evaluate_session(scenario, item.session, final, spec)
     db = outcome.criterion("db")
     return Judgement(outcome=outcome, db_match=db.passed if db else None)
+
+
+def _verdict(
+    item: ImportedSession,
+    recorded: bool,
+    judge: NLJudge | None,
+    cache: GoldCache,
+    project: Project | None,
+) -> Judgement | None:
+    """Our verdict of one session; None when it keeps the verdict it came with (a trace's
+    own, a label's) for want of a task or scenario to judge it by."""
+    if recorded:
+        return _unjudged(RECORDED_REASON)
+    if item.scenario is None and item.session.outcome is not None:
+        return None
+    return _grade(item, judge, cache, project)
 
 
 def _why(ours: Judgement, item: ImportedSession) -> str:
@@ -167,16 +121,30 @@ def score_transcripts(
     run_id: str | None = None,
     argv: list[str] | None = None,
     label_from: LabelRule | None = None,
+    project: Project | None = None,
 ) -> ScoreReport:
     """Import `path`, judge each session, store them under a new run, report agreement.
 
     `store_path` None skips storing (the report is still complete). `judge` is a model spec
     (or an NLJudge) for NL assertions; without one they are reported as not evaluated.
     `label_from` (traces, ATIF, inspect logs) names each session's own outcome label.
+    `project` (`open_project`, from `--suite`): its domains are known, and a session whose
+    scenario id is one of its scenarios is judged against it. `domain` `recorded`: every
+    session is read against its own recorded results and not judged. A session with no task
+    or scenario is not judged either (`not_judged`, with the reason): never a failure.
     """
     with paused_gc():
         return _score_transcripts(
-            path, fmt, domain, store_path, judge, run_id, argv, label_from, time.perf_counter()
+            path,
+            fmt,
+            domain,
+            store_path,
+            judge,
+            run_id,
+            argv,
+            label_from,
+            time.perf_counter(),
+            project,
         )
 
 
@@ -190,12 +158,21 @@ def _score_transcripts(
     argv: list[str] | None,
     label_from: LabelRule | None,
     started: float,
+    project: Project | None = None,
 ) -> ScoreReport:
     from ...store import new_run_id
 
     run_id = run_id or new_run_id()
     nl_judge = make_judge(judge) if isinstance(judge, str) else judge
-    result = import_file(path, fmt, run_id=run_id, domain=domain, label_from=label_from)
+    recorded = domain == RECORDED_DOMAIN
+    # `recorded` is no domain the importer knows: it only says where the answers come from.
+    result = import_file(
+        path, fmt, run_id=run_id, domain=None if recorded else domain, label_from=label_from
+    )
+    if project is not None:
+        attach_scenarios(result.sessions, project)
+    not_judged: dict[str, int] = {}
+    divergences = 0
     cache = GoldCache()
     reward, db = Agreement(), Agreement()
     disagreements: list[Disagreement] = []
@@ -206,7 +183,7 @@ def _score_transcripts(
     for item in result.sessions:
         session = item.session
         try:
-            verdict = _grade(item, nl_judge, cache)
+            verdict = _verdict(item, recorded, nl_judge, cache, project)
         except SessionproofError as exc:
             # One session that cannot be judged (its scenario names a domain or tool we lack)
             # costs itself, not the file.
@@ -220,16 +197,29 @@ def _score_transcripts(
             )
             continue
         kept.append(item)
+        if recorded:
+            divergences += _unanswered(session)
+        if item.scenario is not None and project is not None and project.owns(item.scenario):
+            # Embedded, so `show --metrics` finds the scenario without loading the project.
+            session.metadata = {
+                **session.metadata,
+                "scenario": item.scenario.model_dump(mode="json"),
+            }
         if verdict is not None:
             _attach(session, verdict.outcome)
-            if session.termination.value != "infra_error":
-                graded += 1
-                wins += verdict.outcome.success
+        # Ours when judged: a session not judged has no verdict to compare or count.
+        ours = verdict if verdict is not None and verdict.outcome.judged else None
+        if verdict is not None and not verdict.outcome.judged:
+            reason = verdict.outcome.not_judged or ""
+            not_judged[reason] = not_judged.get(reason, 0) + 1
+        elif ours is not None and session.termination.value != "infra_error":
+            graded += 1
+            wins += ours.outcome.success
         reported = item.reported
         theirs_reward = reported.reward if reported else None
         theirs_db = reported.db_match if reported else None
-        ours_reward = verdict.outcome.reward if verdict else None
-        ours_db = verdict.db_match if verdict else None
+        ours_reward = ours.outcome.reward if ours is not None else None
+        ours_db = ours.db_match if ours is not None else None
         differs = False
         if ours_reward is not None and theirs_reward is not None:
             reward.total += 1
@@ -254,16 +244,19 @@ def _score_transcripts(
                 session_id=session.session_id,
                 scenario_id=session.scenario_id,
                 termination=session.termination.value,
-                success=verdict.outcome.success if verdict else None,
+                success=ours.outcome.success if ours is not None else None,
                 reward=ours_reward,
                 db_match=ours_db,
                 reported_reward=theirs_reward,
                 reported_db_match=theirs_db,
-                breakdown=verdict.breakdown if verdict else {},
+                breakdown=ours.breakdown if ours is not None else {},
             )
         )
     if store_path is not None:
-        errors.extend(_store(store_path, run_id, path, result.format, result.domain, kept, argv))
+        suite = None if project is None or project.suite is None else project.source
+        errors.extend(
+            _store(store_path, run_id, path, result.format, result.domain, kept, argv, suite)
+        )
     return ScoreReport(
         run_id=run_id,
         source=str(path),
@@ -278,9 +271,18 @@ def _score_transcripts(
         errors=errors,
         scores=scores,
         seconds=time.perf_counter() - started,
+        not_judged=not_judged,
+        divergences=divergences if recorded else None,
+        suite=None if project is None or project.suite is None else project.source,
         judged=[item.session for item in kept],
         scenarios={i.scenario.id: i.scenario for i in kept if i.scenario is not None},
     )
+
+
+def _unanswered(session: Session) -> int:
+    """The session's calls that no recorded result answers."""
+    answered = {e.payload.call_id for e in session.events_of(ToolResultEvent)}
+    return sum(1 for e in session.events_of(ToolCallEvent) if e.payload.id not in answered)
 
 
 def _attach(session: Session, outcome: Outcome) -> None:
@@ -310,6 +312,7 @@ def _store(
     domain: str | None,
     sessions: list[ImportedSession],
     argv: list[str] | None,
+    suite: str | None = None,
 ) -> list[RecordError]:
     # Imported here: judging alone (and the suites that use it) needs no database.
     from ...store import RunManifest, Store, recorded_run
@@ -321,7 +324,7 @@ def _store(
         suite=str(Path(source).resolve()),  # `show --metrics` re-reads it from anywhere
         model=", ".join(models),
         scenario_ids=sorted({s.session.scenario_id for s in sessions}),
-        options={"format": fmt, "domain": domain},
+        options={"format": fmt, "domain": domain} | ({"suite": suite} if suite else {}),
         argv=argv or [],
     )
     problems: list[RecordError] = []
