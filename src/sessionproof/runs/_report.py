@@ -44,6 +44,7 @@ def _load(
         traces=traces,
     )
     scenarios, domain_for, _ = found
+    run.scenarios = dict(scenarios)
     try:
         # The page shows findings and advice, not the risk model: skip its cross-validation,
         # most of mining's time (21 s of 26 s on the 40 tau2 retail sessions).

@@ -41,27 +41,54 @@ padding:3px 8px;text-align:left}th{background:#f0f2f5}.missing{color:#8a5a00;fon
 border-bottom:1px solid #eef0f2;white-space:pre-wrap;word-break:break-word;font-size:12px}
 #drill .ev.div{background:#fff1c2;outline:2px solid #e0a800}.k{font-weight:600}
 .k.fault,.k.error{color:#b3261e}.k.guard{color:#6a1b9a}.k.call{color:#0b5cad}
+.unjudged{background:repeating-linear-gradient(45deg,#ddd 0 3px,#999 3px 5px)}
+#drill table{margin:4px 0 8px}#drill td{vertical-align:top;white-space:pre-wrap;
+word-break:break-word}.v-fail{color:#b3261e;font-weight:600}.v-pass{color:#1e7b43}
+.v-not-evaluated{color:#8a5a00}table.mm{font-size:12px;margin-top:4px}
 """
 
 JS = """
 (function(){
 var data=JSON.parse(document.getElementById('sessions').textContent);
-var byId={};data.forEach(function(s){byId[s.id]=s;});
+var byKey={};data.forEach(function(s){byKey[s.key]=s;});
 var drill=document.getElementById('drill');
 function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
 if(text!==undefined)e.textContent=String(text);return e;}
-function show(id){var s=byId[id];if(!s)return;drill.replaceChildren();
-var h=el('h3','', s.scenario+' · trial '+s.trial+' · '+s.arm+' · '+s.verdict+' · '+s.termination);
-h.id='drill-title';drill.appendChild(h);
+function row(cells,tag){var tr=el('tr');cells.forEach(function(c){
+tr.appendChild(c instanceof Node?c:el(tag||'td','',c));});return tr;}
+function table(head,rows,cls){var t=el('table',cls);t.appendChild(row(head,'th'));
+rows.forEach(function(r){t.appendChild(row(r));});return t;}
+function val(v){return v===null||v===undefined?'–':(typeof v==='string'?v:JSON.stringify(v));}
+function criteria(s){if(!s.criteria||!s.criteria.length)return;
+drill.appendChild(el('h4','','criteria'));
+var t=table(['criterion','verdict','evidence'],[],'crit');
+s.criteria.forEach(function(c){var v=c.passed===null?'not evaluated':(c.passed?'pass':'fail');
+var cell=el('td');cell.appendChild(el('div','',c.evidence||''));
+if(c.details&&c.details.length){cell.appendChild(table(['where','expected','actual'],
+c.details.map(function(d){return [d[0],val(d[1]),d[3]?'missing':val(d[2])];}),'mm'));}
+t.appendChild(row([c.name,el('td','v v-'+v.replace(' ','-'),v),cell]));});
+drill.appendChild(t);}
+function calls(s){if(!s.calls)return;drill.appendChild(el('h4','','expected vs actual calls'));
+drill.appendChild(table(['#','expected','actual'],s.calls.map(function(c,i){
+return [String(i+1),c[0]||'–',c[1]||'–'];}),'calls'));}
+function show(key){var s=byKey[key];if(!s)return false;drill.replaceChildren();
+var h=el('h3','',s.run+' · '+s.scenario+' · trial '+s.trial+' · '+s.arm+' · '+s.verdict+
+' · '+s.termination);h.id='drill-title';drill.appendChild(h);
+if(s.not_judged){drill.appendChild(el('p','missing','not judged: '+s.not_judged));}
 if(s.divergence){drill.appendChild(el('p','missing','first divergence at step '+
 s.divergence.step+': '+s.divergence.kind+' — '+s.divergence.detail));}
+criteria(s);calls(s);drill.appendChild(el('h4','','transcript'));
 s.events.forEach(function(r){var row=el('div','ev');
 if(s.divergence&&r[2]===s.divergence.step&&r[0]==='call')row.className='ev div';
 row.appendChild(el('span','k '+r[0],r[0]));row.appendChild(el('span','', 't'+r[3]+' s'+r[2]));
 row.appendChild(el('span','',r[1]));drill.appendChild(row);});
-document.getElementById('session').scrollIntoView();}
+document.getElementById('session').scrollIntoView();return true;}
+function fromHash(){var h=location.hash.slice(1);if(!h)return;
+try{h=decodeURIComponent(h);}catch(e){return;}show(h);}
 document.addEventListener('click',function(ev){var t=ev.target;
-if(t&&t.dataset&&t.dataset.s){ev.preventDefault();show(t.dataset.s);}});
+if(t&&t.dataset&&t.dataset.s){ev.preventDefault();if(show(t.dataset.s)){
+history.replaceState(null,'',t.getAttribute('href'));}}});
+window.addEventListener('hashchange',fromHash);fromHash();
 })();
 """
 

@@ -7,17 +7,20 @@ clean one.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from html import escape
+from urllib.parse import quote
 
 from ...records import DriftAppliedEvent
 from .._format import pct, pct_range
 from ._compare import Comparison
-from ._data import ReportRun, verdict
+from ._data import ReportRun, session_key, verdict
 from ._svg import Series, bar_plot, line_plot
 
 NOT_MEASURED = "not measured in this run"
+_SHOWN = {"infra": "infra error (not judged)", "unjudged": "not judged", "none": "no verdict"}
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -199,24 +202,36 @@ def pattern_map(runs: Sequence[ReportRun]) -> str:
     return section("patterns", "Pattern map", body)
 
 
+def _natural(text: str) -> list[tuple[int, int | str]]:
+    # "2" before "13": digit runs compare as numbers, the rest as text.
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p]
+
+
 def grid(runs: Sequence[ReportRun]) -> str:
-    """Scenario × trial verdicts per run × arm; each cell opens its session."""
+    """Scenario × trial verdicts per run × arm; each cell opens its session (and is its
+    deep link, `#RUN/SESSION`)."""
     body = '<p class="legend"><span class="c pass"></span>pass <span class="c fail"></span>fail '
-    body += '<span class="c infra"></span>infra error <span class="c none"></span>no verdict</p>'
+    body += '<span class="c infra"></span>infra error (not judged) '
+    body += '<span class="c unjudged"></span>not judged <span class="c none"></span>no verdict</p>'
     for run in runs:
         for arm in run.arms:
             cells: dict[str, dict[int, tuple[str, str]]] = {}
             for s in run.sessions:
                 if s.arm == arm:
-                    cells.setdefault(s.scenario_id, {})[s.trial] = (verdict(s), s.session_id)
-            flips = Counter(sid for sid, t in cells.items() if len({v for v, _ in t.values()}) > 1)
+                    cells.setdefault(s.scenario_id, {})[s.trial] = (verdict(s), session_key(s))
+            flips = Counter(
+                sid
+                for sid, t in cells.items()
+                if len({v for v, _ in t.values() if v in ("pass", "fail")}) > 1
+            )
             body += f"<h3>{escape(_label(run, arm))} — {len(flips)} flaky</h3><div class=grid>"
-            for sid in sorted(cells, key=lambda k: (k not in flips, k)):
+            for sid in sorted(cells, key=lambda k: (k not in flips, _natural(k))):
                 trials = cells[sid]
                 links = "".join(
-                    f'<a class="c {v}" href="#s" data-s="{escape(ses, quote=True)}" '
-                    f'title="{escape(sid, quote=True)} trial {t}: {v}"></a>'
-                    for t, (v, ses) in sorted(trials.items())
+                    f'<a class="c {v}" href="#{escape(quote(key, safe="/"), quote=True)}" '
+                    f'data-s="{escape(key, quote=True)}" '
+                    f'title="{escape(sid, quote=True)} trial {t}: {_SHOWN.get(v, v)}"></a>'
+                    for t, (v, key) in sorted(trials.items())
                 )
                 flag = " flaky" if sid in flips else ""
                 body += f'<div class="row{flag}"><span class=sid>{escape(sid)}</span>{links}</div>'
