@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from ._arms import SECTION_ID as ARMS_ID
+from ._arms import arms_section
 from ._compare import Comparison
 from ._data import ReportRun, all_sessions
 from ._sections import comparison, failures, grid, headline, pattern_map, recovery, survival
@@ -41,6 +43,9 @@ padding:3px 8px;text-align:left}th{background:#f0f2f5}.missing{color:#8a5a00;fon
 border-bottom:1px solid #eef0f2;white-space:pre-wrap;word-break:break-word;font-size:12px}
 #drill .ev.div{background:#fff1c2;outline:2px solid #e0a800}.k{font-weight:600}
 .k.fault,.k.error{color:#b3261e}.k.guard{color:#6a1b9a}.k.call{color:#0b5cad}
+div.legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px;max-width:560px;
+margin:2px 0 8px 44px}.li{display:inline-flex;align-items:center;gap:5px;overflow-wrap:anywhere}
+table.headline td,table.arms td{white-space:pre-line}p.def{font-size:12px;color:#555}
 .unjudged{background:repeating-linear-gradient(45deg,#ddd 0 3px,#999 3px 5px)}
 #drill table{margin:4px 0 8px}#drill td{vertical-align:top;white-space:pre-wrap;
 word-break:break-word}.v-fail{color:#b3261e;font-weight:600}.v-pass{color:#1e7b43}
@@ -120,6 +125,7 @@ def render_html(
     name = title or "sessionproof report: " + ", ".join(r.run_id for r in runs)
     sections = [
         headline(runs),
+        arms_section(runs),
         turns_section(runs),
         survival(runs),
         recovery(runs),
@@ -132,6 +138,7 @@ def render_html(
         f'<a href="#{sid}">{label}</a>'
         for sid, label in (
             ("headline", "headline"),
+            *(((ARMS_ID, "arms"),) if any(len(r.arms) > 1 for r in runs) else ()),
             *((("turns", "per turn"),) if has_turns(runs) else ()),
             ("survival", "survival"),
             ("recovery", "recovery"),

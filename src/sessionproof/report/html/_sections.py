@@ -14,19 +14,21 @@ from html import escape
 from urllib.parse import quote
 
 from ...records import DriftAppliedEvent
-from .._format import pct, pct_range
+from .._format import pct
 from ._compare import Comparison
 from ._data import ReportRun, session_key, verdict
-from ._svg import Series, bar_plot, line_plot
+from ._figures import arm_figures, not_judged_text, pass_k_text
+from ._svg import Series, bar_plot, grouped_bars, line_plot
 
 NOT_MEASURED = "not measured in this run"
 _SHOWN = {"infra": "infra error (not judged)", "unjudged": "not judged", "none": "no verdict"}
 
 
-def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> str:
     h = "".join(f"<th>{escape(c)}</th>" for c in head)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+    attr = f' class="{escape(cls, quote=True)}"' if cls else ""
+    return f"<table{attr}><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _missing(what: str, why: str = "") -> str:
@@ -44,27 +46,23 @@ def _label(run: ReportRun, arm: str) -> str:
 
 
 def headline(runs: Sequence[ReportRun]) -> str:
-    """Session accuracy with its interval, pass^k / pass@k, infra errors apart."""
+    """Per run × arm: accuracy over judged sessions with its interval, pass^k / pass@k, and
+    the sessions not judged, counted apart with their reasons."""
     rows = []
     for run in runs:
-        for arm, m in run.arms.items():
-            s = m.summary
-            ci = pct_range(*s.ci95) if s.ci95 else "n/a"
-            ks = ", ".join(
-                f"^{k} {v:.2f} / @{k} {m.pass_at_k.get(k, float('nan')):.2f}"
-                for k, v in s.pass_hat_k.items()
-            )
+        for arm in run.arms:
+            f = arm_figures(run, arm)
             rows.append(
                 [
                     run.run_id,
                     run.model,
                     arm,
-                    str(m.sessions),
-                    f"{s.successes}/{s.judged}",
-                    pct(s.session_accuracy),
-                    ci,
-                    ks or "n/a",
-                    str(s.infra_errors),
+                    str(f.sessions),
+                    f"{f.passed}/{f.judged}",
+                    f.accuracy_text,
+                    f.interval,
+                    pass_k_text(f),
+                    not_judged_text(f),
                 ]
             )
     head = [
@@ -72,13 +70,13 @@ def headline(runs: Sequence[ReportRun]) -> str:
         "model",
         "arm",
         "sessions",
-        "passed",
+        "passed / judged",
         "accuracy",
         "Wilson 95%",
-        "pass^k / pass@k",
-        "infra errors",
+        "pass^k · pass@k",
+        "not judged",
     ]
-    return section("headline", "Headline", _table(head, rows))
+    return section("headline", "Headline", _table(head, rows, cls="headline"))
 
 
 def survival(runs: Sequence[ReportRun]) -> str:
@@ -101,7 +99,7 @@ def survival(runs: Sequence[ReportRun]) -> str:
         "<h3>S(d): share of sessions still on the gold path after d decisions</h3>"
         + line_plot(curves, "decision depth d")
         + "<h3>success by gold writes needed</h3>"
-        + line_plot(needs, "gold writes needed", step=False)
+        + grouped_bars(needs, "gold writes needed")
     )
     return section("survival", "Survival", body)
 
