@@ -7,10 +7,12 @@ from pathlib import Path
 
 from .._gc import tuned_gc
 from ..errors import InputFileError, SessionproofError
+from ..importers import import_file
 from ..patterns import Granularity, MineOptions, mine
-from ..report.html import Comparison, ReportRun, compare_sessions, render_html
+from ..report.html import Comparison, Original, ReportRun, compare_sessions, render_html
+from ..rerun import plan_reruns
 from ..scoring import MetricsReport, SessionSurvival, TraceCache
-from ..store import DEFAULT_STORE_PATH, Store
+from ..store import DEFAULT_STORE_PATH, RunManifest, Store
 from ..suites import Suite
 from ._metrics import _reading, metrics, metrics_of, scenarios_for
 
@@ -38,6 +40,31 @@ def default_report_path(store: str | Path, run_ids: str | Sequence[str]) -> Path
     return reports_folder(store) / f"{'+'.join(ids)}.html"
 
 
+def _originals(manifest: RunManifest) -> tuple[dict[str, Original] | None, str]:
+    """A rerun's transcripts read again from its file, by the scenario id each rerun ran, with
+    their original verdicts as `rerun` found them; or None and why not."""
+    path = Path(manifest.suite)
+    if not path.is_file():
+        return None, f"the transcript file {path} is no longer there"
+    domain = manifest.options.get("domain")
+    try:
+        result = import_file(
+            path,
+            str(manifest.options.get("format") or "auto"),
+            run_id=manifest.run_id,
+            domain=domain if isinstance(domain, str) else None,
+        )
+        items, _ = plan_reruns(
+            result, domain=domain if isinstance(domain, str) else None, limit=manifest.limit
+        )
+    except SessionproofError as exc:
+        return None, f"re-reading {path} failed: {exc}"
+    return {
+        i.scenario.id: Original(i.transcript_id, i.transcript.session.scenario_id, i.original)
+        for i in items
+    }, ""
+
+
 def _load(
     run_id: str, db: Store, loaded: Suite | None = None, traces: TraceCache | None = None
 ) -> ReportRun:
@@ -59,6 +86,8 @@ def _load(
     )
     scenarios, domain_for, _ = found
     run.scenarios = dict(scenarios)
+    if manifest.command == "rerun":
+        run.originals, run.originals_note = _originals(manifest)
     try:
         # The page shows findings and advice, not the risk model: skip its cross-validation,
         # most of mining's time (21 s of 26 s on the 40 tau2 retail sessions).

@@ -6,7 +6,7 @@ returns the page; `compare_sessions` pairs two runs' sessions for the comparison
 """
 
 from ._compare import Comparison, MetricDifference, compare_sessions
-from ._data import ReportRun, event_rows, session_record, verdict
+from ._data import Original, ReportRun, event_rows, session_record, verdict
 from ._page import CSP, render_html
 from ._svg import Series, bar_plot, grouped_bars, line_plot
 
@@ -14,6 +14,7 @@ __all__ = [
     "CSP",
     "Comparison",
     "MetricDifference",
+    "Original",
     "ReportRun",
     "Series",
     "bar_plot",

@@ -3,7 +3,7 @@ per-session records the page's drill-down renders."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,16 @@ from ._drill import calls_record, criteria_records
 MAX_TEXT = 1200
 
 
+@dataclass(frozen=True)
+class Original:
+    """One rerun transcript as the file has it."""
+
+    transcript: str
+    task: str | None
+    verdict: bool | None
+    """The original's verdict (None: the file gives none and none could be made)."""
+
+
 @dataclass
 class ReportRun:
     """One stored run as the report shows it."""
@@ -46,6 +56,10 @@ class ReportRun:
     """What was made of the sessions already (a run's, as they ended): their drill-down rows."""
     scenarios: dict[str, Scenario] = field(default_factory=dict)
     """The scenarios the sessions ran, by id, when known: their gold calls in the drill-down."""
+    originals: Mapping[str, Original] | None = None
+    """A rerun's transcripts by the scenario id its sessions ran (the original verdicts),
+    when the file could be read again; None otherwise (`originals_note` says why)."""
+    originals_note: str = ""
 
 
 def _cut(text: str | None) -> str:

@@ -22,6 +22,8 @@ from ._arms import SECTION_ID as ARMS_ID
 from ._arms import arms_section
 from ._compare import Comparison
 from ._data import ReportRun, all_sessions
+from ._rerun import SECTION_ID as RERUN_ID
+from ._rerun import rerun_section
 from ._sections import comparison, failures, grid, headline, pattern_map, recovery, survival
 from ._turns import has_turns, turns_section
 
@@ -126,6 +128,7 @@ def render_html(
     sections = [
         headline(runs),
         arms_section(runs),
+        rerun_section(runs),
         turns_section(runs),
         survival(runs),
         recovery(runs),
@@ -139,6 +142,7 @@ def render_html(
         for sid, label in (
             ("headline", "headline"),
             *(((ARMS_ID, "arms"),) if any(len(r.arms) > 1 for r in runs) else ()),
+            *(((RERUN_ID, "rerun"),) if any(r.command == "rerun" for r in runs) else ()),
             *((("turns", "per turn"),) if has_turns(runs) else ()),
             ("survival", "survival"),
             ("recovery", "recovery"),

@@ -237,10 +237,8 @@ def grid(runs: Sequence[ReportRun]) -> str:
     return section("grid", "Verdicts: scenario × trial", body)
 
 
-def comparison(result: Comparison | None) -> str:
-    """The paired comparison of the first two runs (when several are given)."""
-    if result is None:
-        return section("compare", "Comparison", _missing("run comparison", "give two runs"))
+def comparison_body(result: Comparison) -> str:
+    """A paired comparison as a sentence and a table (B against A)."""
     rows = [
         [
             m.metric,
@@ -268,7 +266,15 @@ def comparison(result: Comparison | None) -> str:
             "pairs needed",
         ],
         rows,
+        cls="compare",
     )
     for name, why in result.skipped.items():
         body += _missing(name, why)
-    return section("compare", "Comparison", body)
+    return body
+
+
+def comparison(result: Comparison | None) -> str:
+    """The paired comparison of the first two runs (when several are given)."""
+    if result is None:
+        return section("compare", "Comparison", _missing("run comparison", "give two runs"))
+    return section("compare", "Comparison", comparison_body(result))
