@@ -47,7 +47,9 @@ border-bottom:1px solid #eef0f2;white-space:pre-wrap;word-break:break-word;font-
 .k.fault,.k.error{color:#b3261e}.k.guard{color:#6a1b9a}.k.call{color:#0b5cad}
 div.legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px;max-width:560px;
 margin:2px 0 8px 44px}.li{display:inline-flex;align-items:center;gap:5px;overflow-wrap:anywhere}
-table.headline td,table.arms td{white-space:pre-line}p.def{font-size:12px;color:#555}
+table.headline td,table.arms td,table.paired td{white-space:pre}
+table.headline td:nth-child(3),table.arms td:first-child,table.paired td:first-child{
+white-space:pre-line;overflow-wrap:break-word;min-width:8em}p.def{font-size:12px;color:#555}
 .unjudged{background:repeating-linear-gradient(45deg,#ddd 0 3px,#999 3px 5px)}
 #drill table{margin:4px 0 8px}#drill td{vertical-align:top;white-space:pre-wrap;
 word-break:break-word}.v-fail{color:#b3261e;font-weight:600}.v-pass{color:#1e7b43}
