@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 
 import sessionproof
-from sessionproof.records import CriterionResult, Mismatch, Session
+from sessionproof.records import CriterionResult, Mismatch, Session, ToolCall, ToolCallEvent
 from sessionproof.runs import report
 from sessionproof.store import Store
 
@@ -123,6 +123,13 @@ def _with_evidence(session: Session, run_id: str) -> Session:
     ]
     outcome = session.outcome.model_copy(update={"success": False, "criteria": criteria})
     events = [e.model_copy(update={"run_id": run_id}) for e in session.events]
+    # The agent's first call gets a wrong value for its first argument.
+    first = next(i for i, e in enumerate(events) if isinstance(e, ToolCallEvent))
+    call = events[first].payload
+    assert isinstance(call, ToolCall) and call.arguments
+    name = next(iter(call.arguments))
+    wrong = call.model_copy(update={"arguments": {**call.arguments, name: "CHANGED"}})
+    events[first] = events[first].model_copy(update={"payload": wrong})
     return session.model_copy(update={"run_id": run_id, "outcome": outcome, "events": events})
 
 
@@ -155,6 +162,11 @@ def test_the_drill_down_shows_each_criterion_with_its_evidence(
     # The scenario's gold calls beside the calls the session made.
     calls = page.locator("#drill table.calls").inner_text()
     assert "expected" in calls and "actual" in calls
-    gold = sessions[0].tool_calls()[0].name
-    assert calls.count(gold) >= 2
+    first = sessions[0].tool_calls()[0]
+    assert first.arguments is not None
+    name = next(iter(first.arguments))
+    rows = [r.inner_text().split("\t") for r in page.locator("#drill table.calls tr").all()]
+    wrong = [r for r in rows if first.name in r[1] and "CHANGED" in r[2]]
+    assert len(wrong) == 1  # the gold call beside the call that differs from it
+    assert wrong[0][3].startswith(f"{name}: expected ") and wrong[0][3].endswith("got CHANGED")
     assert problems == []

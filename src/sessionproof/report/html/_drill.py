@@ -50,32 +50,47 @@ def _gold(action: Action) -> str:
     return f"{action.tool}({_args(action.args)})"
 
 
-def calls_record(session: Session, scenario: Scenario | None) -> list[list[str]] | None:
-    """The scenario's gold calls beside the session's calls, as [expected, actual] rows, or
-    None when the scenario names no gold call (or is not known).
+def _first_difference(action: Action, args: dict[str, Any] | None) -> str:
+    """The first compared argument where the call differs from the gold action, or ""."""
+    if args is None:
+        return "arguments could not be parsed"
+    for name in action.compare_args if action.compare_args is not None else action.args:
+        want = action.args.get(name)
+        if name not in args:
+            return f"{name}: expected {_text(want)}, missing"
+        if args[name] != want:
+            return f"{name}: expected {_text(want)}, got {_text(args[name])}"
+    return ""
 
-    Each gold call sits beside the first not yet placed call of the session to the same tool
-    (a call that failed says so); the session's other calls follow with no expected call."""
+
+def calls_record(session: Session, scenario: Scenario | None) -> list[list[str]] | None:
+    """The scenario's gold calls beside the session's calls, as [expected, actual, difference]
+    rows, or None when the scenario names no gold call (or is not known).
+
+    Each gold call sits beside the session's first not yet placed call to the same tool with
+    the same compared arguments, else its first not yet placed call to that tool, with the
+    first argument that differs (or "not made", or "failed" for a call that met an error);
+    the session's other calls follow with no expected call."""
     if scenario is None or not scenario.criteria.gold_actions:
         return None
     failed = {r.call_id for r in session.tool_results() if not r.ok}
-    made = [
-        (
-            c.name,
-            f"{c.name}({c.raw_arguments if c.arguments is None else _args(c.arguments)})"
-            + (" → failed" if c.id in failed else ""),
-        )
-        for c in session.tool_calls()
+    calls = session.tool_calls()
+    text = [
+        f"{c.name}({c.raw_arguments if c.arguments is None else _args(c.arguments)})" for c in calls
     ]
     placed: set[int] = set()
     rows: list[list[str]] = []
     for action in scenario.criteria.gold_actions:
-        hit = next(
-            (i for i, (name, _) in enumerate(made) if i not in placed and name == action.tool),
-            None,
-        )
-        if hit is not None:
-            placed.add(hit)
-        rows.append([_gold(action), "" if hit is None else made[hit][1]])
-    rows += [["", text] for i, (_, text) in enumerate(made) if i not in placed]
+        free = [i for i, c in enumerate(calls) if i not in placed and c.name == action.tool]
+        same = [i for i in free if not _first_difference(action, calls[i].arguments)]
+        hit = next(iter(same or free), None)
+        if hit is None:
+            rows.append([_gold(action), "", "not made"])
+            continue
+        placed.add(hit)
+        note = _first_difference(action, calls[hit].arguments)
+        if calls[hit].id in failed:
+            note = "; ".join(p for p in (note, "the call failed") if p)
+        rows.append([_gold(action), text[hit], note])
+    rows += [["", t, "not in the gold calls"] for i, t in enumerate(text) if i not in placed]
     return rows

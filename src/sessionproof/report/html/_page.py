@@ -78,8 +78,8 @@ c.details.map(function(d){return [d[0],val(d[1]),d[3]?'missing':val(d[2])];}),'m
 t.appendChild(row([c.name,el('td','v v-'+v.replace(' ','-'),v),cell]));});
 drill.appendChild(t);}
 function calls(s){if(!s.calls)return;drill.appendChild(el('h4','','expected vs actual calls'));
-drill.appendChild(table(['#','expected','actual'],s.calls.map(function(c,i){
-return [String(i+1),c[0]||'–',c[1]||'–'];}),'calls'));}
+drill.appendChild(table(['#','expected','actual','difference'],s.calls.map(function(c,i){
+return [String(i+1),c[0]||'–',c[1]||'–',c[2]||''];}),'calls'));}
 function show(key){var s=byKey[key];if(!s)return false;drill.replaceChildren();
 var h=el('h3','',s.run+' · '+s.scenario+' · trial '+s.trial+' · '+s.arm+' · '+s.verdict+
 ' · '+s.termination);h.id='drill-title';drill.appendChild(h);
