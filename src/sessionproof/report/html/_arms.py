@@ -64,7 +64,7 @@ def arms_section(runs: Sequence[ReportRun]) -> str:
     for run in multi:
         rows = []
         for arm, metrics in run.arms.items():
-            f = arm_figures(run, arm)
+            f = arm_figures(run, arm, faults=True)
             rec = metrics.error_recovery
             rate = rec.get("error_recovery_rate")
             rows.append(

@@ -57,8 +57,11 @@ def _why_not(session: Session) -> str:
     return session.outcome.not_judged or "not judged"
 
 
-def arm_figures(run: ReportRun, arm: str) -> ArmFigures:
-    """Count one arm of `run` from its sessions' verdicts."""
+def arm_figures(run: ReportRun, arm: str, *, faults: bool = False) -> ArmFigures:
+    """Count one arm of `run` from its sessions' verdicts (and its injected faults when
+    asked). When every session was judged, pass^k and pass@k are the arm's metrics' own (the
+    same numbers: nothing is left out); otherwise they are counted here without the
+    sessions that were not judged."""
     sessions = [s for s in run.sessions if s.arm == arm]
     out = ArmFigures(len(sessions), 0, 0)
     table: dict[str, list[tuple[int, bool | None]]] = {}
@@ -70,7 +73,13 @@ def arm_figures(run: ReportRun, arm: str) -> ArmFigures:
         else:
             out.judged += 1
             out.passed += v
-        out.faults += sum(isinstance(e, FaultInjectedEvent) for e in s.events)
+        if faults:
+            out.faults += sum(isinstance(e, FaultInjectedEvent) for e in s.events)
+    metrics = run.arms.get(arm)
+    if metrics is not None and not out.not_judged:
+        for key, hat in metrics.summary.pass_hat_k.items():
+            out.pass_k[int(key)] = (hat, metrics.pass_at_k.get(key))
+        return out
     trials = {sid: [v for _, v in sorted(ts, key=lambda t: t[0])] for sid, ts in table.items()}
     top = max((sum(v is not None for v in t) for t in trials.values()), default=0)
     for k in range(1, top + 1):
