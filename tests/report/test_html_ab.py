@@ -139,6 +139,7 @@ def test_sessions_not_judged_are_shown_apart_and_out_of_accuracy(tmp_path: Path)
     page = report([run_id], tmp_path / "u.html", store).read_text(encoding="utf-8")
     row = _cells(page, "headline")[0]
     assert row[4] == "1/1" and row[5] == "100.0%"  # the one judged session passed
+    assert row[7] == "pass^1 100% · pass@1 100%"  # over the one scenario judged
     assert row[8] == "2: no criterion can be checked on its domain 2"
     assert page.count('<a class="c unjudged"') == 2 and '<a class="c fail"' not in page
 
