@@ -16,6 +16,8 @@ from typer.testing import CliRunner
 from sessionproof.cli import app
 from sessionproof.runs import compare, report
 
+from .test_html_browser import ARGS, CHROMIUM
+
 TAU2 = (
     Path(__file__).parents[1] / "fixtures" / "tau" / "gpt-4.1_airline_default_gpt-4.1_1trials.json"
 )
@@ -99,3 +101,26 @@ def test_a_score_run_and_its_rerun_pair_by_transcript(
     text = page.read_text(encoding="utf-8")
     assert "session_success — not measured" not in text
     assert _rows(text, "compare")[0][1] == "16"
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+def test_the_reruns_report_in_a_browser_cuts_no_transcript_id(
+    scored_and_rerun: tuple[Path, str, dict[str, Any]],
+) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    store, _, rerun = scored_and_rerun
+    path = report([rerun["run_id"]], store.parent / "rb.html", store)
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(path.as_uri())
+        assert page.locator("#rerun table.reruns tbody tr").count() == 8
+        assert page.locator("#rerun table.compare").is_visible()
+        rows = page.locator("#grid .sid")
+        assert rows.count() == 8
+        for i in range(rows.count()):
+            row = rows.nth(i)
+            # A transcript id (a 36-character UUID) is shown whole: it wraps, it is not cut.
+            assert row.inner_text() in {t["id"] for t in rerun["per_transcript"]}
+            assert row.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), row.inner_text()
+        browser.close()

@@ -37,7 +37,7 @@ table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #e3e
 padding:3px 8px;text-align:left}th{background:#f0f2f5}.missing{color:#8a5a00;font-style:italic}
 .plot{display:block;max-width:100%;height:auto}.ax{stroke:#333}.grid{stroke:#e3e6ea}
 .tk{font-size:11px;fill:#333}.grid .row{display:flex;align-items:center;gap:2px}
-.sid{width:220px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12px}
+.sid{width:260px;flex:none;overflow-wrap:anywhere;font-size:12px}
 .c{display:inline-block;width:13px;height:13px;border-radius:2px}.pass{background:#2e9d57}
 .fail{background:#d1452f}.infra{background:#888}.none{background:#ddd}
 .row.flaky .sid{font-weight:600}
