@@ -174,3 +174,16 @@ def test_the_multi_arm_report_in_a_browser(multi: tuple[Path, str]) -> None:
         page.locator("#arms").screenshot(path=str(store.parent / "arms.png"))
         browser.close()
     assert problems == []
+
+
+def test_imported_traces_without_an_outcome_are_not_judged_not_failed(tmp_path: Path) -> None:
+    # Issue 41.23: an unlabelled import read 0% in the report.
+    atif = Path(__file__).parents[1] / "fixtures" / "atif" / "two.trajectories.jsonl"
+    store = tmp_path / "i.duckdb"
+    out = CliRunner().invoke(app, ["import", str(atif), "--json", "--store", str(store)])
+    assert out.exit_code == 0, out.output
+    run_id = json.loads(out.stdout)["run_id"]
+    page = report([run_id], tmp_path / "i.html", store).read_text(encoding="utf-8")
+    row = _cells(page, "headline")[0]
+    assert row[3:9] == ["2", "0/0", "–", "–", "–", "2: no outcome 2"]
+    assert page.count('<a class="c none"') == 2 and '<a class="c fail"' not in page
