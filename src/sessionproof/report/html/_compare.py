@@ -2,10 +2,11 @@
 
 A pair is the same scenario and trial (and arm, when the runs share arm names) judged in both
 runs; a session not judged (infra error, no outcome, `Outcome.not_judged`) leaves its pair out.
-A rerun and the run it reruns (a `score` of the same file, or another rerun of it) pair by
-transcript instead: a rerun session names its transcript (`rerun_of`), a scored session is
-named by it, and each rerun trial pairs with the transcript's one original verdict; where no
-transcript id is shared, by the task the rerun names (`task`) against the scenario id.
+A rerun and the run it reruns (a `score` of the same file) pair by transcript instead: a
+rerun session names its transcript (`rerun_of`), a scored session is named by it, and each
+rerun trial pairs with the transcript's one original verdict; where no transcript id is
+shared, by the task the rerun names (`task`) against the scenario id. (Two reruns of one file
+share their scenario ids, the transcript ids, and pair as any two runs.)
 
 Each metric is a per-session 0/1 (success; reached the end on the gold path where survival
 was computed), so the difference has a paired bootstrap interval and an exact McNemar p on
@@ -94,26 +95,18 @@ def _rerun_keys(
     """(original side, rerun side, what pairs them) when `rerun` reruns what `original` ran,
     or None. Each rerun trial pairs with the original verdict of its transcript (or task: the
     first original session of that scenario)."""
-    both = _is_rerun(original)
     for field, name in (("rerun_of", "transcript"), ("task", "task")):
         theirs = _by_origin(rerun, field)
-        if both:
-            mine = _by_origin(original, field)
-            a: dict[Key, Session] = {(o, str(s.trial)): s for o, ss in mine.items() for s in ss}
-            b: dict[Key, Session] = {(o, str(s.trial)): s for o, ss in theirs.items() for s in ss}
-            if a.keys() & b.keys():
-                return a, b, f"{name} × trial (two reruns)"
-            continue
         ours: dict[str, Session] = {}
         for s in original:
             ours.setdefault(s.session_id if field == "rerun_of" else s.scenario_id, s)
         shared = ours.keys() & theirs.keys()
         if not shared:
             continue
-        a = {(o, str(s.trial)): ours[o] for o in shared for s in theirs[o]}
+        a: dict[Key, Session] = {(o, str(s.trial)): ours[o] for o in shared for s in theirs[o]}
         # What one side ran alone stays in, as unpaired keys.
         a |= {(o, "0"): ours[o] for o in ours.keys() - shared}
-        b = {(o, str(s.trial)): s for o, ss in theirs.items() for s in ss}
+        b: dict[Key, Session] = {(o, str(s.trial)): s for o, ss in theirs.items() for s in ss}
         return a, b, f"{name} × trial (original vs rerun)"
     return None
 
@@ -121,11 +114,12 @@ def _rerun_keys(
 def _paired_keys(
     sessions_a: Sequence[Session], sessions_b: Sequence[Session]
 ) -> tuple[dict[Key, Session], dict[Key, Session], str]:
-    if _is_rerun(sessions_b):
+    # Two reruns of one file already share their scenario ids (the transcript ids).
+    if _is_rerun(sessions_b) and not _is_rerun(sessions_a):
         found = _rerun_keys(sessions_a, sessions_b)
         if found is not None:
             return found
-    elif _is_rerun(sessions_a):
+    elif _is_rerun(sessions_a) and not _is_rerun(sessions_b):
         found = _rerun_keys(sessions_b, sessions_a)
         if found is not None:
             b, a, how = found
