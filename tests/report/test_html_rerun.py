@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from sessionproof.cli import app
 from sessionproof.runs import compare, report
+from sessionproof.store import Store
 
 from .test_html_browser import ARGS, CHROMIUM
 
@@ -124,3 +125,22 @@ def test_the_reruns_report_in_a_browser_cuts_no_transcript_id(
             assert row.inner_text() in {t["id"] for t in rerun["per_transcript"]}
             assert row.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), row.inner_text()
         browser.close()
+
+
+def test_a_rerun_pairs_by_task_with_another_file_of_the_same_tasks(
+    scored_and_rerun: tuple[Path, str, dict[str, Any]],
+) -> None:
+    # Another model's trajectories of the same tasks: no transcript id in common, the tasks
+    # are (each trial of a rerun against that file's verdict of its task).
+    store, _, rerun = scored_and_rerun
+    other = TAU2.with_name("claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
+    scored = _json(["score", str(other), "--store", str(store)])["run_id"]
+    result = compare(scored, rerun["run_id"], store)
+    assert result.paired_on == "task × trial (original vs rerun)"
+    success = next(m for m in result.metrics if m.metric == "session_success")
+    tasks = {t["task"] for t in rerun["per_transcript"]}
+    with Store.open_for_reading(store) as db:
+        theirs = {s.scenario_id: s.verdict for s in db.load_sessions(scored)}
+    shared = tasks & theirs.keys()
+    assert shared and success.pairs == 2 * len(shared)
+    assert success.rate_a == pytest.approx(sum(bool(theirs[t]) for t in shared) / len(shared))
