@@ -144,24 +144,27 @@ def session_record(
     verdict, each criterion with its evidence, the gold calls beside the calls made (when
     `scenario` is given), its first divergence and its events."""
     div = survival.divergence if survival else None
-    outcome = session.outcome
-    return {
+    record: dict[str, Any] = {
         "key": session_key(session),
         "run": session.run_id,
-        "id": session.session_id,
         "scenario": session.scenario_id,
         "trial": session.trial,
         "arm": session.arm,
         "verdict": verdict(session),
-        "not_judged": outcome.not_judged if outcome is not None else None,
         "criteria": criteria_records(session),
-        "calls": calls_record(session, scenario),
         "termination": f"{session.termination.value} {session.termination_detail}".strip(),
         "divergence": None
         if div is None
         else {"step": div.step, "kind": div.kind.value, "detail": _cut(div.detail)},
         "events": event_rows(session, traces),
     }
+    # Left out when empty: a 1,000-session page would carry them a thousand times.
+    if session.outcome is not None and session.outcome.not_judged is not None:
+        record["not_judged"] = session.outcome.not_judged
+    calls = calls_record(session, scenario)
+    if calls is not None:
+        record["calls"] = calls
+    return record
 
 
 def survivals(run: ReportRun) -> dict[str, SessionSurvival]:

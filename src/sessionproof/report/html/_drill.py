@@ -28,18 +28,14 @@ def _mismatch(m: Mismatch) -> list[Any]:
     return [m.where, _text(m.expected), _text(m.actual), m.missing]
 
 
-def criteria_records(session: Session) -> list[dict[str, Any]]:
-    """Each criterion: name, passed (None: not evaluated), evidence, and its mismatches as
-    [where, expected, actual, missing] rows."""
+def criteria_records(session: Session) -> list[list[Any]]:
+    """Each criterion as [name, passed (None: not evaluated), evidence, mismatches], each
+    mismatch as [where, expected, actual, missing] (lists, not objects: a 1,000-session page
+    carries some 4,000 of them)."""
     if session.outcome is None:
         return []
     return [
-        {
-            "name": c.name,
-            "passed": c.passed,
-            "evidence": c.evidence,
-            "details": [_mismatch(m) for m in c.details],
-        }
+        [c.name, c.passed, c.evidence, [_mismatch(m) for m in c.details]]
         for c in session.outcome.criteria
     ]
 

@@ -71,11 +71,11 @@ function val(v){return v===null||v===undefined?'–':(typeof v==='string'?v:JSON
 function criteria(s){if(!s.criteria||!s.criteria.length)return;
 drill.appendChild(el('h4','','criteria'));
 var t=table(['criterion','verdict','evidence'],[],'crit');
-s.criteria.forEach(function(c){var v=c.passed===null?'not evaluated':(c.passed?'pass':'fail');
-var cell=el('td');cell.appendChild(el('div','',c.evidence||''));
-if(c.details&&c.details.length){cell.appendChild(table(['where','expected','actual'],
-c.details.map(function(d){return [d[0],val(d[1]),d[3]?'missing':val(d[2])];}),'mm'));}
-t.appendChild(row([c.name,el('td','v v-'+v.replace(' ','-'),v),cell]));});
+s.criteria.forEach(function(c){var v=c[1]===null?'not evaluated':(c[1]?'pass':'fail');
+var cell=el('td');cell.appendChild(el('div','',c[2]||''));
+if(c[3].length){cell.appendChild(table(['where','expected','actual'],
+c[3].map(function(d){return [d[0],val(d[1]),d[3]?'missing':val(d[2])];}),'mm'));}
+t.appendChild(row([c[0],el('td','v v-'+v.replace(' ','-'),v),cell]));});
 drill.appendChild(t);}
 function calls(s){if(!s.calls)return;drill.appendChild(el('h4','','expected vs actual calls'));
 drill.appendChild(table(['#','expected','actual','difference'],s.calls.map(function(c,i){
@@ -95,8 +95,9 @@ document.getElementById('session').scrollIntoView();return true;}
 function fromHash(){var h=location.hash.slice(1);if(!h)return;
 try{h=decodeURIComponent(h);}catch(e){return;}show(h);}
 document.addEventListener('click',function(ev){var t=ev.target;
-if(t&&t.dataset&&t.dataset.s){ev.preventDefault();if(show(t.dataset.s)){
-history.replaceState(null,'',t.getAttribute('href'));}}});
+var a=t&&t.closest?t.closest('#grid a.c'):null;if(!a)return;var h=a.getAttribute('href');
+var k;try{k=decodeURIComponent(h.slice(1));}catch(e){return;}
+ev.preventDefault();if(show(k)){history.replaceState(null,'',h);}});
 window.addEventListener('hashchange',fromHash);fromHash();
 })();
 """

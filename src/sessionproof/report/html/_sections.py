@@ -227,7 +227,6 @@ def grid(runs: Sequence[ReportRun]) -> str:
                 trials = cells[sid]
                 links = "".join(
                     f'<a class="c {v}" href="#{escape(quote(key, safe="/"), quote=True)}" '
-                    f'data-s="{escape(key, quote=True)}" '
                     f'title="{escape(sid, quote=True)} trial {t}: {_SHOWN.get(v, v)}"></a>'
                     for t, (v, key) in sorted(trials.items())
                 )
