@@ -3,14 +3,17 @@ run it belongs to; `#RUN/SESSION` opens it; a failed criterion shows why, as tex
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
+from typer.testing import CliRunner
 
 import sessionproof
+from sessionproof.cli import app
 from sessionproof.records import CriterionResult, Mismatch, Session, ToolCall, ToolCallEvent
 from sessionproof.runs import report
 from sessionproof.store import Store
@@ -169,4 +172,30 @@ def test_the_drill_down_shows_each_criterion_with_its_evidence(
     wrong = [r for r in rows if first.name in r[1] and "CHANGED" in r[2]]
     assert len(wrong) == 1  # the gold call beside the call that differs from it
     assert wrong[0][3].startswith(f"{name}: expected ") and wrong[0][3].endswith("got CHANGED")
+    assert problems == []
+
+
+def test_a_session_id_that_needs_escaping_opens_by_click_and_by_link(
+    tmp_path: Path, browser: Any
+) -> None:
+    weird = "a b#c<d>/é%20?x"
+    log = tmp_path / "chat.jsonl"
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]
+    log.write_text(json.dumps({"id": weird, "messages": messages}) + "\n", encoding="utf-8")
+    store = tmp_path / "w.duckdb"
+    out = CliRunner().invoke(
+        app,
+        ["score", str(log), "--format", "openai", "--json", "--no-report", "--store", str(store)],
+    )
+    assert out.exit_code in (0, 1), out.output
+    run_id = json.loads(out.stdout)["run_id"]
+    path = report([run_id], tmp_path / "w.html", store)
+    problems: list[str] = []
+    page = _page(browser, problems)
+    page.goto(path.as_uri())
+    page.locator("#grid a.c").first.click()
+    assert weird in page.locator("#drill-title").inner_text()
+    linked = _page(browser, problems)
+    linked.goto(path.as_uri() + "#" + quote(f"{run_id}/{weird}", safe="/"))
+    assert weird in linked.locator("#drill-title").inner_text()
     assert problems == []
