@@ -187,3 +187,21 @@ def test_imported_traces_without_an_outcome_are_not_judged_not_failed(tmp_path: 
     row = _cells(page, "headline")[0]
     assert row[3:9] == ["2", "0/0", "–", "–", "–", "2: no outcome 2"]
     assert page.count('<a class="c none"') == 2 and '<a class="c fail"' not in page
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+def test_an_unjudged_sessions_drill_down_says_not_judged(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    atif = Path(__file__).parents[1] / "fixtures" / "atif" / "two.trajectories.jsonl"
+    store = tmp_path / "i.duckdb"
+    out = CliRunner().invoke(app, ["import", str(atif), "--json", "--store", str(store)])
+    run_id = json.loads(out.stdout)["run_id"]
+    path = report([run_id], tmp_path / "i.html", store)
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page()
+        page.goto(path.as_uri())
+        page.locator("#grid a.c").first.click()
+        title = page.locator("#drill-title").inner_text()
+        assert "no outcome: not judged" in title and "fail" not in title
+        browser.close()

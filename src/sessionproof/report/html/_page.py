@@ -61,6 +61,7 @@ JS = """
 var data=JSON.parse(document.getElementById('sessions').textContent);
 var byKey={};data.forEach(function(s){byKey[s.key]=s;});
 var drill=document.getElementById('drill');
+var WORDS={infra:'infra error: not judged',unjudged:'not judged',none:'no outcome: not judged'};
 function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
 if(text!==undefined)e.textContent=String(text);return e;}
 function row(cells,tag){var tr=el('tr');cells.forEach(function(c){
@@ -81,8 +82,8 @@ function calls(s){if(!s.calls)return;drill.appendChild(el('h4','','expected vs a
 drill.appendChild(table(['#','expected','actual','difference'],s.calls.map(function(c,i){
 return [String(i+1),c[0]||'–',c[1]||'–',c[2]||''];}),'calls'));}
 function show(key){var s=byKey[key];if(!s)return false;drill.replaceChildren();
-var h=el('h3','',s.run+' · '+s.scenario+' · trial '+s.trial+' · '+s.arm+' · '+s.verdict+
-' · '+s.termination);h.id='drill-title';drill.appendChild(h);
+var h=el('h3','',s.run+' · '+s.scenario+' · trial '+s.trial+' · '+s.arm+' · '+
+(WORDS[s.verdict]||s.verdict)+' · '+s.termination);h.id='drill-title';drill.appendChild(h);
 if(s.not_judged){drill.appendChild(el('p','missing','not judged: '+s.not_judged));}
 if(s.divergence){drill.appendChild(el('p','missing','first divergence at step '+
 s.divergence.step+': '+s.divergence.kind+' — '+s.divergence.detail));}
