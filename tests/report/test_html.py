@@ -88,18 +88,48 @@ def test_unknown_run_is_one_line_error(store: tuple[Path, str, str]) -> None:
     assert result.exit_code != 0 and "Traceback" not in result.output
 
 
-def test_score_writes_its_report_next_to_the_store_unless_told_not(tmp_path: Path) -> None:
+def test_score_writes_its_report_into_the_folder_beside_the_store_unless_told_not(
+    tmp_path: Path,
+) -> None:
+    # Issue 34.14 moves the run's report from report-RUN.html beside the store into one
+    # folder beside it (STORE-reports/RUN.html).
     src = hostile_transcript(tmp_path / "x.jsonl")
     store = tmp_path / "s.duckdb"
     args = ["score", str(src), "--format", "openai", "--json", "--store", str(store)]
     result = runner.invoke(app, args)
     run_id = json.loads(result.stdout)["run_id"]  # stdout stays pure JSON
-    written = list(tmp_path.glob("report-*.html"))
-    assert [p.name for p in written] == [f"report-{run_id}.html"]
-    assert "report: " in result.stderr
+    written = list((tmp_path / "s-reports").glob("*.html"))
+    assert [p.name for p in written] == [f"{run_id}.html"]
+    assert list(tmp_path.glob("*.html")) == []
+    assert f"report: {written[0]}" in result.stderr
     assert EVIL not in written[0].read_text(encoding="utf-8")
     again = runner.invoke(app, [*args, "--no-report"])
-    assert len(list(tmp_path.glob("report-*.html"))) == 1 and "report: " not in again.stderr
+    assert len(list((tmp_path / "s-reports").glob("*.html"))) == 1
+    assert "report: " not in again.stderr
+
+
+def test_runs_in_the_working_folder_leave_one_folder_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--store x.duckdb` names a store in the working folder: its reports go to x-reports/,
+    # never loose into the working folder.
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--suite", "demo", "--model", "oracle", "--limit", "1", "--store", "x.duckdb"]
+    ids = []
+    for _ in range(3):
+        out = runner.invoke(app, [*args, "--json"])
+        assert out.exit_code == 0, out.output
+        ids.append(json.loads(out.stdout)["run_id"])
+        assert f"report: {Path('x-reports') / (ids[-1] + '.html')}" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x-reports", "x.duckdb"]
+    assert sorted(p.name for p in (tmp_path / "x-reports").iterdir()) == sorted(
+        f"{i}.html" for i in ids
+    )
+    # `report` without -o writes there too, and prints the path.
+    shown = runner.invoke(app, ["report", ids[0], ids[1], "--store", "x.duckdb"])
+    assert shown.exit_code == 0, shown.output
+    both = Path("x-reports") / f"{ids[0]}+{ids[1]}.html"
+    assert shown.stdout.strip() == str(both) and both.stat().st_size > 0
 
 
 def test_the_report_mines_without_the_risk_model(store: tuple[Path, str, str]) -> None:

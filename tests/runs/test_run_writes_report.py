@@ -36,6 +36,7 @@ def test_the_runs_own_report_is_the_page_a_later_report_makes(
     assert done.html_error is None and done.html_report is not None
     written = Path(done.html_report)
     assert written == default_report_path(store, done.run_id) and written.exists()
+    assert written == tmp_path / "s-reports" / f"{done.run_id}.html"
     assert decoded == []  # every session the report read was kept as it was written
     later = runs.report([done.run_id], tmp_path / "later.html", store)
     assert len(decoded) == 8  # a later reader decodes them from the file
@@ -45,7 +46,7 @@ def test_the_runs_own_report_is_the_page_a_later_report_makes(
 def test_without_html_no_report_is_written(tmp_path: Path) -> None:
     done = runs.run(_config(tmp_path / "s.duckdb"))
     assert done.html_report is None and done.html_error is None
-    assert list(tmp_path.glob("report-*.html")) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.duckdb"]
 
 
 def test_a_report_that_cannot_be_written_is_named_and_the_run_is_kept(

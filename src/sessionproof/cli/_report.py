@@ -24,7 +24,10 @@ NoReportOpt = Annotated[
 def report_command(
     run_ids: Annotated[list[str], typer.Argument(help="Stored run ids (or unique prefixes).")],
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="HTML file (default: next to the store).")
+        Path | None,
+        typer.Option(
+            "-o", "--output", help="HTML file (default: STORE-reports/RUN.html beside the store)."
+        ),
     ] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
 ) -> None:
@@ -74,9 +77,9 @@ def told_report(path: str | None, error: str | None) -> None:
 
 
 def write_run_report(run_id: str, store: Path, skip: bool) -> None:
-    """End of `run`, `score`, `rerun`: write the run's report next to the store and print its
-    path on stderr (stdout stays the command's own output, e.g. --json). A report that cannot
-    be written is a warning: the run itself is stored."""
+    """End of `run`, `score`, `rerun`: write the run's report to the folder beside the store
+    (`default_report_path`) and print its path on stderr (stdout stays the command's own
+    output, e.g. --json). A report that cannot be written is a warning: the run is stored."""
     if skip or not run_id:
         return
     try:

@@ -7,21 +7,62 @@ from pathlib import Path
 
 from .._gc import tuned_gc
 from ..errors import InputFileError, SessionproofError
+from ..importers import import_file
 from ..patterns import Granularity, MineOptions, mine
-from ..report.html import Comparison, ReportRun, compare_sessions, render_html
+from ..report.html import Comparison, Original, ReportRun, compare_sessions, render_html
+from ..rerun import plan_reruns
 from ..scoring import MetricsReport, SessionSurvival, TraceCache
-from ..store import DEFAULT_STORE_PATH, Store
+from ..store import DEFAULT_STORE_PATH, RunManifest, Store
 from ..suites import Suite
 from ._metrics import _reading, metrics, metrics_of, scenarios_for
 
 REPORT_NAME = "report.html"
+"""The file `report` wrote beside the store before reports had their own folder (kept for
+code that imports it; nothing writes it now)."""
+REPORTS_SUFFIX = "-reports"
+"""Reports go to one folder beside the store, named after it: `runs-reports/` for
+`runs.duckdb` (`.sessionproof/store-reports/` for the default store)."""
 MINED_AT = Granularity.outcome
 """The granularity the report mines sessions at (a run makes their tokens at it early)."""
 
 
-def default_report_path(store: str | Path, run_id: str) -> Path:
-    """Where `run`, `score` and `rerun` write a run's report: next to the store."""
-    return Path(store).parent / f"report-{run_id}.html"
+def reports_folder(store: str | Path) -> Path:
+    """The one folder beside `store` that reports go to (made when a report is written)."""
+    path = Path(store)
+    return path.parent / f"{path.stem}{REPORTS_SUFFIX}"
+
+
+def default_report_path(store: str | Path, run_ids: str | Sequence[str]) -> Path:
+    """Where a report goes unless told: `RUN.html` in the store's reports folder (the runs'
+    ids joined by `+` for a report of several). `run`, `score` and `rerun` write theirs
+    there."""
+    ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
+    return reports_folder(store) / f"{'+'.join(ids)}.html"
+
+
+def _originals(manifest: RunManifest) -> tuple[dict[str, Original] | None, str]:
+    """A rerun's transcripts read again from its file, by the scenario id each rerun ran, with
+    their original verdicts as `rerun` found them; or None and why not."""
+    path = Path(manifest.suite)
+    if not path.is_file():
+        return None, f"the transcript file {path} is no longer there"
+    domain = manifest.options.get("domain")
+    try:
+        result = import_file(
+            path,
+            str(manifest.options.get("format") or "auto"),
+            run_id=manifest.run_id,
+            domain=domain if isinstance(domain, str) else None,
+        )
+        items, _ = plan_reruns(
+            result, domain=domain if isinstance(domain, str) else None, limit=manifest.limit
+        )
+    except SessionproofError as exc:
+        return None, f"re-reading {path} failed: {exc}"
+    return {
+        i.scenario.id: Original(i.transcript_id, i.transcript.session.scenario_id, i.original)
+        for i in items
+    }, ""
 
 
 def _load(
@@ -44,6 +85,9 @@ def _load(
         traces=traces,
     )
     scenarios, domain_for, _ = found
+    run.scenarios = dict(scenarios)
+    if manifest.command == "rerun":
+        run.originals, run.originals_note = _originals(manifest)
     try:
         # The page shows findings and advice, not the risk model: skip its cross-validation,
         # most of mining's time (21 s of 26 s on the 40 tau2 retail sessions).
@@ -98,8 +142,9 @@ def report(
     traces: TraceCache | None = None,
 ) -> Path:
     """Write the HTML report of the stored runs `run_ids` (ids or unique prefixes) to
-    `output` (default: report.html next to the store) and return its path. Two or more runs
-    add the paired comparison of the first two.
+    `output` (default: `default_report_path`, in the folder beside the store) and return its
+    path; a missing folder is made. Two or more runs add the paired comparison of the first
+    two.
 
     `suite`: the suite the first run ran, as it ran it, when the caller holds it (a run
     reporting on itself); its scenarios are then not loaded again. `traces`: what was made
@@ -116,9 +161,10 @@ def report(
         page = render_html(runs, compared)
     if output is None:
         base = Path(store.path) if isinstance(store, Store) else Path(store)
-        output = base.parent / REPORT_NAME
+        output = default_report_path(base, [r.run_id for r in runs])
     path = Path(output)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise InputFileError(f"cannot write the report to {path}: {exc.strerror}") from exc

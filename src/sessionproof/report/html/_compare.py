@@ -1,10 +1,17 @@
 """Two runs side by side: paired differences on shared scenario × trial pairs.
 
 A pair is the same scenario and trial (and arm, when the runs share arm names) judged in both
-runs; infra errors are not judged and leave their pair out. Each metric is a per-session 0/1
-(success; reached the end on the gold path where survival was computed), so the difference
-has a paired bootstrap interval and an exact McNemar p on the discordant pairs, and the pairs
-needed to detect the observed difference at 80 % power follow from the discordant share.
+runs; a session not judged (infra error, no outcome, `Outcome.not_judged`) leaves its pair out.
+A rerun and the run it reruns (a `score` of the same file) pair by transcript instead: a
+rerun session names its transcript (`rerun_of`), a scored session is named by it, and each
+rerun trial pairs with the transcript's one original verdict; where no transcript id is
+shared, by the task the rerun names (`task`) against the scenario id. (Two reruns of one file
+share their scenario ids, the transcript ids, and pair as any two runs.)
+
+Each metric is a per-session 0/1 (success; reached the end on the gold path where survival
+was computed), so the difference has a paired bootstrap interval and an exact McNemar p on
+the discordant pairs, and the pairs needed to detect the observed difference at 80 % power
+follow from the discordant share.
 """
 
 from __future__ import annotations
@@ -63,10 +70,67 @@ def _keys(sessions: Sequence[Session], with_arm: bool) -> dict[Key, Session]:
     return out
 
 
+def _meta(session: Session, name: str) -> str | None:
+    value = session.metadata.get(name)
+    return value if isinstance(value, str) and value else None
+
+
+def _is_rerun(sessions: Sequence[Session]) -> bool:
+    return bool(sessions) and all(_meta(s, "rerun_of") for s in sessions)
+
+
+def _by_origin(sessions: Sequence[Session], field: str) -> dict[str, list[Session]]:
+    """A rerun's sessions by the transcript (`rerun_of`) or task (`task`) they rerun."""
+    out: dict[str, list[Session]] = {}
+    for s in sessions:
+        origin = _meta(s, field)
+        if origin is not None:
+            out.setdefault(origin, []).append(s)
+    return out
+
+
+def _rerun_keys(
+    original: Sequence[Session], rerun: Sequence[Session]
+) -> tuple[dict[Key, Session], dict[Key, Session], str] | None:
+    """(original side, rerun side, what pairs them) when `rerun` reruns what `original` ran,
+    or None. Each rerun trial pairs with the original verdict of its transcript (or task: the
+    first original session of that scenario)."""
+    for field, name in (("rerun_of", "transcript"), ("task", "task")):
+        theirs = _by_origin(rerun, field)
+        ours: dict[str, Session] = {}
+        for s in original:
+            ours.setdefault(s.session_id if field == "rerun_of" else s.scenario_id, s)
+        shared = ours.keys() & theirs.keys()
+        if not shared:
+            continue
+        a: dict[Key, Session] = {(o, str(s.trial)): ours[o] for o in shared for s in theirs[o]}
+        # What one side ran alone stays in, as unpaired keys.
+        a |= {(o, "0"): ours[o] for o in ours.keys() - shared}
+        b: dict[Key, Session] = {(o, str(s.trial)): s for o, ss in theirs.items() for s in ss}
+        return a, b, f"{name} × trial (original vs rerun)"
+    return None
+
+
+def _paired_keys(
+    sessions_a: Sequence[Session], sessions_b: Sequence[Session]
+) -> tuple[dict[Key, Session], dict[Key, Session], str]:
+    # Two reruns of one file already share their scenario ids (the transcript ids).
+    if _is_rerun(sessions_b) and not _is_rerun(sessions_a):
+        found = _rerun_keys(sessions_a, sessions_b)
+        if found is not None:
+            return found
+    elif _is_rerun(sessions_a) and not _is_rerun(sessions_b):
+        found = _rerun_keys(sessions_b, sessions_a)
+        if found is not None:
+            b, a, how = found
+            return a, b, how
+    with_arm = bool({s.arm for s in sessions_a} & {s.arm for s in sessions_b})
+    how = "arm × scenario × trial" if with_arm else "scenario × trial (arms differ)"
+    return _keys(sessions_a, with_arm), _keys(sessions_b, with_arm), how
+
+
 def _success(session: Session, _: SessionSurvival | None) -> bool | None:
-    if session.infra_error or session.outcome is None:
-        return None
-    return session.outcome.success
+    return session.verdict
 
 
 def _on_path(session: Session, survival: SessionSurvival | None) -> bool | None:
@@ -90,21 +154,16 @@ def compare_sessions(
 ) -> Comparison:
     """Run B against run A on their shared pairs (see the module docstring). `survivals`
     is keyed by (run id, session id): two runs of one suite share their session ids."""
-    with_arm = bool({s.arm for s in sessions_a} & {s.arm for s in sessions_b})
-    a, b = _keys(sessions_a, with_arm), _keys(sessions_b, with_arm)
+    a, b, paired_on = _paired_keys(sessions_a, sessions_b)
     surv = survivals or {}
-    out = Comparison(
-        run_a=run_a,
-        run_b=run_b,
-        paired_on="arm × scenario × trial" if with_arm else "scenario × trial (arms differ)",
-    )
+    out = Comparison(run_a=run_a, run_b=run_b, paired_on=paired_on)
     for name, judge in _METRICS.items():
         va = {"/".join(k): judge(s, surv.get((s.run_id, s.session_id))) for k, s in a.items()}
         vb = {"/".join(k): judge(s, surv.get((s.run_id, s.session_id))) for k, s in b.items()}
         try:
             pc = paired_comparison(va, vb, n_resamples=2000)
-        except StatisticsInputError as exc:
-            out.skipped[name] = str(exc)
+        except StatisticsInputError:
+            out.skipped[name] = f"no pair ({paired_on}) has it in both runs"
             continue
         needed: int | None = None
         if pc.rate_a != pc.rate_b:

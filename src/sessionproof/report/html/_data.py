@@ -3,7 +3,7 @@ per-session records the page's drill-down renders."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,16 +14,28 @@ from ...records import (
     DriftAppliedEvent,
     FaultInjectedEvent,
     GuardDecisionEvent,
+    Scenario,
     Session,
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
 )
 from ...scoring import MetricsReport, SessionSurvival, TraceCache, made_once
+from ._drill import calls_record, criteria_records
 
 # Long tool outputs are cut so a 1,000-session report stays a few megabytes; the store keeps
 # the full text (`sessionproof show` prints it).
 MAX_TEXT = 1200
+
+
+@dataclass(frozen=True)
+class Original:
+    """One rerun transcript as the file has it."""
+
+    transcript: str
+    task: str | None
+    verdict: bool | None
+    """The original's verdict (None: the file gives none and none could be made)."""
 
 
 @dataclass
@@ -42,6 +54,12 @@ class ReportRun:
     notes: list[str] = field(default_factory=list)
     traces: TraceCache | None = None
     """What was made of the sessions already (a run's, as they ended): their drill-down rows."""
+    scenarios: dict[str, Scenario] = field(default_factory=dict)
+    """The scenarios the sessions ran, by id, when known: their gold calls in the drill-down."""
+    originals: Mapping[str, Original] | None = None
+    """A rerun's transcripts by the scenario id its sessions ran (the original verdicts),
+    when the file could be read again; None otherwise (`originals_note` says why)."""
+    originals_note: str = ""
 
 
 def _cut(text: str | None) -> str:
@@ -50,11 +68,15 @@ def _cut(text: str | None) -> str:
 
 
 def verdict(session: Session) -> str:
-    """pass, fail, infra (not judged) or none (no verdict)."""
+    """pass, fail, or one of the three ways a session is not judged: infra (an infra error),
+    none (no outcome), unjudged (an outcome whose criteria could not be checked). Only pass
+    and fail count in an accuracy."""
     if session.infra_error:
         return "infra"
     if session.outcome is None:
         return "none"
+    if not session.outcome.judged:
+        return "unjudged"
     return "pass" if session.outcome.success else "fail"
 
 
@@ -106,23 +128,43 @@ def event_rows(session: Session, traces: TraceCache | None = None) -> list[list[
     return made_once(traces, "event rows", (session,), _event_rows)
 
 
+def session_key(session: Session) -> str:
+    """The session's key in the page and its deep link: `RUN/SESSION`. Two runs of one suite
+    name their sessions alike, so the session id alone would open the other run's."""
+    return f"{session.run_id}/{session.session_id}"
+
+
 def session_record(
-    session: Session, survival: SessionSurvival | None, traces: TraceCache | None = None
+    session: Session,
+    survival: SessionSurvival | None,
+    traces: TraceCache | None = None,
+    scenario: Scenario | None = None,
 ) -> dict[str, Any]:
-    """The drill-down of one session, as JSON the page renders with textContent only."""
+    """The drill-down of one session, as JSON the page renders with textContent only: its
+    verdict, each criterion with its evidence, the gold calls beside the calls made (when
+    `scenario` is given), its first divergence and its events."""
     div = survival.divergence if survival else None
-    return {
-        "id": session.session_id,
+    record: dict[str, Any] = {
+        "key": session_key(session),
+        "run": session.run_id,
         "scenario": session.scenario_id,
         "trial": session.trial,
         "arm": session.arm,
         "verdict": verdict(session),
+        "criteria": criteria_records(session),
         "termination": f"{session.termination.value} {session.termination_detail}".strip(),
         "divergence": None
         if div is None
         else {"step": div.step, "kind": div.kind.value, "detail": _cut(div.detail)},
         "events": event_rows(session, traces),
     }
+    # Left out when empty: a 1,000-session page would carry them a thousand times.
+    if session.outcome is not None and session.outcome.not_judged is not None:
+        record["not_judged"] = session.outcome.not_judged
+    calls = calls_record(session, scenario)
+    if calls is not None:
+        record["calls"] = calls
+    return record
 
 
 def survivals(run: ReportRun) -> dict[str, SessionSurvival]:
@@ -135,9 +177,13 @@ def survivals(run: ReportRun) -> dict[str, SessionSurvival]:
 
 
 def all_sessions(runs: Sequence[ReportRun]) -> list[dict[str, Any]]:
-    """Every session of every run, as drill-down records (the page indexes them by id)."""
+    """Every session of every run, as drill-down records (the page indexes them by
+    `RUN/SESSION`, never by session id alone)."""
     out = []
     for run in runs:
         by_id = survivals(run)
-        out += [session_record(s, by_id.get(s.session_id), run.traces) for s in run.sessions]
+        out += [
+            session_record(s, by_id.get(s.session_id), run.traces, run.scenarios.get(s.scenario_id))
+            for s in run.sessions
+        ]
     return out

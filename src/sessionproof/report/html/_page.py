@@ -18,8 +18,12 @@ from typing import Any
 
 import orjson
 
+from ._arms import SECTION_ID as ARMS_ID
+from ._arms import arms_section
 from ._compare import Comparison
 from ._data import ReportRun, all_sessions
+from ._rerun import SECTION_ID as RERUN_ID
+from ._rerun import rerun_section
 from ._sections import comparison, failures, grid, headline, pattern_map, recovery, survival
 from ._turns import has_turns, turns_section
 
@@ -33,7 +37,7 @@ table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #e3e
 padding:3px 8px;text-align:left}th{background:#f0f2f5}.missing{color:#8a5a00;font-style:italic}
 .plot{display:block;max-width:100%;height:auto}.ax{stroke:#333}.grid{stroke:#e3e6ea}
 .tk{font-size:11px;fill:#333}.grid .row{display:flex;align-items:center;gap:2px}
-.sid{width:220px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12px}
+.sid{width:260px;flex:none;overflow-wrap:anywhere;font-size:12px}
 .c{display:inline-block;width:13px;height:13px;border-radius:2px}.pass{background:#2e9d57}
 .fail{background:#d1452f}.infra{background:#888}.none{background:#ddd}
 .row.flaky .sid{font-weight:600}
@@ -41,27 +45,61 @@ padding:3px 8px;text-align:left}th{background:#f0f2f5}.missing{color:#8a5a00;fon
 border-bottom:1px solid #eef0f2;white-space:pre-wrap;word-break:break-word;font-size:12px}
 #drill .ev.div{background:#fff1c2;outline:2px solid #e0a800}.k{font-weight:600}
 .k.fault,.k.error{color:#b3261e}.k.guard{color:#6a1b9a}.k.call{color:#0b5cad}
+div.legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px;max-width:560px;
+margin:2px 0 8px 44px}.li{display:inline-flex;align-items:center;gap:5px;overflow-wrap:anywhere}
+table.headline td,table.arms td,table.paired td{white-space:pre}
+table.headline td:nth-child(3),table.arms td:first-child,table.paired td:first-child{
+white-space:pre-line;overflow-wrap:break-word;min-width:8em}p.def{font-size:12px;color:#555}
+.unjudged{background:repeating-linear-gradient(45deg,#ddd 0 3px,#999 3px 5px)}
+#drill table{margin:4px 0 8px}#drill td{vertical-align:top;white-space:pre-wrap;
+word-break:break-word}.v-fail{color:#b3261e;font-weight:600}.v-pass{color:#1e7b43}
+.v-not-evaluated{color:#8a5a00}table.mm{font-size:12px;margin-top:4px}
 """
 
 JS = """
 (function(){
 var data=JSON.parse(document.getElementById('sessions').textContent);
-var byId={};data.forEach(function(s){byId[s.id]=s;});
+var byKey={};data.forEach(function(s){byKey[s.key]=s;});
 var drill=document.getElementById('drill');
+var WORDS={infra:'infra error: not judged',unjudged:'not judged',none:'no outcome: not judged'};
 function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;
 if(text!==undefined)e.textContent=String(text);return e;}
-function show(id){var s=byId[id];if(!s)return;drill.replaceChildren();
-var h=el('h3','', s.scenario+' · trial '+s.trial+' · '+s.arm+' · '+s.verdict+' · '+s.termination);
-h.id='drill-title';drill.appendChild(h);
+function row(cells,tag){var tr=el('tr');cells.forEach(function(c){
+tr.appendChild(c instanceof Node?c:el(tag||'td','',c));});return tr;}
+function table(head,rows,cls){var t=el('table',cls);t.appendChild(row(head,'th'));
+rows.forEach(function(r){t.appendChild(row(r));});return t;}
+function val(v){return v===null||v===undefined?'–':(typeof v==='string'?v:JSON.stringify(v));}
+function criteria(s){if(!s.criteria||!s.criteria.length)return;
+drill.appendChild(el('h4','','criteria'));
+var t=table(['criterion','verdict','evidence'],[],'crit');
+s.criteria.forEach(function(c){var v=c[1]===null?'not evaluated':(c[1]?'pass':'fail');
+var cell=el('td');cell.appendChild(el('div','',c[2]||''));
+if(c[3].length){cell.appendChild(table(['where','expected','actual'],
+c[3].map(function(d){return [d[0],val(d[1]),d[3]?'missing':val(d[2])];}),'mm'));}
+t.appendChild(row([c[0],el('td','v v-'+v.replace(' ','-'),v),cell]));});
+drill.appendChild(t);}
+function calls(s){if(!s.calls)return;drill.appendChild(el('h4','','expected vs actual calls'));
+drill.appendChild(table(['#','expected','actual','difference'],s.calls.map(function(c,i){
+return [String(i+1),c[0]||'–',c[1]||'–',c[2]||''];}),'calls'));}
+function show(key){var s=byKey[key];if(!s)return false;drill.replaceChildren();
+var h=el('h3','',s.run+' · '+s.scenario+' · trial '+s.trial+' · '+s.arm+' · '+
+(WORDS[s.verdict]||s.verdict)+' · '+s.termination);h.id='drill-title';drill.appendChild(h);
+if(s.not_judged){drill.appendChild(el('p','missing','not judged: '+s.not_judged));}
 if(s.divergence){drill.appendChild(el('p','missing','first divergence at step '+
 s.divergence.step+': '+s.divergence.kind+' — '+s.divergence.detail));}
+criteria(s);calls(s);drill.appendChild(el('h4','','transcript'));
 s.events.forEach(function(r){var row=el('div','ev');
 if(s.divergence&&r[2]===s.divergence.step&&r[0]==='call')row.className='ev div';
 row.appendChild(el('span','k '+r[0],r[0]));row.appendChild(el('span','', 't'+r[3]+' s'+r[2]));
 row.appendChild(el('span','',r[1]));drill.appendChild(row);});
-document.getElementById('session').scrollIntoView();}
+document.getElementById('session').scrollIntoView();return true;}
+function fromHash(){var h=location.hash.slice(1);if(!h)return;
+try{h=decodeURIComponent(h);}catch(e){return;}show(h);}
 document.addEventListener('click',function(ev){var t=ev.target;
-if(t&&t.dataset&&t.dataset.s){ev.preventDefault();show(t.dataset.s);}});
+var a=t&&t.closest?t.closest('#grid a.c'):null;if(!a)return;var h=a.getAttribute('href');
+var k;try{k=decodeURIComponent(h.slice(1));}catch(e){return;}
+ev.preventDefault();if(show(k)){history.replaceState(null,'',h);}});
+window.addEventListener('hashchange',fromHash);fromHash();
 })();
 """
 
@@ -93,6 +131,8 @@ def render_html(
     name = title or "sessionproof report: " + ", ".join(r.run_id for r in runs)
     sections = [
         headline(runs),
+        arms_section(runs),
+        rerun_section(runs),
         turns_section(runs),
         survival(runs),
         recovery(runs),
@@ -105,6 +145,8 @@ def render_html(
         f'<a href="#{sid}">{label}</a>'
         for sid, label in (
             ("headline", "headline"),
+            *(((ARMS_ID, "arms"),) if any(len(r.arms) > 1 for r in runs) else ()),
+            *(((RERUN_ID, "rerun"),) if any(r.command == "rerun" for r in runs) else ()),
             *((("turns", "per turn"),) if has_turns(runs) else ()),
             ("survival", "survival"),
             ("recovery", "recovery"),

@@ -7,23 +7,28 @@ clean one.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from html import escape
+from urllib.parse import quote
 
 from ...records import DriftAppliedEvent
-from .._format import pct, pct_range
+from .._format import pct
 from ._compare import Comparison
-from ._data import ReportRun, verdict
-from ._svg import Series, bar_plot, line_plot
+from ._data import ReportRun, session_key, verdict
+from ._figures import arm_figures, not_judged_text, pass_k_text
+from ._svg import Series, bar_plot, grouped_bars, line_plot
 
 NOT_MEASURED = "not measured in this run"
+_SHOWN = {"infra": "infra error (not judged)", "unjudged": "not judged", "none": "no verdict"}
 
 
-def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "") -> str:
     h = "".join(f"<th>{escape(c)}</th>" for c in head)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+    attr = f' class="{escape(cls, quote=True)}"' if cls else ""
+    return f"<table{attr}><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _missing(what: str, why: str = "") -> str:
@@ -41,27 +46,23 @@ def _label(run: ReportRun, arm: str) -> str:
 
 
 def headline(runs: Sequence[ReportRun]) -> str:
-    """Session accuracy with its interval, pass^k / pass@k, infra errors apart."""
+    """Per run × arm: accuracy over judged sessions with its interval, pass^k / pass@k, and
+    the sessions not judged, counted apart with their reasons."""
     rows = []
     for run in runs:
-        for arm, m in run.arms.items():
-            s = m.summary
-            ci = pct_range(*s.ci95) if s.ci95 else "n/a"
-            ks = ", ".join(
-                f"^{k} {v:.2f} / @{k} {m.pass_at_k.get(k, float('nan')):.2f}"
-                for k, v in s.pass_hat_k.items()
-            )
+        for arm in run.arms:
+            f = arm_figures(run, arm)
             rows.append(
                 [
                     run.run_id,
                     run.model,
                     arm,
-                    str(m.sessions),
-                    f"{s.successes}/{s.judged}",
-                    pct(s.session_accuracy),
-                    ci,
-                    ks or "n/a",
-                    str(s.infra_errors),
+                    str(f.sessions),
+                    f"{f.passed}/{f.judged}",
+                    f.accuracy_text,
+                    f.interval,
+                    pass_k_text(f),
+                    not_judged_text(f),
                 ]
             )
     head = [
@@ -69,13 +70,13 @@ def headline(runs: Sequence[ReportRun]) -> str:
         "model",
         "arm",
         "sessions",
-        "passed",
+        "passed / judged",
         "accuracy",
         "Wilson 95%",
-        "pass^k / pass@k",
-        "infra errors",
+        "pass^k · pass@k",
+        "not judged",
     ]
-    return section("headline", "Headline", _table(head, rows))
+    return section("headline", "Headline", _table(head, rows, cls="headline"))
 
 
 def survival(runs: Sequence[ReportRun]) -> str:
@@ -98,7 +99,7 @@ def survival(runs: Sequence[ReportRun]) -> str:
         "<h3>S(d): share of sessions still on the gold path after d decisions</h3>"
         + line_plot(curves, "decision depth d")
         + "<h3>success by gold writes needed</h3>"
-        + line_plot(needs, "gold writes needed", step=False)
+        + grouped_bars(needs, "gold writes needed")
     )
     return section("survival", "Survival", body)
 
@@ -199,24 +200,35 @@ def pattern_map(runs: Sequence[ReportRun]) -> str:
     return section("patterns", "Pattern map", body)
 
 
+def _natural(text: str) -> list[tuple[int, int | str]]:
+    # "2" before "13": digit runs compare as numbers, the rest as text.
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text) if p]
+
+
 def grid(runs: Sequence[ReportRun]) -> str:
-    """Scenario × trial verdicts per run × arm; each cell opens its session."""
+    """Scenario × trial verdicts per run × arm; each cell opens its session (and is its
+    deep link, `#RUN/SESSION`)."""
     body = '<p class="legend"><span class="c pass"></span>pass <span class="c fail"></span>fail '
-    body += '<span class="c infra"></span>infra error <span class="c none"></span>no verdict</p>'
+    body += '<span class="c infra"></span>infra error (not judged) '
+    body += '<span class="c unjudged"></span>not judged <span class="c none"></span>no verdict</p>'
     for run in runs:
         for arm in run.arms:
             cells: dict[str, dict[int, tuple[str, str]]] = {}
             for s in run.sessions:
                 if s.arm == arm:
-                    cells.setdefault(s.scenario_id, {})[s.trial] = (verdict(s), s.session_id)
-            flips = Counter(sid for sid, t in cells.items() if len({v for v, _ in t.values()}) > 1)
+                    cells.setdefault(s.scenario_id, {})[s.trial] = (verdict(s), session_key(s))
+            flips = Counter(
+                sid
+                for sid, t in cells.items()
+                if len({v for v, _ in t.values() if v in ("pass", "fail")}) > 1
+            )
             body += f"<h3>{escape(_label(run, arm))} — {len(flips)} flaky</h3><div class=grid>"
-            for sid in sorted(cells, key=lambda k: (k not in flips, k)):
+            for sid in sorted(cells, key=lambda k: (k not in flips, _natural(k))):
                 trials = cells[sid]
                 links = "".join(
-                    f'<a class="c {v}" href="#s" data-s="{escape(ses, quote=True)}" '
-                    f'title="{escape(sid, quote=True)} trial {t}: {v}"></a>'
-                    for t, (v, ses) in sorted(trials.items())
+                    f'<a class="c {v}" href="#{escape(quote(key, safe="/"), quote=True)}" '
+                    f'title="{escape(sid, quote=True)} trial {t}: {_SHOWN.get(v, v)}"></a>'
+                    for t, (v, key) in sorted(trials.items())
                 )
                 flag = " flaky" if sid in flips else ""
                 body += f'<div class="row{flag}"><span class=sid>{escape(sid)}</span>{links}</div>'
@@ -224,10 +236,8 @@ def grid(runs: Sequence[ReportRun]) -> str:
     return section("grid", "Verdicts: scenario × trial", body)
 
 
-def comparison(result: Comparison | None) -> str:
-    """The paired comparison of the first two runs (when several are given)."""
-    if result is None:
-        return section("compare", "Comparison", _missing("run comparison", "give two runs"))
+def comparison_body(result: Comparison) -> str:
+    """A paired comparison as a sentence and a table (B against A)."""
     rows = [
         [
             m.metric,
@@ -255,7 +265,15 @@ def comparison(result: Comparison | None) -> str:
             "pairs needed",
         ],
         rows,
+        cls="compare",
     )
     for name, why in result.skipped.items():
         body += _missing(name, why)
-    return section("compare", "Comparison", body)
+    return body
+
+
+def comparison(result: Comparison | None) -> str:
+    """The paired comparison of the first two runs (when several are given)."""
+    if result is None:
+        return section("compare", "Comparison", _missing("run comparison", "give two runs"))
+    return section("compare", "Comparison", comparison_body(result))
