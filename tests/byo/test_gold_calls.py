@@ -204,8 +204,10 @@ def test_compare_args_limits_the_arguments_compared(tmp_path: Path) -> None:
     path = _fixtures_suite(tmp_path)
     text = path.read_text()
     path.write_text(
-        text.replace("output: {ok: true}}", "output: {ok: true}}\n"
-        "      - {tool: transfer, args: {amount: 6}, output: {ok: true}}")
+        text.replace(
+            "output: {ok: true}}",
+            "output: {ok: true}}\n      - {tool: transfer, args: {amount: 6}, output: {ok: true}}",
+        )
         + "  - id: loose\n    domain: bank\n    user: {turns: [go]}\n    criteria:\n"
         "      gold_actions: [{tool: transfer, args: {amount: 5, memo: x}, compare_args: []}]\n"
     )
@@ -237,7 +239,7 @@ def test_a_scenario_with_nothing_to_check_is_refused_at_load(tmp_path: Path) -> 
 def test_an_explicit_opt_out_is_stored_as_not_judged(tmp_path: Path) -> None:
     path = _fixtures_suite(tmp_path)
     head = path.read_text().split("scenarios:\n")[0]
-    path.write_text(head + NOTHING + "    criteria: {not_judged: \"smoke test, read by hand\"}\n")
+    path.write_text(head + NOTHING + '    criteria: {not_judged: "smoke test, read by hand"}\n')
     (idle,) = _sessions(path, "lazy").values()
     assert idle.verdict is None
     assert idle.outcome is not None and idle.outcome.not_judged == "smoke test, read by hand"

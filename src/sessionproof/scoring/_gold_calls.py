@@ -91,10 +91,12 @@ def gold_calls_result(
     *,
     ordered: bool = False,
     turn: int | None = None,
-    name: str = GOLD_CALLS,
+    indices: Sequence[int] | None = None,
 ) -> CriterionResult:
     """Each gold action must be met by its own successful call (`ordered`: in the listed
-    order); `turn` limits the calls to one user turn's."""
+    order); `turn` limits the calls to one user turn's. `indices`: each action's position
+    in the scenario's gold actions, for the evidence (default: its position here)."""
+    labels = list(indices) if indices is not None else list(range(len(actions)))
     made = _made(session, turn)
     ok = [c for c, r in made if r is not None and r.ok]
     used: set[int] = set()
@@ -114,7 +116,7 @@ def gold_calls_result(
             earlier = ordered and any(
                 gold_call_matches(c, action) for i, c in enumerate(ok[:start]) if i not in used
             )
-            unmet.append(_why_unmet(index, action, made, earlier))
+            unmet.append(_why_unmet(labels[index], action, made, earlier))
             continue
         used.add(found)
         floor = found + 1
@@ -125,7 +127,7 @@ def gold_calls_result(
         if not unmet
         else f"{met}/{len(actions)} gold call(s) met{order}; " + describe_all(unmet)
     )
-    return CriterionResult(name=name, passed=not unmet, evidence=evidence, details=unmet)
+    return CriterionResult(name=GOLD_CALLS, passed=not unmet, evidence=evidence, details=unmet)
 
 
 def call_matches(call: ToolCall, expected: ExpectedCall) -> bool:

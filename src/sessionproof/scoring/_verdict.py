@@ -140,17 +140,18 @@ def _gold_results(
     # From a gold prefix the engine ran the earlier turns' gold actions: only the rest is
     # the agent's to make.
     mine = [i for i, a in enumerate(criteria.gold_actions) if (a.turn or 0) >= start]
+    results: list[CriterionResult] = []
     if getattr(spec, "stateful", True):
         if not criteria.compare_state:
             return []
         gold, errors, by_calls = _replay(scenario, spec, track=reads_as_calls)
-        results = [_db_result(final_domain, gold, errors)]
-        required = [criteria.gold_actions[i] for i in mine if i in by_calls]
-        if reads_as_calls and required:
-            results.append(gold_calls_result(session, required, ordered=criteria.ordered))
+        results.append(_db_result(final_domain, gold, errors))
+        mine = [i for i in mine if i in by_calls] if reads_as_calls else []
+    if not mine:
         return results
     actions = [criteria.gold_actions[i] for i in mine]
-    return [gold_calls_result(session, actions, ordered=criteria.ordered)] if actions else []
+    results.append(gold_calls_result(session, actions, ordered=criteria.ordered, indices=mine))
+    return results
 
 
 def _turn_results(scenario: Scenario, session: Session, success: bool) -> list[TurnResult]:
@@ -167,8 +168,11 @@ def _turn_results(scenario: Scenario, session: Session, success: bool) -> list[T
         return [TurnResult(turn=start, passed=success, gold_prefix=True, evidence=evidence)]
     out = []
     for turn in range(len(turns)):
-        actions: list[Action] = [a for a in criteria.gold_actions if (a.turn or 0) == turn]
-        calls = gold_calls_result(session, actions, ordered=criteria.ordered, turn=turn)
+        mine = [i for i, a in enumerate(criteria.gold_actions) if (a.turn or 0) == turn]
+        actions: list[Action] = [criteria.gold_actions[i] for i in mine]
+        calls = gold_calls_result(
+            session, actions, ordered=criteria.ordered, turn=turn, indices=mine
+        )
         hits = _forbidden_hits(scenario, session, turn)
         evidence = calls.evidence + (f"; forbidden calls: {', '.join(hits)}" if hits else "")
         passed = calls.passed is True and not hits
