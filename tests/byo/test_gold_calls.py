@@ -252,3 +252,36 @@ def test_an_explicit_opt_out_is_stored_as_not_judged(tmp_path: Path) -> None:
     ((success, outcome),) = rows
     assert success is None  # stored as not judged, neither a pass nor a failure
     assert json.loads(outcome)["not_judged"] == "smoke test, read by hand"
+
+
+def test_toolkit_with_the_state_comparison_off_requires_the_gold_calls(tmp_path: Path) -> None:
+    project = _toolkit_suite(tmp_path)
+    path = project / "scenarios.yaml"
+    read = "      gold_actions: [{tool: get_order, args: {order_id: O1001}}]\n"
+    path.write_text(path.read_text().replace(read, read + "      compare_state: false\n"))
+    assert "compare_state: false" in path.read_text()
+    lazy = _sessions(project, "lazy")["read"]
+    assert lazy.verdict is False
+    assert lazy.outcome is not None
+    assert [c.name for c in lazy.outcome.criteria] == ["termination", "gold_calls"]
+    assert _sessions(project, "oracle")["read"].verdict is True
+
+
+def test_a_built_in_suite_scenario_with_nothing_to_check_is_not_judged() -> None:
+    from sessionproof.records import Criteria, Scenario, UserSpec
+    from sessionproof.suites import Suite
+
+    idle = Scenario(
+        id="idle",
+        domain="demo",
+        user=UserSpec(turns=["hi"]),
+        criteria=Criteria(compare_state=False),
+    )
+    sink = SessionList()
+    plan = RunPlan(run_id="r", arms=["baseline"])
+    asyncio.run(execute_run(Suite("t", [idle]), OracleAgent(), plan, sink))
+    (session,) = sink.sessions
+    assert session.verdict is None  # was a pass: success with nothing checked
+    assert session.outcome is not None
+    assert session.outcome.not_judged is not None
+    assert "can be checked on domain 'demo'" in session.outcome.not_judged

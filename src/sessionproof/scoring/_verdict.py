@@ -132,9 +132,9 @@ def _gold_results(
     spec: DomainSpec,
     reads_as_calls: bool,
 ) -> list[CriterionResult]:
-    """The verdicts on the gold actions: the state replay where the domain has a DB (plus
-    its reads and failing gold calls as required calls with `reads_as_calls`), else
-    required calls."""
+    """The verdicts on the gold actions: the state replay where the domain has a DB (plus,
+    with `reads_as_calls`, its reads and failing gold calls as required calls, or all of
+    them when `compare_state` is off), else required calls."""
     criteria = scenario.criteria
     start = scenario.start_turn or 0
     # From a gold prefix the engine ran the earlier turns' gold actions: only the rest is
@@ -143,10 +143,12 @@ def _gold_results(
     results: list[CriterionResult] = []
     if getattr(spec, "stateful", True):
         if not criteria.compare_state:
-            return []
-        gold, errors, by_calls = _replay(scenario, spec, track=reads_as_calls)
-        results.append(_db_result(final_domain, gold, errors))
-        mine = [i for i in mine if i in by_calls] if reads_as_calls else []
+            # No state comparison wanted: the gold actions can only be required calls.
+            mine = mine if reads_as_calls else []
+        else:
+            gold, errors, by_calls = _replay(scenario, spec, track=reads_as_calls)
+            results.append(_db_result(final_domain, gold, errors))
+            mine = [i for i in mine if i in by_calls] if reads_as_calls else []
     if not mine:
         return results
     actions = [criteria.gold_actions[i] for i in mine]
@@ -191,8 +193,9 @@ def evaluate_session(
     """Judge one session: every criterion with its evidence; success needs all to pass.
 
     Where `spec` has no DB (`stateful` False) the gold actions are required calls; with
-    `reads_as_calls`, so are gold actions that leave a DB unchanged (a state replay cannot
-    tell whether they were made). No criterion to check, or `criteria.not_judged`: the
+    `reads_as_calls`, so are gold actions that leave a DB unchanged or fail (a state replay
+    cannot tell whether they were made), and all of them when `compare_state` is off. No
+    criterion to check, or `criteria.not_judged`: the
     outcome is not judged, with the reason.
     """
     criteria = scenario.criteria

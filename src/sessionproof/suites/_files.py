@@ -88,7 +88,7 @@ def _check_judgeable(scenario: Scenario, stateful: bool, where: str) -> None:
     checkable = bool(
         criteria.communicate or criteria.expected_calls or criteria.forbidden or criteria.state
     )
-    checkable = checkable or (criteria.compare_state if stateful else bool(criteria.gold_actions))
+    checkable = checkable or bool(criteria.gold_actions) or (stateful and criteria.compare_state)
     if not checkable and criteria.not_judged is None:
         kind = "compare_state is off" if stateful else "its domain has no DB to compare"
         raise InputFileError(
