@@ -285,3 +285,24 @@ def test_a_built_in_suite_scenario_with_nothing_to_check_is_not_judged() -> None
     assert session.outcome is not None
     assert session.outcome.not_judged is not None
     assert "can be checked on domain 'demo'" in session.outcome.not_judged
+
+
+def test_calls_of_one_tool_are_paired_whatever_their_order(tmp_path: Path) -> None:
+    # Gold: a transfer of any amount, and one of 6. The agent sends 6 first, then 5: taking
+    # the 6 for the first gold action would leave the second unmet though both were made.
+    path = _fixtures_suite(tmp_path)
+    text = path.read_text().replace(
+        "output: {ok: true}}",
+        "output: {ok: true}}\n      - {tool: transfer, args: {amount: 6}, output: {ok: true}}",
+        1,
+    )
+    path.write_text(
+        text.split("scenarios:\n")[0]
+        + "scenarios:\n  - id: pair\n    domain: bank\n    user: {turns: [go]}\n    criteria:\n"
+        "      gold_actions:\n"
+        "        - {tool: transfer, args: {amount: 5}, compare_args: []}\n"
+        "        - {tool: transfer, args: {amount: 6}}\n"
+    )
+    (pair,) = _sessions(path, "backwards").values()
+    assert [c.arguments for c in pair.tool_calls()] == [{"amount": 6}, {"amount": 5}]
+    assert pair.verdict is True

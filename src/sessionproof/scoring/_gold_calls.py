@@ -19,6 +19,7 @@ from ..records import (
     ToolResult,
 )
 from ._evidence import MISSING, describe_all
+from ._matching import maximum_matching
 
 GOLD_CALLS = "gold_calls"
 """The criterion name of gold actions judged as required calls."""
@@ -38,6 +39,13 @@ def _first_difference(call: ToolCall, action: Action) -> tuple[str, Any, Any] | 
         if want != got:
             return key, want, got
     return None
+
+
+def _difference_count(call: ToolCall, action: Action) -> int:
+    args = call.arguments or {}
+    return sum(
+        action.args.get(k, MISSING) != args.get(k, MISSING) for k in _compared_keys(args, action)
+    )
 
 
 def gold_call_matches(call: ToolCall, action: Action) -> bool:
@@ -75,14 +83,36 @@ def _why_unmet(
         if _first_difference(call, action) is None:
             error = "no result" if result is None else (result.error or result.output)
             return Mismatch(where=where, expected="a successful call", actual=f"failed: {error}")
-    diffs = [d for d in (_first_difference(c, action) for c, _ in same) if d is not None]
-    key, want, got = diffs[0]
+    # The closest call of the tool (fewest differing arguments) and its first difference.
+    closest = min((c for c, _ in same), key=lambda c: _difference_count(c, action))
+    difference = _first_difference(closest, action)
+    assert difference is not None  # no call of the tool matched
+    key, want, got = difference
     return Mismatch(
         where=f"{where}.{key}",
         expected=None if want is MISSING else want,
         actual=None if got is MISSING else got,
         missing=got is MISSING,
     )
+
+
+def _assign(actions: Sequence[Action], ok: list[ToolCall], ordered: bool) -> list[int]:
+    """For each action, the index of the successful call that meets it, or -1: in order,
+    the earliest match after the previous action's; else a maximum matching, so the count
+    met never depends on the order of repeated calls."""
+    if not ordered:
+        candidates = [
+            [i for i, call in enumerate(ok) if gold_call_matches(call, action)]
+            for action in actions
+        ]
+        return maximum_matching(candidates, len(ok))
+    out = []
+    floor = 0
+    for action in actions:
+        found = next((i for i in range(floor, len(ok)) if gold_call_matches(ok[i], action)), -1)
+        out.append(found)
+        floor = found + 1 if found != -1 else floor
+    return out
 
 
 def gold_calls_result(
@@ -99,27 +129,17 @@ def gold_calls_result(
     labels = list(indices) if indices is not None else list(range(len(actions)))
     made = _made(session, turn)
     ok = [c for c, r in made if r is not None and r.ok]
-    used: set[int] = set()
-    floor = 0
-    unmet: list[Mismatch] = []
-    for index, action in enumerate(actions):
-        start = floor if ordered else 0
-        found = next(
-            (
-                i
-                for i in range(start, len(ok))
-                if i not in used and gold_call_matches(ok[i], action)
-            ),
-            None,
+    assigned = _assign(actions, ok, ordered)
+    taken = set(assigned)
+    spare = [c for i, c in enumerate(ok) if i not in taken]
+    unmet = [
+        # In order, a matching call left over came before an earlier action's: out of order.
+        _why_unmet(
+            labels[n], action, made, ordered and any(gold_call_matches(c, action) for c in spare)
         )
-        if found is None:
-            earlier = ordered and any(
-                gold_call_matches(c, action) for i, c in enumerate(ok[:start]) if i not in used
-            )
-            unmet.append(_why_unmet(labels[index], action, made, earlier))
-            continue
-        used.add(found)
-        floor = found + 1
+        for n, (action, found) in enumerate(zip(actions, assigned, strict=True))
+        if found == -1
+    ]
     met = len(actions) - len(unmet)
     order = " in order" if ordered else ""
     evidence = (
