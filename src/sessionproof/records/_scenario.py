@@ -95,7 +95,8 @@ class Criteria(BaseModel):
     forbidden: list[ForbiddenAction] = Field(default_factory=list)
     """Any matching call fails the session."""
     compare_state: bool = True
-    """Compare final DB state with the gold replay (off for read-only info tasks if wanted)."""
+    """Compare the final DB state with the gold replay (domains with a DB). Off (e.g. for
+    read-only info tasks), a user suite judges its gold actions as required calls instead."""
     evaluator: str | None = Field(default=None, exclude_if=_unset)
     """The benchmark whose own reward judges this scenario's sessions ("tau2", "tau-bench",
     "bfcl"), set by that benchmark's package; None: the criteria above, judged generically."""
@@ -107,7 +108,7 @@ class Criteria(BaseModel):
     """Final-state assertions: a dotted path into the final DB (`orders.O1.status`, list
     items by index) -> the value it must have."""
     expected_calls: list[ExpectedCall] = Field(default_factory=list, exclude_if=_empty)
-    """Calls the session must contain (each matched by some call, in any order)."""
+    """Calls the session must contain (each matched by some successful call, in any order)."""
     ordered: bool = Field(default=False, exclude_if=_empty)
     """Gold actions judged as required calls must be made in the order listed (other calls
     may come between them); False: in any order."""
