@@ -241,6 +241,10 @@ def test_an_explicit_opt_out_is_stored_as_not_judged(tmp_path: Path) -> None:
     head = path.read_text().split("scenarios:\n")[0]
     path.write_text(head + NOTHING + '    criteria: {not_judged: "smoke test, read by hand"}\n')
     (idle,) = _sessions(path, "lazy").values()
+    empty = head + NOTHING + '    criteria: {not_judged: ""}\n'
+    path.with_name("empty.yaml").write_text(empty)
+    with pytest.raises(InputFileError, match=r"\(idle\).*criteria.not_judged.*at least 1"):
+        load_suite(str(path.with_name("empty.yaml")))
     assert idle.verdict is None
     assert idle.outcome is not None and idle.outcome.not_judged == "smoke test, read by hand"
     store = tmp_path / "s.duckdb"

@@ -112,7 +112,7 @@ class Criteria(BaseModel):
     ordered: bool = Field(default=False, exclude_if=_empty)
     """Gold actions judged as required calls must be made in the order listed (other calls
     may come between them); False: in any order."""
-    not_judged: str | None = Field(default=None, exclude_if=_unset)
+    not_judged: str | None = Field(default=None, min_length=1, exclude_if=_unset)
     """Opt out of judging: the reason this scenario's sessions are not judged (e.g. a smoke
     test read by hand). They are stored as not judged with this reason, never as a pass or a
     failure. Without it a scenario with nothing its domain can check is refused at load."""
