@@ -155,11 +155,14 @@ def test_mcp_server_over_stdio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert {k: s.verdict for k, s in lazy.items()} == EXPECTED_LAZY
     (missing,) = lazy["write"].outcome.criteria[1].details  # type: ignore[union-attr]
     assert missing.where == "cancel_order[0]" and missing.missing
+    assert lazy["write"].outcome.criteria[1].evidence.endswith("calls made: none")  # type: ignore[union-attr]
     oracle = _sessions(path, "oracle")
     assert {k: s.verdict for k, s in oracle.items()} == EXPECTED_ORACLE
     (failed,) = oracle["failing"].outcome.criteria[1].details  # type: ignore[union-attr]
     assert failed.expected == "a successful call"
     assert "only pending orders cancel" in str(failed.actual)
+    evidence = oracle["failing"].outcome.criteria[1].evidence  # type: ignore[union-attr]
+    assert evidence.endswith("calls made: cancel_order (failed)")
 
 
 def test_openapi_service_on_loopback(tmp_path: Path, pet_service: str) -> None:

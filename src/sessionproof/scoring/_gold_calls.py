@@ -65,6 +65,13 @@ def _made(session: Session, turn: int | None) -> list[tuple[ToolCall, ToolResult
     ]
 
 
+def calls_made(made: list[tuple[ToolCall, ToolResult | None]]) -> str:
+    """The calls as a short list for evidence: `get_order, cancel_order (failed)`, or none."""
+    if not made:
+        return "none"
+    return ", ".join(c.name + ("" if r is not None and r.ok else " (failed)") for c, r in made)
+
+
 def _label(index: int, action: Action) -> str:
     return f"{action.tool}[{index}]"
 
@@ -145,7 +152,9 @@ def gold_calls_result(
     evidence = (
         f"all {len(actions)} gold call(s) made{order} and succeeded"
         if not unmet
-        else f"{met}/{len(actions)} gold call(s) met{order}; " + describe_all(unmet)
+        else f"{met}/{len(actions)} gold call(s) met{order}; "
+        + describe_all(unmet)
+        + f"; calls made: {calls_made(made)}"
     )
     return CriterionResult(name=GOLD_CALLS, passed=not unmet, evidence=evidence, details=unmet)
 
@@ -200,11 +209,8 @@ def expected_calls_result(
     return CriterionResult(
         name="expected_calls",
         passed=not unmet,
-        evidence="no matching successful call for: "
-        + ", ".join(missing)
-        + " ("
-        + describe_all(unmet)
-        + ")"
+        evidence=f"no matching successful call for: {', '.join(missing)} "
+        f"({describe_all(unmet)}; calls made: {calls_made(made)})"
         if unmet
         else f"all {len(expected)} expected call(s) made",
         details=unmet,
