@@ -107,3 +107,37 @@ def test_readings_that_cannot_be_honoured_are_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(InputFileError, match=r"\(sim\).*per_turn: needs scripted user.turns"):
         load_suite(str(project))
+
+
+def test_gold_prefix_on_a_domain_without_a_db(tmp_path: Path) -> None:
+    # Fixtures: each turn's gold actions are the calls that turn must make.
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "transfer",
+            "parameters": {"type": "object", "properties": {"amount": {"type": "integer"}}},
+        },
+    }
+    (tmp_path / "tools.json").write_text(json.dumps([tool]))
+    path = tmp_path / "bank.yaml"
+    path.write_text(
+        "domains:\n  bank:\n    tools: tools.json\n    fixtures:\n"
+        "      - {tool: transfer, args: {amount: 5}, output: {ok: true}}\n"
+        "      - {tool: transfer, args: {amount: 7}, output: {ok: true}}\n"
+        "scenarios:\n  - id: two\n    domain: bank\n    user: {turns: [send 5, now 7]}\n"
+        "    criteria:\n      per_turn: true\n      gold_actions:\n"
+        "        - {tool: transfer, args: {amount: 5}}\n"
+        "        - {tool: transfer, args: {amount: 7}, turn: 1}\n"
+    )
+    suite = load_suite(str(path))
+    own = _sessions(suite)["two"]
+    assert own.verdict is True and _turns(own) == [(0, True, False), (1, True, False)]
+    split = gold_prefix_suite(suite)
+    oracle = _sessions(split)
+    assert {k: s.verdict for k, s in oracle.items()} == {"two@turn0": True, "two@turn1": True}
+    sloppy = _sessions(split, SLOPPY)
+    assert {k: s.verdict for k, s in sloppy.items()} == {"two@turn0": True, "two@turn1": False}
+    last = sloppy["two@turn1"].outcome
+    assert last is not None
+    (unmet,) = next(c for c in last.criteria if c.name == "gold_calls").details
+    assert unmet.where == "transfer[1]" and unmet.missing
