@@ -158,3 +158,27 @@ def test_old_scenarios_keep_their_content_hash() -> None:
     dumped = suite.scenarios[0].model_dump(mode="json")
     assert "initial_state" not in dumped
     assert "state" not in dumped["criteria"] and "expected_calls" not in dumped["criteria"]
+
+
+def _properties(schema: dict[str, object]) -> list[tuple[str, str, dict[str, object]]]:
+    out = []
+    for owner, node in [("Scenario", schema), *schema.get("$defs", {}).items()]:  # type: ignore[attr-defined]
+        for name, prop in node.get("properties", {}).items():
+            out.append((owner, name, prop))
+    return out
+
+
+def test_every_scenario_schema_field_has_a_description() -> None:
+    result = runner.invoke(app, ["schema", "scenario"])
+    assert result.exit_code == 0, result.output
+    props = _properties(json.loads(result.stdout))
+    assert len(props) > 30
+    undescribed = [f"{owner}.{name}" for owner, name, prop in props if not prop.get("description")]
+    assert undescribed == []
+    criteria = {name: prop for owner, name, prop in props if owner == "Criteria"}
+    assert {"ordered", "not_judged"} <= set(criteria)
+
+
+def test_describing_the_schema_and_new_fields_leave_the_suite_hash_alone() -> None:
+    # The demo suite's hash before the descriptions and the ordered/not_judged fields.
+    assert load_suite("demo").content_hash() == "29e5e55f3daa5681d184c0ea30a800b4"

@@ -52,4 +52,5 @@ def with_termination(outcome: Outcome, termination: TerminationReason) -> Outcom
         reward=0.0 if premature else outcome.reward,
         criteria=[check, *outcome.criteria],
         turns=outcome.turns,
+        not_judged=outcome.not_judged,
     )

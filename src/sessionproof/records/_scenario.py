@@ -27,10 +27,12 @@ def _empty_list(value: Any) -> bool:
 class Action(BaseModel):
     """A tool call named by a scenario (gold or forbidden)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     tool: str
+    """The tool's name, as the domain lists it."""
     args: dict[str, Any] = Field(default_factory=dict)
+    """The call's arguments (name -> value)."""
     turn: int | None = None
     """The user turn after which a reference agent performs it (None: the first turn)."""
     compare_args: list[str] | None = Field(default=None, exclude_if=_unset)
@@ -44,9 +46,10 @@ class Action(BaseModel):
 class ForbiddenAction(BaseModel):
     """A call that fails the session: the tool, and optionally arguments it must match."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     tool: str
+    """The tool whose calls are forbidden."""
     args: dict[str, Any] | None = None
     """When given, only calls whose arguments include these key/value pairs are forbidden."""
     turn: int | None = Field(default=None, exclude_if=_unset)
@@ -68,9 +71,10 @@ class ExpectedCall(BaseModel):
     Arguments not listed may take any value.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     tool: str
+    """The tool the session must call."""
     args: dict[str, list[Any]] = Field(default_factory=dict)
     """Argument name -> acceptable values (`null` in the list: the argument may be omitted)."""
 
@@ -78,16 +82,21 @@ class ExpectedCall(BaseModel):
 class Criteria(BaseModel):
     """How a session of a scenario is judged."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     gold_actions: list[Action] = Field(default_factory=list)
-    """Replayed on a fresh DB; the session's final state must hash the same."""
+    """The reference's calls. On a domain with a DB they are replayed on a fresh DB and the
+    session's final state must equal the result (`compare_state`); a gold call that leaves
+    the DB unchanged (a read) must also be made. On a domain without one (an MCP server, an
+    HTTP service, fixtures) each is a required call: the session must make it with these
+    arguments (`compare_args`) and it must succeed; in order with `ordered`."""
     communicate: list[str] = Field(default_factory=list)
     """Facts that must appear (case-insensitive, commas ignored) in some agent reply."""
     forbidden: list[ForbiddenAction] = Field(default_factory=list)
     """Any matching call fails the session."""
     compare_state: bool = True
-    """Compare final DB state with the gold replay (off for read-only info tasks if wanted)."""
+    """Compare the final DB state with the gold replay (domains with a DB). Off (e.g. for
+    read-only info tasks), a user suite judges its gold actions as required calls instead."""
     evaluator: str | None = Field(default=None, exclude_if=_unset)
     """The benchmark whose own reward judges this scenario's sessions ("tau2", "tau-bench",
     "bfcl"), set by that benchmark's package; None: the criteria above, judged generically."""
@@ -99,17 +108,27 @@ class Criteria(BaseModel):
     """Final-state assertions: a dotted path into the final DB (`orders.O1.status`, list
     items by index) -> the value it must have."""
     expected_calls: list[ExpectedCall] = Field(default_factory=list, exclude_if=_empty)
-    """Calls the session must contain (each matched by some call, in any order)."""
+    """Calls the session must contain (each matched by some successful call, in any order)."""
+    ordered: bool = Field(default=False, exclude_if=_empty)
+    """Gold actions judged as required calls must be made in the order listed (other calls
+    may come between them); False: in any order."""
+    not_judged: str | None = Field(default=None, min_length=1, exclude_if=_unset)
+    """Opt out of judging: the reason this scenario's sessions are not judged (e.g. a smoke
+    test read by hand). They are stored as not judged with this reason, never as a pass or a
+    failure. Without it a scenario with nothing its domain can check is refused at load."""
     per_turn: bool = Field(default=False, exclude_if=_empty)
-    """The suite's evaluator judges every scripted user turn on its own (`Outcome.turns`),
-    and each gold action names its turn (`Action.turn`): the scenario then has per-turn
-    accuracy in both readings (own history, and from a gold prefix: `Scenario.start_turn`)."""
+    """Judge every scripted user turn on its own (`Outcome.turns`; needs `user.turns`), each
+    gold action naming its turn (`Action.turn`): the scenario then has per-turn accuracy in
+    both readings (own history, and from a gold prefix: `Scenario.start_turn`). On a user's
+    suite a turn passes when its gold actions were made, successfully, in that turn and no
+    forbidden call was; the end-of-session criteria (`state`, `expected_calls`) are judged
+    with the session's last turn."""
 
 
 class UserSpec(BaseModel):
     """The user side: fixed turns (scripted) or instructions for a simulated user."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     turns: list[str] | None = None
     """Scripted user messages, sent one per turn."""
@@ -133,17 +152,23 @@ class UserSpec(BaseModel):
 class Scenario(BaseModel):
     """One task: domain, user side, evaluation criteria, tags."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     id: str
+    """Unique within the suite; sessions, reports and resume refer to it."""
     domain: str
+    """The domain (tool source) the scenario runs in: a built-in or one of the project's."""
     description: str | None = None
+    """What the scenario tests, for people."""
     tags: list[str] = Field(default_factory=list)
+    """Labels for grouping results (breakdowns, filters)."""
     user: UserSpec
+    """The user side: scripted turns or a simulated user's instructions."""
     initial_state: dict[str, Any] | None = Field(default=None, exclude_if=_unset)
     """The DB this scenario starts from, replacing its domain's default initial state
     (domains with a typed DB only)."""
     criteria: Criteria = Field(default_factory=Criteria)
+    """How the scenario's sessions are judged."""
     start_turn: int | None = Field(default=None, ge=0, exclude_if=_unset)
     """Gold-prefix reading: the session starts at this user turn, after the engine has
     replayed the gold history of the turns before it (each turn's user message, its gold

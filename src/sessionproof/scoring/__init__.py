@@ -24,6 +24,7 @@ from ._calls import (
     match_gold,
     register_call_rules,
 )
+from ._evidence import MAX_DETAILS, state_diff
 from ._matching import maximum_matching
 from ._metrics import (
     ALL_METRIC_DEFINITIONS,
@@ -57,6 +58,7 @@ __all__ = [
     "ARM_DEFINITIONS",
     "ATTRIBUTION_DEFINITIONS",
     "CALL_DEFINITIONS",
+    "MAX_DETAILS",
     "METRIC_DEFINITIONS",
     "ON_PATH_FAILURE",
     "SURVIVAL_DEFINITIONS",
@@ -108,6 +110,7 @@ __all__ = [
     "register_call_rules",
     "run_metrics",
     "session_survival",
+    "state_diff",
     "success_by_need",
     "summarize",
     "survival_curve",

@@ -76,6 +76,27 @@ def _suggest(name: str, known: Sequence[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def _check_judgeable(scenario: Scenario, stateful: bool, where: str) -> None:
+    """Refuse a scenario none of whose criteria its domain can check (unless it opts out
+    with `criteria.not_judged`), and per-turn criteria without scripted turns."""
+    criteria = scenario.criteria
+    if criteria.per_turn and not scenario.user.turns:
+        raise InputFileError(
+            f"{where}: criteria.per_turn: needs scripted user.turns (a simulated user has no "
+            "turns to judge one by one)"
+        )
+    checkable = bool(
+        criteria.communicate or criteria.expected_calls or criteria.forbidden or criteria.state
+    )
+    checkable = checkable or bool(criteria.gold_actions) or (stateful and criteria.compare_state)
+    if not checkable and criteria.not_judged is None:
+        kind = "compare_state is off" if stateful else "its domain has no DB to compare"
+        raise InputFileError(
+            f"{where}: criteria: nothing to judge ({kind}; give gold_actions, expected_calls, "
+            "communicate, forbidden or state, or set criteria.not_judged to a reason)"
+        )
+
+
 def check_scenario(scenario: Scenario, where: str) -> None:
     """Refuse a scenario whose domain is unknown, whose criteria name tools its domain lacks
     or call rules no one registered; `where` starts the message (file and scenario)."""
@@ -107,6 +128,7 @@ def check_scenario(scenario: Scenario, where: str) -> None:
                     f"{where}: {field}: domain {scenario.domain!r} keeps its state outside "
                     "sessionproof (no DB to set or read); use expected_calls instead"
                 )
+    _check_judgeable(scenario, bool(getattr(spec, "stateful", True)), where)
     named = [("gold_actions", i, a.tool) for i, a in enumerate(scenario.criteria.gold_actions)]
     named += [("forbidden", i, a.tool) for i, a in enumerate(scenario.criteria.forbidden)]
     named += [("expected_calls", i, a.tool) for i, a in enumerate(scenario.criteria.expected_calls)]

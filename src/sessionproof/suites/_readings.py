@@ -17,22 +17,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..domains import Domain, DomainSpec
+from ..errors import InputFileError
 from ..records import Outcome, Scenario, Session
 from ..scoring import Breakdowns
-from ._suite import Suite
+from ._suite import SEPARATOR, Suite
+from ._suite import split_id as split_id
 
 READINGS = ("own", "gold-prefix")
 """How a multi-turn session is read: from the agent's own history, or turn by turn from the
 gold prefix."""
-
-SEPARATOR = "@turn"
-"""Between a scenario's id and the turn a gold-prefix scenario starts at."""
-
-
-def split_id(scenario_id: str) -> tuple[str, int | None]:
-    """(the base scenario's id, the turn a gold-prefix scenario starts at or None)."""
-    base, sep, turn = scenario_id.rpartition(SEPARATOR)
-    return (base, int(turn)) if sep and turn.isdigit() else (scenario_id, None)
 
 
 def has_per_turn_criteria(scenario: Scenario) -> bool:
@@ -67,6 +60,9 @@ class GoldPrefixSuite(Suite):
     verdicts come from `base`."""
 
     def __init__(self, base: Suite) -> None:
+        problem = base.gold_prefix_problem()
+        if problem is not None:
+            raise InputFileError(f"{base.name}: --reading gold-prefix: {problem}")
         super().__init__(
             f"{base.name} (gold-prefix)",
             [p for s in base.scenarios for p in prefix_scenarios(s)],

@@ -39,6 +39,16 @@ def _hash_blob(data: list[dict[str, Any]]) -> bytes:
         return b"portable:" + orjson.dumps(_portable(data), option=orjson.OPT_SORT_KEYS)
 
 
+SEPARATOR = "@turn"
+"""Between a scenario's id and the turn a gold-prefix scenario starts at."""
+
+
+def split_id(scenario_id: str) -> tuple[str, int | None]:
+    """(the base scenario's id, the turn a gold-prefix scenario starts at or None)."""
+    base, sep, turn = scenario_id.rpartition(SEPARATOR)
+    return (base, int(turn)) if sep and turn.isdigit() else (scenario_id, None)
+
+
 def without_derived_fields(dump: dict[str, Any]) -> dict[str, Any]:
     """A scenario's JSON dump without the typed fields a benchmark package derives from the
     scenario's metadata (`criteria.evaluator`, `criteria.call_rules`, gold `compare_args`).
@@ -96,10 +106,16 @@ class Suite:
         """Suite-specific breakdown tables of one arm's sessions (None: the suite has none)."""
         return None
 
+    def gold_prefix_problem(self) -> str | None:
+        """Why the suite cannot be read from gold prefixes (None: it can)."""
+        return None
+
 
 class FileSuite(Suite):
-    """A suite from a user's files: scenarios may set their own initial state, and a domain
-    with no DB of its own (fixtures, a server) is judged without the gold-state replay."""
+    """A suite from a user's files: scenarios may set their own initial state; a domain with
+    no DB of its own (fixtures, a server) has its gold actions judged as required calls, and
+    a domain with one has its read-only gold actions judged so too (a replay cannot see
+    them)."""
 
     def __init__(self, name: str, scenarios: list[Scenario]) -> None:
         super().__init__(name, scenarios)
@@ -117,10 +133,40 @@ class FileSuite(Suite):
             self._specs[scenario.id] = cached
         return cached
 
+    def gold_prefix_problem(self) -> str | None:
+        """Why this suite cannot be read from gold prefixes: no per-turn scenario (the
+        reading would silently be the own one), or per-turn facts to communicate (the
+        earlier turns' replies are the reference's, not the agent's)."""
+        per_turn = [s for s in self.scenarios if s.criteria.per_turn and s.user.turns]
+        if not per_turn:
+            return (
+                "no scenario has per-turn criteria (criteria.per_turn with scripted "
+                "user.turns), so there is no turn to start from a gold prefix"
+            )
+        for scenario in per_turn:
+            if scenario.criteria.communicate:
+                return (
+                    f"scenario {scenario.id!r}: criteria.communicate cannot be judged from a "
+                    "gold prefix (the earlier turns' replies are not the agent's); drop it or "
+                    "use the own reading"
+                )
+        return None
+
+    def _judged_form(self, scenario: Scenario) -> Scenario:
+        # From a gold prefix, a session ending before the base scenario's last turn is not
+        # the end of the session: its end-of-session criteria wait for the last turn's.
+        if scenario.start_turn is None:
+            return scenario
+        base_id, _ = split_id(scenario.id)
+        base = next((s for s in self.scenarios if s.id == base_id), None)
+        last = len(base.user.turns or []) - 1 if base is not None else scenario.start_turn
+        if scenario.start_turn >= last:
+            return scenario
+        criteria = scenario.criteria.model_copy(update={"state": {}, "expected_calls": []})
+        return scenario.model_copy(update={"criteria": criteria})
+
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
-        """Judge one session; no state replay where the domain has no state to compare."""
+        """Judge one session (see the class docstring for gold actions)."""
         spec = self.domain_for(scenario)
-        if not getattr(spec, "stateful", True) and scenario.criteria.compare_state:
-            criteria = scenario.criteria.model_copy(update={"compare_state": False})
-            scenario = scenario.model_copy(update={"criteria": criteria})
-        return evaluate_session(scenario, session, final_domain, spec)
+        judged = self._judged_form(scenario)
+        return evaluate_session(judged, session, final_domain, spec, reads_as_calls=True)

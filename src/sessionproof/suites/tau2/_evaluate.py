@@ -29,7 +29,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...domains import Domain, DomainSpec, get_domain
-from ...records import CriterionResult, Outcome, Scenario, Session, TerminationReason
+from ...records import CriterionResult, Mismatch, Outcome, Scenario, Session, TerminationReason
+from ...scoring import MAX_DETAILS, state_diff
 from ...scoring import normalise_text as normalise  # tau2's fact search is ours exactly
 from ._judge import NLJudge, transcript_text
 from ._replay import DEFAULT_GOLD_CACHE, GoldCache, GoldState, replay, replayed_calls
@@ -95,6 +96,11 @@ def _call_matches(
 def _diff_records(final: Domain[Any], gold: GoldState) -> list[str]:
     """ "table/key" of each record where `final` and the gold state differ (as a replay of
     the gold actions would show them: its written records, the base DB elsewhere)."""
+    return [f"{table}/{key}" for table, key, _, _ in _differing_records(final, gold)]
+
+
+def _differing_records(final: Domain[Any], gold: GoldState) -> list[tuple[str, str, Any, Any]]:
+    """(table, key, final record, gold record) of each record `_diff_records` names."""
     cow = getattr(final, "cow", None)
     if cow is None or gold.records is None:
         return []
@@ -109,8 +115,27 @@ def _diff_records(final: Domain[Any], gold: GoldState) -> list[str]:
         else:
             b = getattr(gold.base.db, table).get(key)
         if record_digest(a) != record_digest(b):
-            out.append(f"{table}/{key}")
+            out.append((table, key, a, b))
     return out
+
+
+def _dump(record: Any) -> Any:
+    return record.model_dump(mode="json") if isinstance(record, BaseModel) else record
+
+
+def _record_details(differing: list[tuple[str, str, Any, Any]]) -> list[Mismatch]:
+    """The differing fields of the differing records (`table.key.field`, expected = gold,
+    actual = final), at most `MAX_DETAILS` in all."""
+    rows: list[Mismatch] = []
+    for table, key, final, gold in differing:
+        room = MAX_DETAILS - len(rows)
+        if room <= 0:
+            break
+        found, _ = state_diff(_dump(final), _dump(gold), limit=room)
+        for row in found:
+            where = f"{table}.{key}" + ("" if row.where == "(state)" else f".{row.where}")
+            rows.append(row.model_copy(update={"where": where}))
+    return rows
 
 
 def _db(
@@ -128,14 +153,18 @@ def _db(
     got = final_domain.state_hash()
     match = got == gold.state_hash
     changed: list[str] = []
+    details: list[Mismatch] = []
     if not match:
-        changed = _diff_records(final_domain, gold)
+        differing = _differing_records(final_domain, gold)
+        changed = [f"{table}/{key}" for table, key, _, _ in differing]
+        details = _record_details(differing)
     evidence = "final state equals the gold state" if match else "final state differs from gold"
     if changed:
         evidence += " in " + ", ".join(changed[:8]) + (" ..." if len(changed) > 8 else "")
     if gold.failures:
         evidence += "; gold actions that failed: " + "; ".join(gold.failures)
-    return CriterionResult(name="db", passed=match, evidence=evidence), match, final_domain, changed
+    result = CriterionResult(name="db", passed=match, evidence=evidence, details=details)
+    return result, match, final_domain, changed
 
 
 def judge_tau2(
