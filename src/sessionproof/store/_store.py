@@ -266,21 +266,23 @@ class Store:
             raise StoreError(f"updating run {manifest.run_id!r} failed: {first_line(exc)}") from exc
 
     def list_runs(self) -> list[RunListing]:
-        """Every run, oldest first, with its progress and accuracy (infra errors excluded)."""
+        """Every run, oldest first, with its progress and accuracy (over judged sessions:
+        infra errors and sessions without a verdict excluded; None when none was judged)."""
         rows = self._query(
             """
             SELECT r.manifest, r.status, count(s.session_id),
                    count(*) FILTER (WHERE s.success AND s.termination <> 'infra_error'),
-                   count(*) FILTER (WHERE s.termination = 'infra_error')
+                   count(*) FILTER (WHERE s.termination = 'infra_error'),
+                   count(*) FILTER (WHERE s.success IS NULL AND s.termination <> 'infra_error')
             FROM runs r LEFT JOIN sessions s ON s.run_id = r.run_id
             GROUP BY r.run_id, r.created_at, r.manifest, r.status
             ORDER BY r.created_at, r.run_id
             """
         )
         out: list[RunListing] = []
-        for manifest_json, status, done, successes, infra in rows:
+        for manifest_json, status, done, successes, infra, unjudged in rows:
             m = RunManifest.model_validate_json(manifest_json)
-            counted = done - infra
+            counted = done - infra - unjudged  # sessions not judged are no failures
             out.append(
                 RunListing(
                     run_id=m.run_id,
