@@ -169,3 +169,15 @@ def test_pattern_mining_does_not_take_a_session_nothing_judged_for_a_failure() -
     unjudged, no_outcome = _mixed()[2:4]
     assert tokenize(unjudged).success is None and tokenize(no_outcome).success is None
     assert tokenize(_judged("a", 0, False)).success is False
+
+
+def test_on_a_terminal_an_infra_error_is_said_above_the_bar_with_its_reason() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=120, force_terminal=True, color_system=None)
+    crashed = session("r1", "c", 0, success=None, termination=TerminationReason.infra_error)
+    crashed = crashed.model_copy(update={"termination_detail": "provider HTTP 503"})
+    with RunProgress(console, "run") as progress:
+        progress.start(2, 0)
+        progress.advance(_judged("a", 0, True))
+        progress.advance(crashed)
+    assert "c.t0.baseline not judged (infra_error: provider HTTP 503)" in out.getvalue()

@@ -73,6 +73,14 @@ class RunProgress:
         self.done += 1
         if self.live:
             self.progress.update(self.task, advance=1, acc=acc)
+            if session.infra_error:
+                # Said above the bar as it happens: the summary only counts infra errors.
+                self.progress.console.print(
+                    f"{session.session_id} {verdict_text(session)}",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
             return
         # Written as is: rich's print lays out each line (~0.26 ms, 0.16 s of a 600-session
         # run's busiest second), and a log line needs no layout.

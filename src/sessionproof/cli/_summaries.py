@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 
 from ..report import render_summary
-from ..scoring import RunSummary, summarize
+from ..scoring import RunSummary, first_summary, summarize
 
 
 def summaries_json(head: Mapping[str, Any], by_arm: Mapping[str, RunSummary]) -> dict[str, Any]:
@@ -16,8 +16,8 @@ def summaries_json(head: Mapping[str, Any], by_arm: Mapping[str, RunSummary]) ->
     its summary's numbers at the top level (as before arms were split), a run of several
     arms none there (pooling arms would mix a baseline with its fault arms)."""
     payload: dict[str, Any] = dict(head)
-    if len(by_arm) == 1:
-        payload.update(next(iter(by_arm.values())).model_dump(mode="json"))
+    if len(by_arm) <= 1:
+        payload.update(first_summary(by_arm).model_dump(mode="json"))
     payload["arms"] = {arm: s.model_dump(mode="json") for arm, s in by_arm.items()}
     return payload
 
