@@ -73,3 +73,16 @@ def test_an_oracle_failing_only_unevaluated_criteria_is_not_shown_as_plainly_fai
     result = sessionproof.run_suite("tau2-retail", "oracle", limit=8)
     assert result.summary.evaluated_accuracy == 1.0
     assert result.summary.unevaluated_sessions == found["unevaluated_sessions"]
+
+
+def test_the_arms_table_gives_the_accuracy_over_evaluated_criteria_when_some_were_not(
+    tmp_path: Path,
+) -> None:
+    store = str(tmp_path / "s.duckdb")
+    args = ["--suite", "tau2-retail", "--model", "oracle", "--limit", "5", "--store", store]
+    arms = ["--arm", "baseline", "--arm", "faults=10%"]
+    text = runner.invoke(app, ["run", *args, *arms, "--no-report"]).stdout
+    header = next(line for line in text.splitlines() if line.startswith("arm "))
+    assert header.split()[:4] == ["arm", "accuracy", "over", "evaluated"]
+    baseline = next(line for line in text.splitlines() if line.startswith("baseline "))
+    assert baseline.split()[1:3] == ["40.0%", "100.0%"]  # tau2-retail 0..4: 2..4 unevaluated

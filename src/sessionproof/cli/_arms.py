@@ -43,6 +43,12 @@ def report_arms(run: RunReport, as_json: bool) -> None:
         )
     cols = ["arm", "accuracy", "95% CI", "sessions", "faults", "recovery", "drift tol."]
     cols += ["infra", "not judged"]
+    summaries = [arm.summary for arm in report.arms.values()]
+    if any(x.unevaluated_sessions for x in summaries):
+        # Criteria left unevaluated (no --judge): the accuracy over those that were checked.
+        cols.insert(2, "over evaluated")
+        for row, x in zip(table, summaries, strict=True):
+            row.insert(2, "–" if x.evaluated_accuracy is None else pct(x.evaluated_accuracy))
     render_table(out_console, f"run {run_id}: arms", cols, table, keep=(0,))
     paired = [
         [
