@@ -33,6 +33,7 @@ def _rendered(terminal: bool) -> str:
 def test_ids_and_arm_names_are_never_cut_at_80_columns_on_a_terminal_or_a_pipe() -> None:
     for terminal in (True, False):
         text = _rendered(terminal)
+        assert text.startswith("sessions")
         assert SESSION_ID in text and LONG_ARM in text, text
         assert "…" not in text
 
@@ -46,7 +47,7 @@ def test_show_and_runs_through_a_pipe_at_80_columns_keep_every_id(tmp_path: Path
     assert ran.exit_code == 0, ran.output
     run_id = json.loads(ran.stdout)["run_id"]
     listed = runner.invoke(app, ["runs", "--store", store], env=env).stdout
-    assert run_id in listed
+    assert run_id in listed and f"{LONG_ARM}: 100.0%" in listed  # accuracy per arm, uncut
     shown = runner.invoke(app, ["show", run_id, "--store", store], env=env).stdout
     with Store.open(Path(store), read_only=True) as db:
         ids = [r.session_id for r in db.session_rows(run_id)]

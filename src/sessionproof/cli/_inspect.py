@@ -88,7 +88,8 @@ def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None
         for r in listed
     ]
     cols = ["run", "created", "cmd", "suite", "model", "sessions", "accuracy", "infra", "status"]
-    render_table(out_console, f"runs in {store}", cols, rows, keep=(0,))
+    # Arm names in a multi-arm run's accuracy cell are never cut either.
+    render_table(out_console, f"runs in {store}", cols, rows, keep=(0, 6) if by_arm else (0,))
 
 
 def _accuracy(value: float | None) -> str:

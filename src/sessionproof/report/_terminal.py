@@ -164,7 +164,10 @@ def render_table(
     """A plain table of strings. Columns listed in `keep` (ids, arm names) are never cut: on
     a terminal they keep their full width and the other columns fold; elsewhere (a pipe, a
     CI log) the table is printed as plain aligned rows that no width cuts."""
-    widest = [max([len(col)] + [len(r[i]) for r in rows]) for i, col in enumerate(columns)]
+    widest = [
+        max([len(col)] + [len(line) for r in rows for line in r[i].split("\n")])
+        for i, col in enumerate(columns)
+    ]
     # Each column takes 3 characters of border and padding; a folded one at least 3 more.
     needed = sum(widest[i] for i in keep) + 3 * len(columns) + 3 * (len(columns) - len(keep))
     if keep and (not console.is_terminal or needed >= console.width):
