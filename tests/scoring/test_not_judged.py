@@ -181,3 +181,10 @@ def test_on_a_terminal_an_infra_error_is_said_above_the_bar_with_its_reason() ->
         progress.advance(_judged("a", 0, True))
         progress.advance(crashed)
     assert "c.t0.baseline not judged (infra_error: provider HTTP 503)" in out.getvalue()
+
+
+def test_the_run_list_counts_no_session_without_a_verdict_as_a_failure(tmp_path: Path) -> None:
+    with _stored(tmp_path, _mixed()) as db:
+        (listed,) = db.list_runs()
+    assert (listed.sessions_done, listed.successes, listed.infra_errors) == (5, 1, 1)
+    assert listed.accuracy == 0.5  # 1 of the 2 judged; not 1 of 4
