@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from .agents import Agent
 from .engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
@@ -25,15 +25,31 @@ _DEFAULT_AGENT = "oracle"
 
 
 class RunResult(BaseModel):
-    """Sessions of a run (each with its `outcome`) and their summary."""
+    """Sessions of a run (each with its `outcome`) and their summaries, one per arm.
+
+    Arms are never pooled: `summary_by_arm` holds each arm's summary; `summary` is the first
+    arm's (the whole run's when it has one arm). Sessions that were not judged (infra
+    errors, no outcome, an outcome no criterion could check) are counted apart in each
+    summary (`not_judged`, `not_judged_reasons`) and left out of its accuracy and pass^k.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     run_id: str
     sessions: list[Session]
     summary: RunSummary
+    """The first arm's summary (with one arm, the run's); see `summary_by_arm`."""
+    arms: list[str] = Field(default_factory=list)
+    """The run's arms, in order (the first is the reference of `comparison.paired`)."""
+    summary_by_arm: dict[str, RunSummary] = Field(default_factory=dict)
+    """Arm name → its summary: session accuracy with its 95% CI, pass^k (k up to the
+    arm's trials), sessions not judged by reason, accuracy over evaluated criteria."""
     comparison: ArmsReport | None = None
-    """With several arms: each arm's summary, recovery, drift tolerance, paired differences."""
+    """With several arms (None with one): `comparison.arms[name]` holds each arm's summary,
+    error recovery rate (and by error class), injected failures and drift tolerance;
+    `comparison.paired` each later arm against the first on the same scenario × trial
+    pairs: the two success rates, their difference with a paired bootstrap 95% CI, the
+    exact McNemar p-value, and the pairs needed to detect that difference."""
 
 
 async def _resumed(
@@ -109,6 +125,8 @@ async def arun_suite(
         run_id=report.run_id,
         sessions=report.sessions,
         summary=report.summary,
+        arms=report.arms,
+        summary_by_arm=report.summary_by_arm,
         comparison=report.comparison,
     )
 
@@ -134,7 +152,9 @@ def run_suite(
     progress: Progress | None = None,
 ) -> RunResult:
     """Run `suite` (a name, a scenario file, or a `Suite`) with `agent` (a model spec string
-    or any `Agent`) and return every session with its verdict, plus the summary.
+    or any `Agent`) and return every session with its verdict, plus a summary per arm
+    (`RunResult.summary_by_arm`; `summary` is the first arm's) and, with several arms, their
+    comparison (`RunResult.comparison`).
 
     It runs what `sessionproof run` runs (`sessionproof.runs.run`): `arms` (or `faults`,
     `drift`, `guard` for one arm) set the conditions; `concurrency` None is 1 for a local

@@ -26,5 +26,5 @@ def test_a_log_gets_one_line_per_session_with_the_running_accuracy() -> None:
     assert out.getvalue().splitlines() == [
         "[2/4] book[x].t0.baseline pass (user_stop); running accuracy 100%",
         "[3/4] book[x].t1.baseline fail (user_stop); running accuracy 50%",
-        "[4/4] cancel.t0.baseline infra_error (infra_error); running accuracy 50%",
+        "[4/4] cancel.t0.baseline not judged (infra_error); running accuracy 50%",
     ]

@@ -51,7 +51,8 @@ def test_worker_processes_store_the_verdicts_terminations_and_faults_of_one_proc
         store = tmp_path / f"{executor.replace(':', '-')}.duckdb"
         report = run(_config(store, executor))
         decided[executor] = [what_was_decided(s) for s in stored_sessions(store, report.run_id)]
-        assert report.summary.sessions == 24
+        # Two arms: each summarized apart (12 sessions each), never pooled.
+        assert [a.sessions for a in report.summary_by_arm.values()] == [12, 12]
     assert decided["local:2"] == decided["local:1"]
     assert any(faults for _, _, _, faults, _ in decided["local:1"])  # the faults did fire
 
@@ -257,7 +258,8 @@ def test_ctrl_c_stops_the_workers_at_once_and_the_run_resumes(tmp_path: Path) ->
         rows = db.session_rows(run_id)
         assert db.get_run(run_id).status == "finished"
     keys = [(r.scenario_id, r.trial, r.arm) for r in rows]
-    assert len(keys) == len(set(keys)) == report.summary.sessions > len(report.sessions)
+    everything = sum(a.sessions for a in report.summary_by_arm.values())
+    assert len(keys) == len(set(keys)) == everything > len(report.sessions)
 
 
 def test_workers_end_when_their_driver_is_killed(tmp_path: Path) -> None:

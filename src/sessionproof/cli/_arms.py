@@ -31,17 +31,25 @@ def report_arms(run: RunReport, as_json: bool) -> None:
         table.append(
             [
                 name,
-                pct(s.session_accuracy),
+                "–" if s.session_accuracy is None else pct(s.session_accuracy),
                 ci,
                 str(s.sessions),
                 str(arm.injected_failures),
                 pct(arm.error_recovery_rate),
                 "-" if tol is None else f"{tol['tolerance']:.2f}" if tol["tolerance"] else "n/a",
                 str(s.infra_errors),
+                str(s.not_judged),
             ]
         )
-    cols = ["arm", "accuracy", "95% CI", "sessions", "faults", "recovery", "drift tol.", "infra"]
-    render_table(out_console, f"run {run_id}: arms", cols, table)
+    cols = ["arm", "accuracy", "95% CI", "sessions", "faults", "recovery", "drift tol."]
+    cols += ["infra", "not judged"]
+    summaries = [arm.summary for arm in report.arms.values()]
+    if any(x.unevaluated_sessions for x in summaries):
+        # Criteria left unevaluated (no --judge): the accuracy over those that were checked.
+        cols.insert(2, "over evaluated")
+        for row, x in zip(table, summaries, strict=True):
+            row.insert(2, "–" if x.evaluated_accuracy is None else pct(x.evaluated_accuracy))
+    render_table(out_console, f"run {run_id}: arms", cols, table, keep=(0,))
     paired = [
         [
             f"{p.b} vs {p.a}",
@@ -59,6 +67,7 @@ def report_arms(run: RunReport, as_json: bool) -> None:
             "paired differences",
             ["arms", "pairs", "Δ accuracy", "95% CI", "McNemar p", "pairs needed"],
             paired,
+            keep=(0,),
         )
     last = list(run.breakdowns)[-1:]
     for name, tables in run.breakdowns.items():

@@ -11,9 +11,9 @@ import typer
 from rich.markup import escape
 
 from ..importers import format_names
-from ..report import render_summary
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
+from ._summaries import render_summaries
 
 LabelFromOpt = Annotated[
     str | None,
@@ -67,7 +67,8 @@ def import_command(
     if as_json:
         typer.echo(json.dumps(report.to_json(), indent=2))
     else:
-        render_summary(out_console, f"import {report.run_id} ({report.format})", report.summary)
+        title = f"import {report.run_id} ({report.format})"
+        render_summaries(out_console, report.summary_by_arm or {"": report.summary}, title)
         out_console.print(
             f"stored in {escape(str(store))}; details: sessionproof show {report.run_id} "
             f"--store {escape(str(store))}",

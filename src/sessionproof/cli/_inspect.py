@@ -16,14 +16,14 @@ from ..report import (
     render_definitions,
     render_metric_definitions,
     render_metrics,
-    render_summary,
     render_table,
     render_transcript,
 )
 from ..runs import metrics
-from ..scoring import summarize
+from ..scoring import summaries_by_arm, verdict_label
 from ..store import DEFAULT_STORE_PATH, Store
 from ._app import app, err_console, out_console
+from ._summaries import render_summaries, summaries_json
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -51,8 +51,23 @@ def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None
     """List stored runs, newest first."""
     with _open(store) as db:
         listed = list(reversed(db.list_runs()))
+        # A run of several arms has an accuracy per arm, never one over the arms pooled.
+        by_arm = {
+            r.run_id: summaries_by_arm(db.session_rows(r.run_id), r.arms)
+            for r in listed
+            if len(r.arms) > 1
+        }
     if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in listed], indent=2))
+        found = []
+        for r in listed:
+            item = r.model_dump(mode="json")
+            if r.run_id in by_arm:
+                item["accuracy"] = None
+                item["accuracy_by_arm"] = {
+                    a: s.session_accuracy for a, s in by_arm[r.run_id].items()
+                }
+            found.append(item)
+        typer.echo(json.dumps(found, indent=2))
         return
     rows = [
         [
@@ -62,14 +77,23 @@ def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None
             r.suite,
             r.model,
             f"{r.sessions_done}/{r.sessions_expected}",
-            pct(r.accuracy),
+            _accuracy(r.accuracy)
+            if r.run_id not in by_arm
+            else "\n".join(
+                f"{a}: {_accuracy(s.session_accuracy)}" for a, s in by_arm[r.run_id].items()
+            ),
             str(r.infra_errors),
             r.status,
         ]
         for r in listed
     ]
     cols = ["run", "created", "cmd", "suite", "model", "sessions", "accuracy", "infra", "status"]
-    render_table(out_console, f"runs in {store}", cols, rows)
+    # Arm names in a multi-arm run's accuracy cell are never cut either.
+    render_table(out_console, f"runs in {store}", cols, rows, keep=(0, 6) if by_arm else (0,))
+
+
+def _accuracy(value: float | None) -> str:
+    return "–" if value is None else pct(value)
 
 
 @app.command("show")
@@ -107,9 +131,9 @@ def show(
                 render_transcript(out_console, found[0])
             return
         rows = db.session_rows(manifest.run_id)
-    summary = summarize(rows)
+    by_arm = summaries_by_arm(rows, manifest.arms)
     if as_json:
-        payload = {"manifest": manifest.model_dump(mode="json"), **summary.model_dump(mode="json")}
+        payload = summaries_json({"manifest": manifest.model_dump(mode="json")}, by_arm)
         typer.echo(json.dumps(payload, indent=2))
         return
     out_console.print(
@@ -118,12 +142,12 @@ def show(
         f"status={manifest.status}",
         highlight=False,
     )
-    render_summary(out_console, "summary", summary)
+    render_summaries(out_console, by_arm)
     table_rows = [
         [
             r.session_id,
             r.arm,
-            "n/a" if r.success is None else ("pass" if r.success else "fail"),
+            verdict_label(r),
             r.termination,
             str(r.n_steps),
             str(r.n_tool_calls),
@@ -132,7 +156,13 @@ def show(
         for r in rows
     ]
     cols = ["session", "arm", "verdict", "termination", "steps", "calls", "errors"]
-    render_table(out_console, "sessions", cols, table_rows)
+    render_table(out_console, "sessions", cols, table_rows, keep=(0, 1))
+    if any(row[2] == "unevaluated" for row in table_rows):
+        out_console.print(
+            "unevaluated: no evaluated criterion failed, but some could not be evaluated "
+            "(e.g. natural-language assertions without --judge); see --session",
+            highlight=False,
+        )
     render_definitions(out_console)
 
 

@@ -15,7 +15,7 @@ from rich.markup import escape
 from .. import runs
 from ..agents import accepted_specs
 from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
-from ..report import render_breakdowns, render_summary
+from ..report import render_breakdowns
 from ..runs import RESUME_KEEPS
 from ..scoring import METRIC_DEFINITIONS
 from ..store import DEFAULT_STORE_PATH
@@ -23,6 +23,7 @@ from ..suites import BUILTIN_SUITES
 from ._app import app, err_console, out_console
 from ._progress import RunProgress
 from ._report import NoReportOpt, told_report
+from ._summaries import render_summaries
 
 RUN_HELP = (
     "Run a suite of multi-turn scenarios against a model; store every session.\n\n"
@@ -263,7 +264,9 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(report.to_json(), indent=2))
         return
-    render_summary(out_console, f"run {report.run_id}", report.summary)
+    render_summaries(
+        out_console, report.summary_by_arm or {"": report.summary}, f"run {report.run_id}"
+    )
     for arm, tables in report.breakdowns.items():
         render_breakdowns(out_console, tables, f"arm {arm}")
     if report.turns is not None:

@@ -229,12 +229,11 @@ def tokenize(session: Session, granularity: Granularity = Granularity.outcome) -
     if not any(t.startswith("end:") for t in tokens):
         tokens.append(f"end:{session.termination.value}")
         steps.append(steps[-1] if steps else 0)
-    judged = session.judged  # infra_error, no outcome or not judged: no verdict
     return SessionTokens(
         session_id=session.session_id,
         scenario_id=session.scenario_id,
         arm=session.arm,
-        success=session.success if judged else None,
+        success=session.verdict,  # None when not judged: neither a failure nor a success
         tokens=tuple(tokens),
         steps=tuple(steps),
     )

@@ -23,7 +23,7 @@ def _boot(interval: Interval | None) -> str:
 
 
 def _frac(num: int, den: int, rate: float | None) -> str:
-    return f"{pct(rate)}  [{num}/{den}]"
+    return "not measured" if rate is None else f"{pct(rate)}  [{num}/{den}]"
 
 
 def sparkline(values: Sequence[float]) -> str:
@@ -44,10 +44,17 @@ def _headline(report: MetricsReport) -> Table:
     table = _table("sessions")
     ci = f" (Wilson 95% {pct_range(*s.ci95)}" if s.ci95 else " ("
     boot = _boot(report.bootstrap_ci.get("session_accuracy"))
+    accuracy = "–" if s.session_accuracy is None else pct(s.session_accuracy)
     table.add_row(
         "session accuracy",
-        f"{pct(s.session_accuracy)}{ci}{boot})  [{s.successes}/{s.judged} judged]",
+        f"{accuracy}{ci}{boot})  [{s.successes}/{s.judged} judged]".replace(" ()", ""),
     )
+    if s.unevaluated_sessions:
+        table.add_row(
+            "over evaluated criteria",
+            f"{pct(s.evaluated_accuracy)}  [{s.evaluated_successes}/{s.judged}; "
+            f"{s.unevaluated_sessions} sessions have criteria left unevaluated]",
+        )
     for k, value in s.pass_hat_k.items():
         at = report.pass_at_k.get(k)
         extra = _boot(report.bootstrap_ci.get(f"pass^{k}")).removeprefix("; ")
@@ -58,6 +65,11 @@ def _headline(report: MetricsReport) -> Table:
         )
     table.add_row("sessions", str(report.sessions))
     table.add_row("infra errors", f"{s.infra_errors} (not judged, excluded from accuracy)")
+    why = ", ".join(f"{escape(k)}: {v}" for k, v in s.not_judged_reasons.items())
+    table.add_row(
+        "not judged",
+        f"{s.not_judged} (excluded from accuracy and pass^k)" + (f": {why}" if why else ""),
+    )
     reasons = ", ".join(f"{escape(k)}: {v}" for k, v in s.termination_reasons.items())
     table.add_row("termination", reasons or "-")
     flaky = [f for f in report.flakiness if f.flaky]
@@ -94,6 +106,12 @@ def _calls(report: MetricsReport) -> Table | None:
     if c.drift_unjudged:
         table.add_row("drift, not judged", str(c.drift_unjudged))
     table.add_row("calls / sessions", f"{c.calls} / {c.sessions}")
+    if c.unmeasured_sessions:
+        table.add_row(
+            "not measured",
+            f"{c.unmeasured_sessions} sessions recorded without content (no arguments to "
+            "check: e.g. a trace exported without --otel-content)",
+        )
     return table
 
 

@@ -18,33 +18,50 @@ from ..records import (
     EventKind,
     FaultInjectedEvent,
     GuardDecisionEvent,
+    Mismatch,
     RecordedDivergenceEvent,
     Session,
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
 )
-from ..scoring import METRIC_DEFINITIONS, RunSummary
+from ..scoring import METRIC_DEFINITIONS, RunSummary, not_judged_reason, verdict_label
 from ._format import pct, pct_range
 
 
 def render_summary(console: Console, title: str, summary: RunSummary) -> None:
-    """A summary table: accuracy with its interval, pass^k, termination reasons."""
+    """A summary table: accuracy over judged sessions with its interval (– when none was
+    judged), accuracy over the evaluated criteria when some were left unevaluated, pass^k,
+    termination reasons, and the sessions not judged with their reasons."""
     table = Table(title=escape(title), show_header=False, title_justify="left")
     table.add_column("metric", style="bold")
     table.add_column("value")
     ci = summary.ci95
     ci_text = f" (95% CI {pct_range(*ci)})" if ci else ""
+    accuracy = "–" if summary.session_accuracy is None else pct(summary.session_accuracy)
     table.add_row(
         "session accuracy",
-        f"{pct(summary.session_accuracy)}{ci_text}  [{summary.successes}/{summary.judged} judged]",
+        f"{accuracy}{ci_text}  [{summary.successes}/{summary.judged} judged]",
     )
+    if summary.unevaluated_sessions:
+        table.add_row(
+            "over evaluated criteria",
+            f"{pct(summary.evaluated_accuracy)}  [{summary.evaluated_successes}/"
+            f"{summary.judged}; {summary.unevaluated_sessions} sessions have criteria left "
+            "unevaluated (e.g. natural-language assertions without --judge)]",
+        )
     for k, v in summary.pass_hat_k.items():
         table.add_row(f"pass^{k}", f"{v:.3f}")
     table.add_row("sessions", str(summary.sessions))
     table.add_row(
         "termination",
         ", ".join(f"{escape(k)}: {v}" for k, v in summary.termination_reasons.items()) or "-",
+    )
+    reasons = ", ".join(f"{escape(k)}: {v}" for k, v in summary.not_judged_reasons.items())
+    table.add_row(
+        "not judged",
+        f"{summary.not_judged} (excluded from accuracy and pass^k)"
+        + (f": {reasons}" if reasons else ""),
     )
     table.add_row("infra errors", f"{summary.infra_errors} (not judged, excluded from accuracy)")
     console.print(table)
@@ -96,7 +113,15 @@ def _render_event(console: Console, e: Event) -> None:
 def render_transcript(console: Console, session: Session) -> None:
     """One session, turn by turn: messages, tool calls, results, errors, the end and verdict."""
     outcome = session.outcome
-    verdict = "not judged" if outcome is None else ("success" if outcome.success else "failure")
+    judged = session.verdict
+    verdict = (
+        f"not judged ({not_judged_reason(session)})"
+        if judged is None
+        else ("success" if judged else "failure")
+    )
+    if verdict_label(session) == "unevaluated" and outcome is not None:
+        left = ", ".join(outcome.unevaluated)
+        verdict += f" only on criteria left unevaluated ({left}): no evaluated criterion failed"
     console.print(
         f"[bold]{escape(session.session_id)}[/]  scenario={escape(session.scenario_id)} "
         f"trial={session.trial} arm={escape(session.arm)} model={escape(session.model)}"
@@ -107,20 +132,68 @@ def render_transcript(console: Console, session: Session) -> None:
             turn = e.turn
             console.rule(f"turn {turn}", style="dim")
         _render_event(console, e)
-    console.print(f"[bold]verdict[/]: {verdict}")
+    console.print(f"[bold]verdict[/]: {escape(verdict)}")
     if outcome:
         for c in outcome.criteria:
             mark = {True: "[green]pass[/]", False: "[red]fail[/]", None: "[yellow]n/a[/]"}[c.passed]
             console.print(f"  {escape(c.name)}: {mark}  {escape(c.evidence)}")
+            if c.passed is False:
+                _render_details(console, c.details)
+
+
+def _render_details(console: Console, details: Sequence[Mismatch]) -> None:
+    """Each mismatch of a failed criterion on its own line: where, expected, actual."""
+    for m in details:
+        actual = "(missing)" if m.missing else _short(json.dumps(m.actual, default=str), 200)
+        expected = _short(json.dumps(m.expected, default=str), 200)
+        console.print(
+            f"    [dim]at[/] {escape(m.where)}: expected {escape(expected)}, "
+            f"actual {escape(actual)}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def render_table(
-    console: Console, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]
+    console: Console,
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    keep: Sequence[int] = (),
 ) -> None:
-    """A plain table of strings."""
+    """A plain table of strings. Columns listed in `keep` (ids, arm names) are never cut: on
+    a terminal they keep their full width and the other columns fold; elsewhere (a pipe, a
+    CI log) the table is printed as plain aligned rows that no width cuts."""
+    widest = [
+        max([len(col)] + [len(line) for r in rows for line in r[i].split("\n")])
+        for i, col in enumerate(columns)
+    ]
+    # Each column takes 3 characters of border and padding; a folded one at least 3 more.
+    needed = sum(widest[i] for i in keep) + 3 * len(columns) + 3 * (len(columns) - len(keep))
+    if keep and (not console.is_terminal or needed >= console.width):
+        _plain_rows(console, title, columns, rows)
+        return
     table = Table(title=escape(title), title_justify="left")
-    for col in columns:
-        table.add_column(col)
+    for i, col in enumerate(columns):
+        if i in keep:
+            table.add_column(col, no_wrap=True, min_width=widest[i])
+        elif keep:
+            table.add_column(col, overflow="fold")
+        else:
+            table.add_column(col)
     for row in rows:
         table.add_row(*(escape(c) for c in row))
     console.print(table)
+
+
+def _plain_rows(
+    console: Console, title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]
+) -> None:
+    """`columns` and `rows` aligned with two spaces between cells, one line each, uncut."""
+    cells = [list(columns)] + [[c.replace("\n", " · ") for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
+    lines = [title] + [
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells
+    ]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True, crop=False)

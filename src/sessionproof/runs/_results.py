@@ -43,9 +43,16 @@ class RunReport(BaseModel):
     resumed_sessions: int = 0
     """Sessions a resumed run had already finished before this call."""
     summary: RunSummary
-    """Over every session of the run (the resumed ones too)."""
+    """Over every session of the run (the resumed ones too) of its FIRST arm: the whole run
+    when it has one arm; with several, the first (reference) arm's, never the arms pooled
+    (each arm's is in `summary_by_arm`)."""
+    summary_by_arm: dict[str, RunSummary] = Field(default_factory=dict)
+    """Arm name → its summary, in the run's arm order (one entry for a one-arm run). pass^k
+    is per arm: k never exceeds one arm's trials."""
     comparison: ArmsReport | None = None
-    """Per-arm summaries, recovery, drift tolerance and paired differences (several arms)."""
+    """With several arms: each arm's summary with its error recovery (by class), injected
+    faults and drift tolerance (`comparison.arms`), and each arm against the first on the
+    same scenario × trial pairs (`comparison.paired`: difference, 95% CI, McNemar p)."""
     turns: TurnReport | None = None
     """Per-turn accuracy in both readings, when the suite has per-turn criteria."""
     concurrency: ConcurrencyStats | None = None
@@ -63,8 +70,10 @@ class RunReport(BaseModel):
     """Why that report could not be written (the run itself is stored)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The `sessionproof run --json` object: the summary (or, with several arms, each arm
-        and the paired differences), the run id and the store."""
+        """The `sessionproof run --json` object: the run id, the store, and `arms` (arm →
+        its summary). A one-arm run also has its summary's numbers at the top level; a run
+        with several arms has none there (arms are never pooled) but each arm's recovery and
+        drift numbers beside its summary, and `paired` (each arm against the first)."""
         turns = (
             {}
             if self.turns is None
@@ -94,6 +103,7 @@ class RunReport(BaseModel):
         return {
             "run_id": self.run_id,
             **self.summary.model_dump(mode="json"),
+            "arms": {name: s.model_dump(mode="json") for name, s in self.summary_by_arm.items()},
             "resumed_sessions": self.resumed_sessions,
             "store": self.store,
             **self._breakdowns_json(self.arms[0] if self.arms else ""),

@@ -19,7 +19,14 @@ from ..executors import agents_for, execute_processes, hooks_factory, load, shar
 from ..patterns import tokens_of
 from ..records import Session
 from ..report.html import event_rows
-from ..scoring import MetricsWarmer, TraceCache, compare_arms, summarize, turn_report
+from ..scoring import (
+    MetricsWarmer,
+    TraceCache,
+    compare_arms,
+    first_summary,
+    summaries_by_arm,
+    turn_report,
+)
 from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
 from ..suites import Suite, has_per_turn_criteria
 from ._config import RunConfig, model_name, parse_executor, suite_reference
@@ -359,12 +366,14 @@ def report_stored(
         sessions_by_arm = {a: [s for s in stored() if s.arm == a] for a in arms}
         comparison = compare_arms(rows_by_arm, sessions_by_arm)
     per_turn = any(has_per_turn_criteria(s) for s in loaded.scenarios)
+    by_arm = summaries_by_arm(rows, arms)
     report = RunReport(
         run_id=run_id,
         store=None if store is None else str(store),
         arms=list(arms),
         resumed_sessions=resumed,
-        summary=summarize(rows),
+        summary=first_summary(by_arm),
+        summary_by_arm=by_arm,
         comparison=comparison,
         turns=turn_report(stored()) if per_turn else None,
         sessions=finished,
@@ -388,11 +397,13 @@ async def _in_memory(
     if len(plan.arms) > 1:
         by_arm = {a: [s for s in sessions if s.arm == a] for a in plan.arms}
         comparison = compare_arms(by_arm, by_arm)
+    summaries = summaries_by_arm(sessions, plan.arms)
     report = RunReport(
         run_id=run_id,
         store=None,
         arms=plan.arms,
-        summary=summarize(sessions),
+        summary=first_summary(summaries),
+        summary_by_arm=summaries,
         comparison=comparison,
         turns=turn_report(sessions),
         sessions=sessions,

@@ -39,7 +39,16 @@ from ._metrics import (
     survival_skip_reason,
 )
 from ._recovery import ClassRecovery, RecoveryReport, error_recovery
-from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
+from ._summary import (
+    METRIC_DEFINITIONS,
+    RunSummary,
+    first_summary,
+    not_judged_reason,
+    summaries_by_arm,
+    summarize,
+    verdict_label,
+    verdict_of,
+)
 from ._survival import (
     ON_PATH_FAILURE,
     SURVIVAL_DEFINITIONS,
@@ -99,12 +108,14 @@ __all__ = [
     "compare_arms",
     "error_recovery",
     "evaluate_session",
+    "first_summary",
     "gold_state_hash",
     "invented_facts",
     "made_once",
     "match_gold",
     "maximum_matching",
     "normalise_text",
+    "not_judged_reason",
     "rate_cell",
     "rate_table",
     "register_call_rules",
@@ -112,10 +123,13 @@ __all__ = [
     "session_survival",
     "state_diff",
     "success_by_need",
+    "summaries_by_arm",
     "summarize",
     "survival_curve",
     "survival_report",
     "survival_skip_reason",
     "turn_report",
+    "verdict_label",
+    "verdict_of",
     "with_termination",
 ]

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..conditions import Condition, parse_arm
 from ..records import Session
 from ._recovery import error_recovery
-from ._summary import RunSummary, VerdictLike, summarize
+from ._summary import RunSummary, VerdictLike, summarize, verdict_of
 from .stats import paired_comparison, scenarios_needed
 
 ARM_DEFINITIONS: dict[str, str] = {
@@ -70,12 +70,8 @@ class ArmsReport(BaseModel):
 def _verdicts(rows: Sequence[VerdictLike]) -> dict[str, bool | None]:
     # Pairs are scenario × trial: the session seed depends on both and not on the arm, so
     # the same pair met the same faults and drift choices in every arm.
-    return {
-        f"{r.scenario_id}#t{r.trial}": None
-        if str(r.termination) == "infra_error"
-        else bool(r.success)
-        for r in rows
-    }
+    # Not judged (`verdict_of` None): the pair is left out of every rate and test.
+    return {f"{r.scenario_id}#t{r.trial}": verdict_of(r) for r in rows}
 
 
 def _rate(verdicts: Mapping[str, bool | None], keys: set[str]) -> float | None:

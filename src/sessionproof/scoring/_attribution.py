@@ -299,8 +299,8 @@ def _source(
     if session.infra_error:
         detail = session.termination_detail or "the session ended in infra_error"
         return _verdict(session, FailureSource.infra, "infra_error", detail)
-    if session.outcome is None or session.outcome.success:
-        return None
+    if session.verdict is not False:
+        return None  # a success, or not judged: neither is a failure to attribute
     env = _environment(session, survival, traces)
     if env is not None:
         return _verdict(session, FailureSource.environment, *env)

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..domains import DomainSpec, ToolSpec
 from ..errors import ConfigError
 from ..records import Scenario, Session, ToolCall
+from ._content import recorded_without_content
 from ._identity import ByIdentity
 from ._matching import maximum_matching
 from ._trace import TraceCache, calls_of, drifted_tools, made_once, under_drift
@@ -52,7 +53,9 @@ CALL_DEFINITIONS: dict[str, str] = {
     "gold_recall": "expected calls matched by some agent call ÷ all expected calls.",
     "call_validity_rate": "schema-valid calls ÷ all calls: a known tool, arguments that parsed "
     "as a JSON object and satisfy the tool's JSON Schema. Calls to a tool the agent saw drifted "
-    "are counted apart (drift_unjudged). Infra-error sessions are left out of every call metric.",
+    "are counted apart (drift_unjudged). Infra-error sessions are left out of every call metric, "
+    "and so are sessions recorded without content (unmeasured_sessions): with none measured "
+    "the rates are not measured (null), never 0.",
 }
 
 
@@ -334,6 +337,9 @@ class CallAccuracy(BaseModel):
     gold_recall: float | None = None
     sessions_without_gold: int = 0
     """Judged sessions whose scenario names no expected call (validity only)."""
+    unmeasured_sessions: int = 0
+    """Sessions recorded without content (no arguments to check): left out of every rate
+    here, which is None (not measured), never 0, when no session could be measured."""
 
 
 def _ratio(num: int, den: int) -> float | None:
@@ -354,6 +360,9 @@ def call_accuracy(
     for session in sessions:
         scenario = scenarios.get(session.scenario_id)
         if session.infra_error or scenario is None:
+            continue
+        if recorded_without_content(session):
+            acc.unmeasured_sessions += 1  # not 0% valid: nothing to measure
             continue
         checks, gold = _check(session, scenario, domain_for(scenario), validators, traces)
         acc.sessions += 1

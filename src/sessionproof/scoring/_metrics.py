@@ -22,6 +22,7 @@ from ..records import Scenario, Session
 from ._arms import ARM_DEFINITIONS
 from ._attribution import ATTRIBUTION_DEFINITIONS, AttributionReport, attribute_failures
 from ._calls import CALL_DEFINITIONS, CallAccuracy, call_accuracy
+from ._content import WITHOUT_CONTENT, recorded_without_content
 from ._recovery import error_recovery
 from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
 from ._survival import (
@@ -228,8 +229,12 @@ def survival_skip_reason(session: Session, scenario: Scenario | None) -> str | N
         return "infra_error (not judged)"
     if session.outcome is None:
         return "no verdict"
+    if session.outcome.not_judged is not None:
+        return f"not judged: {session.outcome.not_judged}"
     if scenario is None:
         return "scenario unavailable"
+    if recorded_without_content(session):
+        return WITHOUT_CONTENT
     if drifted_tools(session) is not None:
         return "schema drift applied: recorded arguments are not what the domain ran"
     return None

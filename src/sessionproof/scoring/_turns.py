@@ -81,7 +81,7 @@ def turn_report(sessions: Iterable[Session]) -> TurnReport | None:
     own_sessions = prefix_sessions = own_wins = 0
     for session in sessions:
         outcome = session.outcome
-        if session.infra_error or outcome is None or not outcome.turns:
+        if not session.judged or outcome is None or not outcome.turns:
             continue
         from_prefix = any(t.gold_prefix for t in outcome.turns)
         if from_prefix:

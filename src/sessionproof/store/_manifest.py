@@ -199,6 +199,12 @@ class SessionRow(BaseModel):
     output_tokens: int
     duration_s: float
     """ended_at − started_at."""
+    not_judged: str | None = None
+    """Why the session has no verdict (`no outcome`, or its outcome's `not_judged`)."""
+    unevaluated: int = 0
+    """Criteria that could not be evaluated (`passed` None)."""
+    evaluated_success: bool | None = None
+    """No evaluated criterion failed (None when not judged)."""
 
     @property
     def tokens(self) -> int:

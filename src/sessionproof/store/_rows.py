@@ -49,6 +49,16 @@ EVENT_COLUMNS = (
 )
 """Column order of the `events` table."""
 
+
+def _criteria_count(value: str) -> str:
+    """SQL: how many of a stored outcome's criteria have `passed` equal to `value`."""
+    passed = "json_extract(outcome, '$.criteria[*].passed')"
+    return f"coalesce(len(list_filter({passed}, lambda x: x::VARCHAR = '{value}')), 0)"
+
+
+_UNEVALUATED = _criteria_count("null")
+_FAILED = _criteria_count("false")
+
 ROW_COLUMNS = (
     "session_id",
     "scenario_id",
@@ -65,6 +75,12 @@ ROW_COLUMNS = (
     "input_tokens",
     "output_tokens",
     "ended_at - started_at",
+    # Why a session without a verdict has none, and what its criteria left unevaluated:
+    # read by DuckDB from the outcome JSON, so summaries parse no JSON in Python.
+    "CASE WHEN outcome IS NULL THEN 'no outcome' ELSE outcome->>'$.not_judged' END",
+    _UNEVALUATED,
+    f"CASE WHEN success IS NULL THEN NULL WHEN {_UNEVALUATED} = 0 THEN success "
+    f"ELSE {_FAILED} = 0 END",
 )
 """What a `SessionRow` is selected from."""
 
@@ -152,4 +168,7 @@ def session_row(row: tuple[Any, ...]) -> SessionRow:
     """A SessionRow from a tuple selected in ROW_COLUMNS order."""
     values = dict(zip(ROW_COLUMNS, row, strict=True))
     values["duration_s"] = values.pop("ended_at - started_at")
+    values["not_judged"] = values.pop(ROW_COLUMNS[-3])
+    values["unevaluated"] = values.pop(ROW_COLUMNS[-2])
+    values["evaluated_success"] = values.pop(ROW_COLUMNS[-1])
     return SessionRow.model_validate(values)

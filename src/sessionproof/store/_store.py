@@ -274,8 +274,8 @@ class Store:
             raise StoreError(f"updating run {manifest.run_id!r} failed: {first_line(exc)}") from exc
 
     def list_runs(self) -> list[RunListing]:
-        """Every run, oldest first, with its progress and accuracy over its judged sessions
-        (infra errors and sessions without a verdict are counted apart)."""
+        """Every run, oldest first, with its progress and accuracy (over judged sessions:
+        infra errors and sessions without a verdict excluded; None when none was judged)."""
         rows = self._query(
             """
             SELECT r.manifest, r.status, count(s.session_id),
@@ -291,7 +291,7 @@ class Store:
         for manifest_json, status, done, successes, infra, unjudged in rows:
             m = RunManifest.model_validate_json(manifest_json)
             m.status = status
-            counted = done - infra - unjudged  # judged sessions: the rest have no verdict
+            counted = done - infra - unjudged  # sessions not judged are no failures
             out.append(
                 RunListing(
                     run_id=m.run_id,

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError, InputFileError, StoreError
 from ..importers import LabelRule, RecordError, detect_format, import_file, label_rule, without_bom
-from ..scoring import RunSummary, summarize
+from ..scoring import RunSummary, first_summary, summaries_by_arm
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
 from ..suites import recorded_suite
 from . import _names as n
@@ -111,16 +111,23 @@ class TraceImport(BaseModel):
     source: str
     format: str
     summary: RunSummary
+    """The first arm's summary (the whole import's when its sessions name one arm)."""
+    summary_by_arm: dict[str, RunSummary] = Field(default_factory=dict)
+    """Arm → its summary (a trace of a multi-arm run keeps its arms apart)."""
     errors: list[RecordError] = Field(default_factory=list)
     store: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The `--json` object: the run id, the summary's numbers, skipped and warnings."""
+        """The `--json` object: the run id, `arms` (arm → its summary; with one arm its
+        numbers are also at the top level, with several they are never pooled there),
+        skipped and warnings."""
+        one = len(self.summary_by_arm) <= 1
         return {
             "run_id": self.run_id,
             "source": self.source,
             "format": self.format,
-            **self.summary.model_dump(mode="json"),
+            **(self.summary.model_dump(mode="json") if one else {}),
+            "arms": {a: s.model_dump(mode="json") for a, s in self.summary_by_arm.items()},
             "skipped": [str(e) for e in self.errors if e.fatal],
             "warnings": [str(e) for e in self.errors if not e.fatal],
             "store": self.store,
@@ -177,11 +184,13 @@ def import_traces(
         with Store.open(Path(store)) as db, recorded_run(db, manifest, on_error="failed"):
             db.write_sessions(sessions)
             rows = db.session_rows(run_id)
+    by_arm = summaries_by_arm(rows, arms)
     return TraceImport(
         run_id=run_id,
         source=str(path),
         format=result.format,
-        summary=summarize(rows),
+        summary=first_summary(by_arm),
+        summary_by_arm=by_arm,
         errors=errors,
         store=None if store is None else str(store),
     )

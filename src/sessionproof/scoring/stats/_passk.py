@@ -41,12 +41,12 @@ class PassK(BaseModel):
 def trial_table(sessions: Iterable[Session]) -> dict[str, list[bool | None]]:
     """Group sessions into a `TrialTable`, trials ordered by their number.
 
-    A session that ended in infra_error, or carries no outcome, is recorded as None.
+    A session that was not judged (`Session.verdict` None: it ended in infra_error, carries
+    no outcome, or its outcome could not be judged) is recorded as None.
     """
     rows: dict[str, list[tuple[int, bool | None]]] = {}
     for session in sessions:
-        verdict = None if session.infra_error or session.outcome is None else session.success
-        rows.setdefault(session.scenario_id, []).append((session.trial, verdict))
+        rows.setdefault(session.scenario_id, []).append((session.trial, session.verdict))
     return {sid: [v for _, v in sorted(trials, key=lambda t: t[0])] for sid, trials in rows.items()}
 
 

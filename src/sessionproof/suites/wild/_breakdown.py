@@ -52,7 +52,7 @@ def wild_breakdowns(sessions: Sequence[Session], scenarios: Mapping[str, Scenari
         base_id, start = split_id(session.scenario_id)
         scenario = scenarios.get(base_id)
         meta = None if scenario is None else wild_meta(scenario)
-        if scenario is None or meta is None or session.infra_error or session.outcome is None:
+        if scenario is None or meta is None or not session.judged or session.outcome is None:
             continue
         if start is None:
             transitions.append((str(meta.transitions), session.success))
