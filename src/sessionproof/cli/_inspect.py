@@ -24,6 +24,7 @@ from ..runs import metrics
 from ..scoring import summarize
 from ..store import DEFAULT_STORE_PATH, Store
 from ._app import app, err_console, out_console
+from ._outputs import refuse_clobber
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -228,6 +229,7 @@ def export(
         return
     from ..telemetry import export_traces, parse_headers
 
+    refuse_clobber(output, store=store)
     count = export_traces(
         target,
         store=store,

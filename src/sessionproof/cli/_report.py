@@ -13,6 +13,7 @@ from ..errors import SessionproofError
 from ..runs import compare, default_report_path, report
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
+from ._outputs import refuse_clobber
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
 NoReportOpt = Annotated[
@@ -31,6 +32,7 @@ def report_command(
     """Write one self-contained HTML report of the runs (no network at view time): headline,
     survival, recovery and drift, failure sources, the pattern map, the verdict grid with
     every session one click away, and the comparison of the first two runs."""
+    refuse_clobber(output, store=store)
     path = report(run_ids, output, store)
     out_console.print(str(path), highlight=False, soft_wrap=True)
 
