@@ -1,0 +1,71 @@
+"""A provider answering every request 429 with a wait of zero, a negative one or NaN: the
+waits back off and the give-up is bounded in wall time (issue 41.20)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+
+import pytest
+
+from sessionproof.agents._retry import RetryPolicy
+from sessionproof.domains.demo import load_scenarios
+from sessionproof.engine import SessionPlan, run_session
+from sessionproof.records import TerminationReason
+from sessionproof.suites import Suite
+from sessionproof.users import ScriptedUser
+
+from .conftest import compat_agent
+from .fakeprovider import FakeProvider, Reply, error
+
+BOUNDED = RetryPolicy(
+    attempts=3, wait_initial=0.05, wait_max=0.4, wait_jitter=0.0, rate_limit_wait=2.0
+)
+"""A two-second rate-limit budget, so the give-up comes quickly."""
+
+HINTS = [
+    {"retry-after": "0"},
+    {"retry-after": "-5"},
+    {"retry-after-ms": "NaN"},
+    {"retry-after-ms": "-300"},
+    {"retry-after-ms": "0"},
+]
+
+
+def always_429(headers: dict[str, str]) -> FakeProvider:
+    def respond(_seen: object) -> Reply:
+        return error("slow down", 429, **headers)
+
+    return FakeProvider(responder=respond).start()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("hint", HINTS, ids=lambda h: "=".join(next(iter(h.items()))))
+async def test_a_429_storm_asking_no_wait_ends_the_session_as_infra_error(
+    hint: dict[str, str],
+) -> None:
+    server = always_429(hint)
+    try:
+        scenario = load_scenarios()[0]
+        plan = SessionPlan(run_id="r", session_id=scenario.id, scenario=scenario, trial=0)
+        agent = compat_agent(server, retry=BOUNDED)
+        start = time.monotonic()
+        session = await asyncio.wait_for(
+            run_session(
+                plan, Suite("demo", [scenario]), agent, ScriptedUser(scenario.user.turns or [])
+            ),
+            timeout=30,
+        )
+        elapsed = time.monotonic() - start
+        await agent.aclose()
+    finally:
+        server.stop()
+    assert session.termination is TerminationReason.infra_error
+    assert session.verdict is None  # not judged: never a failure charged to the agent
+    posts = server.posts()
+    # Before: ~1,000 requests a second until the wait_for above gave up. Now the waits back
+    # off (0.05, 0.1, 0.2, 0.4, 0.4, ...) and stop once two seconds are spent.
+    assert 3 <= len(posts) <= 12, len(posts)
+    gaps = [b.t - a.t for a, b in itertools.pairwise(posts)]
+    assert min(gaps) >= 0.04
+    assert elapsed < 6.0
