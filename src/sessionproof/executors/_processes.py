@@ -12,7 +12,8 @@ written.
 Workers are forked from the driver (no re-import, no pickled configuration: they start in
 milliseconds with everything the driver has loaded) and talk to it over a socket pair in
 length-prefixed pickles. A worker that dies has its sessions in flight run again on
-another, up to `SESSION_RETRIES` times each; a session is never stored twice. Sessions get
+another, up to `SESSION_RETRIES` times each, then stored as `infra_error` (not judged); a
+session is never stored twice. Sessions get
 their seeds from `plan_session` as everywhere, so verdicts do not depend on which process
 ran them.
 """
@@ -36,6 +37,7 @@ from ..engine import GroupWriter, Progress, RunItem, SessionSink
 from ..errors import InfraError
 from ..records import Session
 from ._driver import SESSION_RETRIES
+from ._poison import poisoned_session
 from ._worker import SessionWorker, WorkerSpec
 
 _Item = RunItem
@@ -201,8 +203,8 @@ async def execute_processes(
 ) -> ProcessRun:
     """Run the sessions `todo` on one forked worker process per share; store each once, as
     it arrives. Raises what a session raised (the run stops, still `running`, for
-    `resume`), or `InfraError` when a session's workers died more than `SESSION_RETRIES`
-    times."""
+    `resume`). A session whose worker died more than `SESSION_RETRIES` times is stored as
+    `infra_error` (`poisoned_session`) and the rest run on."""
     queue: deque[_Item] = deque(todo)
     retries: dict[_Item, int] = {}
     stored: set[tuple[str, int, str]] = set()
@@ -267,22 +269,35 @@ async def execute_processes(
                 for other in links:
                     assert other.writer is not None
                     other.writer.write(_frame(("close", 0, None)))
-        # The worker died: what it held runs again elsewhere (a fresh worker if need be).
-        lost = list(link.inflight.values())
+        # The worker died: what it held runs again elsewhere (a fresh worker if need be);
+        # a session that killed its worker on every try is stored as infra_error instead.
+        held = list(link.inflight.values())
         link.inflight.clear()
-        for item in lost:
+        lost: list[_Item] = []
+        for item in held:
             retries[item] = retries.get(item, 0) + 1
-            if retries[item] > SESSION_RETRIES:
-                raise InfraError(
-                    f"session {item[0]} trial {item[1]}: its worker process died, and again "
-                    f"on each of {SESSION_RETRIES} retries; the run can be resumed"
-                )
+            if retries[item] <= SESSION_RETRIES:
+                lost.append(item)
+                continue
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(None, link.proc.join, 5)
+            poisoned = poisoned_session(spec, item, link.proc.exitcode, retries[item])
+            mark = (poisoned.scenario_id, poisoned.trial, poisoned.arm)
+            if mark not in stored:
+                stored.add(mark)
+                task = asyncio.create_task(store(poisoned))
+                writes.add(task)
+                task.add_done_callback(writes.discard)
         queue.extendleft(reversed(lost))
         if lost or queue:
             replacement = await _spawn(spec, link.share, links)
             links.append(replacement)
             fill(replacement)
             await serve(replacement)
+        elif not any(lk.inflight for lk in links):
+            for other in links:
+                if other is not link and other.writer is not None:
+                    other.writer.write(_frame(("close", 0, None)))
 
     try:
         fill_all()
