@@ -25,6 +25,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
+from .._atomic import write_atomic
 from .._secrets import register_header_secret
 from .._version import __version__
 from ..errors import ConfigError, InfraError, InputFileError
@@ -108,10 +109,11 @@ def otlp_proto(spans: Spans) -> bytes:
 
 
 def write_file(spans: Spans, path: Path, fmt: str) -> None:
-    """Write `spans` to `path` as `otlp-json` or `otlp-proto`."""
+    """Write `spans` to `path` as `otlp-json` or `otlp-proto`, whole or not at all (beside
+    it, then renamed over it: a failed write leaves an earlier file intact)."""
     data = json.dumps(otlp_json(spans)).encode() if fmt == "otlp-json" else otlp_proto(spans)
     try:
-        path.write_bytes(data)
+        write_atomic(path, data)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
