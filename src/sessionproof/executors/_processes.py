@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import multiprocessing
 import os
 import pickle
@@ -42,6 +43,7 @@ from ._worker import SessionWorker, WorkerSpec
 
 _Item = RunItem
 _HEADER = struct.Struct("!Q")
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,32 @@ def shares(concurrency: int, sessions: int, limits: RateLimits, n: int) -> list[
         tpm=None if limits.tpm is None else limits.tpm / n,
     )
     return [WorkerShare(split(concurrency, i), split(sessions, i), part) for i in range(n)]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def worker_count(asked: int, sessions: int, in_flight: int) -> int:
+    """Worker processes to fork for `local:N`: never more than the sessions to run, nor than
+    the sessions kept in flight (an idle worker costs a fork and its share of the limits for
+    nothing); logs a warning when that is still more than the usable cores."""
+    n = max(1, min(asked, sessions, in_flight))
+    cores = usable_cores()
+    if n > cores:
+        _log.warning(
+            "--executor local:%d forks %d worker processes on %d usable cores: they will "
+            "take turns on the cores (local:%d or fewer is usually faster)",
+            asked,
+            n,
+            cores,
+            cores,
+        )
+    return n
 
 
 # --- framing -----------------------------------------------------------------------------
