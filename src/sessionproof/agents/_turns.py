@@ -40,7 +40,7 @@ def reply_text(body: str, where: str) -> str:
     """The `message` of an agent's JSON reply; `AgentFailure(malformed_output)` otherwise."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
         shown = body.strip()[:120]
         raise AgentFailure(
             ErrorClass.malformed_output, f"{where} answered something that is not JSON: {shown!r}"
@@ -72,6 +72,11 @@ class HttpTurns:
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
             raise InfraError(
                 f"the agent at {self._shown} cannot be reached: {type(exc).__name__}: {exc}"
+            ) from None
+        except httpx.DecodingError as exc:  # a body its Content-Encoding does not decode
+            raise AgentFailure(
+                ErrorClass.malformed_output,
+                f"the agent at {self._shown} answered an undecodable body: {exc}",
             ) from None
         if status >= 400:
             raise AgentFailure(
