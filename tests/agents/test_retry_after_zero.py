@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from sessionproof.agents._retry import RetryPolicy
+from sessionproof.agents._ratelimit import ProviderGate
+from sessionproof.agents._retry import RetryPolicy, call_with_retries
 from sessionproof.domains.demo import load_scenarios
 from sessionproof.engine import SessionPlan, run_session
 from sessionproof.records import TerminationReason
@@ -18,6 +19,7 @@ from sessionproof.users import ScriptedUser
 
 from .conftest import compat_agent
 from .fakeprovider import FakeProvider, Reply, error
+from .test_ratelimit import RateLimited, classify
 
 BOUNDED = RetryPolicy(
     attempts=3, wait_initial=0.05, wait_max=0.4, wait_jitter=0.0, rate_limit_wait=2.0
@@ -69,3 +71,30 @@ async def test_a_429_storm_asking_no_wait_ends_the_session_as_infra_error(
     gaps = [b.t - a.t for a, b in itertools.pairwise(posts)]
     assert min(gaps) >= 0.04
     assert elapsed < 6.0
+
+
+async def test_time_queued_at_the_gate_is_not_spent_from_the_429_budget() -> None:
+    # One place in the window. The request is refused (429, no wait asked), and while it backs
+    # off another request takes the place for 1.5 s; then it is refused again. The wall-time
+    # budget (1 s) counts the 429s' waits and the requests, not the queue behind the run's
+    # other requests: it is not given up on at the second 429.
+    gate = ProviderGate(1)
+    answers = iter([RateLimited(0), RateLimited(0)])
+
+    async def call() -> str:
+        for exc in answers:
+            raise exc
+        return "ok"
+
+    async def holder() -> None:
+        await asyncio.sleep(0.02)  # once the first attempt has given its place back
+        async with gate.slot():
+            await asyncio.sleep(1.5)
+
+    policy = RetryPolicy(wait_initial=0.05, wait_jitter=0.0, rate_limit_wait=1.0)
+    other = asyncio.create_task(holder())
+    value, attempts = await call_with_retries(
+        call, provider="p", policy=policy, classify=classify, gate=gate
+    )
+    await other
+    assert (value, attempts) == ("ok", 3)

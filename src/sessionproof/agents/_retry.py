@@ -281,14 +281,19 @@ async def _send(
     """One transport attempt as stamina sees it: the request, through the provider's gate,
     with every 429 waited out here (Retry-After, else exponential backoff) until the policy's
     total rate-limit wait is spent (the waits asked for, or the wall time since the first
-    429 when that is more: a provider answering at once cannot stretch the budget)."""
+    429 when that is more: a provider answering at once cannot stretch the budget; time
+    queued at the gate behind the run's other requests is not counted)."""
     policy = decider.policy
     waited = 0.0
     first_429: float | None = None
+    queued = 0.0  # time since the first 429 spent queued at the gate: the run's, not the 429s'
     backoff = policy.wait_initial
     while True:
         decider.attempts += 1
+        entering = time.monotonic() if first_429 is not None else 0.0
         async with gate.slot(tokens) if gate is not None else _UNLIMITED as slot:
+            if first_429 is not None:
+                queued += time.monotonic() - entering
             try:
                 result = await fn()
             except Exception as exc:
@@ -299,7 +304,7 @@ async def _send(
                 now = time.monotonic()
                 if first_429 is None:
                     first_429 = now
-                spent = max(waited, now - first_429)
+                spent = max(waited, now - first_429 - queued)
                 wait = _rate_limit_wait(failure, backoff, policy)
                 asked = _usable_hint(failure.retry_after_s)
                 too_long = asked is not None and asked > policy.max_retry_after
