@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import re
@@ -89,3 +90,33 @@ def test_plain_lines_written_to_the_progress_file_are_escaped() -> None:
     console = plain_safe(SafeConsole(file=out, width=100))
     console.file.write(f"[1/1] {HOSTILE_ID}.t0 pass\n")
     assert RAW.search(out.getvalue()) is None and "\\x1b]52" in out.getvalue()
+
+
+def test_score_warnings_about_a_transcript_print_no_raw_control_characters(
+    tmp_path: Path,
+) -> None:
+    record = {
+        "id": "s\x1b]0;pwned\x07",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "get\x1b[2Korder", "arguments": "{}"},
+                    }
+                ],
+            },
+        ],
+        "success": True,
+    }
+    (tmp_path / "chat.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    done = _cli("score", "chat.jsonl", "--format", "openai", "--domain", "demo",
+                "--store", "s.duckdb", "--no-report", cwd=tmp_path)  # fmt: skip
+    assert "unknown tool" in done.stderr, done.stderr
+    # Before: the record's id and tool name went out raw in the warning line.
+    assert RAW.search(done.stdout + done.stderr) is None
+    assert "get\\x1b[2Korder" in done.stderr
