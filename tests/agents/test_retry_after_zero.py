@@ -19,7 +19,7 @@ from sessionproof.users import ScriptedUser
 
 from .conftest import compat_agent
 from .fakeprovider import FakeProvider, Reply, error
-from .test_ratelimit import RateLimited, classify
+from .test_ratelimit import FakeClock, RateLimited, classify
 
 BOUNDED = RetryPolicy(
     attempts=3, wait_initial=0.05, wait_max=0.4, wait_jitter=0.0, rate_limit_wait=2.0
@@ -98,3 +98,23 @@ async def test_time_queued_at_the_gate_is_not_spent_from_the_429_budget() -> Non
     )
     await other
     assert (value, attempts) == ("ok", 3)
+
+
+@pytest.mark.parametrize("asked", [0.0, -3.0, float("nan")])
+async def test_a_wait_of_nothing_starts_at_the_floor_and_doubles(asked: float) -> None:
+    clock = FakeClock()
+    answers = iter([RateLimited(asked)] * 5)
+
+    async def call() -> str:
+        for exc in answers:
+            raise exc
+        return "ok"
+
+    policy = RetryPolicy(wait_initial=5.0, wait_max=0.6, wait_jitter=0.0)
+    value, attempts = await call_with_retries(
+        call, provider="p", policy=policy, classify=classify, sleep=clock.sleep
+    )
+    assert (value, attempts) == ("ok", 6)
+    # Before: five immediate resends (sleeps of 0, or NaN). Not the 5 s backoff for a 429
+    # without any Retry-After either: the provider did ask to come back soon.
+    assert clock.sleeps == [0.05, 0.1, 0.2, 0.4, 0.6]

@@ -58,6 +58,10 @@ class RetryPolicy:
     """Random extra wait added to each exponential backoff, at most this many seconds."""
     max_retry_after: float = 120.0
     """A Retry-After longer than this is not waited for: the request fails at once."""
+    zero_wait_floor: float = 0.05
+    """The first wait after a 429 that asks for none (Retry-After 0, negative or NaN),
+    doubled for each further one up to `wait_max`: honoured almost at once, never a busy
+    loop."""
     rate_limit_wait: float = 600.0
     """Total seconds one request may spend waiting out 429 answers (they do not count
     against `attempts`: a provider's 429 storm is waited out, not turned into failures);
@@ -181,7 +185,7 @@ def provider_message(body: Any, fallback: str) -> str:
 def _usable_hint(wait: float | None) -> float | None:
     """A Retry-After worth obeying: positive and finite. Zero, negative or NaN ask for no
     wait at all, which against a provider answering 429 to everything is a busy loop; such
-    a hint is treated as absent (the policy's exponential backoff applies)."""
+    a hint is not obeyed as given (see `RetryPolicy.zero_wait_floor`)."""
     if wait is None or not math.isfinite(wait) or wait <= 0:
         return None
     return wait
@@ -279,7 +283,8 @@ async def _send(
     sleep: Sleep,
 ) -> T:
     """One transport attempt as stamina sees it: the request, through the provider's gate,
-    with every 429 waited out here (Retry-After, else exponential backoff) until the policy's
+    with every 429 waited out here (Retry-After, else exponential backoff; a Retry-After
+    asking for no wait gets `zero_wait_floor`, doubled each time) until the policy's
     total rate-limit wait is spent (the waits asked for, or the wall time since the first
     429 when that is more: a provider answering at once cannot stretch the budget; time
     queued at the gate behind the run's other requests is not counted)."""
@@ -288,6 +293,7 @@ async def _send(
     first_429: float | None = None
     queued = 0.0  # time since the first 429 spent queued at the gate: the run's, not the 429s'
     backoff = policy.wait_initial
+    floor = policy.zero_wait_floor
     while True:
         decider.attempts += 1
         entering = time.monotonic() if first_429 is not None else 0.0
@@ -305,8 +311,11 @@ async def _send(
                 if first_429 is None:
                     first_429 = now
                 spent = max(waited, now - first_429 - queued)
-                wait = _rate_limit_wait(failure, backoff, policy)
                 asked = _usable_hint(failure.retry_after_s)
+                if asked is None and failure.retry_after_s is not None:
+                    wait, floor = floor, min(policy.wait_max, floor * 2)  # asked for no wait
+                else:
+                    wait = _rate_limit_wait(failure, backoff, policy)
                 too_long = asked is not None and asked > policy.max_retry_after
                 if too_long or spent + wait > policy.rate_limit_wait:
                     decider.gave_up = True
