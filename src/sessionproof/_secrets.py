@@ -35,10 +35,16 @@ _PROVIDERS = (
     "|TOGETHER|VOYAGE|XAI"
 )
 _SECRET_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|TOKEN|ACCESS_?KEY)$"
-    r"|SECRET|PASSW(?:OR)?D"
+    r"(?:^|_)(?:API_?KEY|ACCESS_?KEY|KEY|KEYS|AUTH|PAT)$|_(?:PASS|PWD)$"
+    r"|TOKEN|SECRET|PASSW(?:OR)?D|CREDENTIAL|PRIVATE_?KEY"
     rf"|^(?:{_PROVIDERS})_(?:\w+_)?KEY$",
     re.IGNORECASE,
+)
+# Names the patterns above would take that hold no credential: token counts and tokenizer
+# settings (`MAX_TOKENS`, `TOKENIZERS_PARALLELISM`), and where a credential lives rather than
+# the credential itself (`*_KEY_FILE`, `*_TOKEN_PATH`, `*_CREDENTIALS_DIR`, `SSH_AUTH_SOCK`).
+_NOT_SECRET_NAME = re.compile(
+    r"TOKENS(?:$|_)|TOKENIZER|_(?:FILE|PATH|DIR|SOCK|TYPE|URL|ENDPOINT)$", re.IGNORECASE
 )
 # OTLP exporters take credentials as `name=value,name=value` header lists.
 _HEADERS_NAME = re.compile(r"^OTEL_EXPORTER_OTLP_(?:\w+_)?HEADERS$", re.IGNORECASE)
@@ -55,9 +61,13 @@ _env_cache: tuple[dict[Any, Any] | None, frozenset[str]] = (None, frozenset())
 
 
 def is_secret_env_name(name: str) -> bool:
-    """True when an environment variable's name says it holds a credential
-    (`*_API_KEY`, `*_TOKEN`, `*SECRET*`, `*PASSWORD*`, `OPENAI_KEY`-like provider keys)."""
-    return _SECRET_NAME.search(name) is not None
+    """True when an environment variable's name says it holds a credential: `*_KEY`
+    (`*_API_KEY`, `*_ACCESS_KEY`), `*_AUTH`, `*_PAT`, `*_PASS`, `*_PWD` (not the shell's
+    `PWD`), `*TOKEN*`,
+    `*SECRET*`, `*PASSWORD*`, `*CREDENTIAL*`, `*PRIVATE_KEY*` — except names of token counts
+    and tokenizer settings (`MAX_TOKENS`, `TOKENIZERS_*`) and of where a credential is kept
+    (`*_FILE`, `*_PATH`, `*_DIR`, `*_SOCK`, `*_TYPE`, `*_URL`, `*_ENDPOINT`)."""
+    return _SECRET_NAME.search(name) is not None and _NOT_SECRET_NAME.search(name) is None
 
 
 def register_secret(value: str | None) -> None:
@@ -72,12 +82,42 @@ def register_secret(value: str | None) -> None:
             _REGISTERED.add(value)
 
 
+def header_credentials(value: str) -> list[str]:
+    """The secrets an HTTP header value carries: the value itself; after an authorization
+    scheme word (`Bearer T`, `Basic B64`, `Token T`, `ApiKey T`...) the bare credential too;
+    and for `Basic` its decoded `user:password` and the password."""
+    value = value.strip()
+    found = [value]
+    scheme, space, credential = value.partition(" ")
+    credential = credential.strip()
+    if not space or not credential or " " in credential or not scheme.replace("-", "").isalnum():
+        return found
+    found.append(credential)
+    if scheme.lower() == "basic":
+        try:
+            decoded = base64.b64decode(credential, validate=True).decode("utf-8")
+        except ValueError:  # not base64, or not text (UnicodeDecodeError is a ValueError)
+            return found
+        found.append(decoded)
+        _, colon, password = decoded.partition(":")
+        if colon and password:
+            found.append(password)
+    return found
+
+
+def register_header_secret(value: str) -> None:
+    """Register an HTTP header's value as a secret (`--otlp-header K=V`): the value and the
+    credentials inside it (see `header_credentials`)."""
+    for credential in header_credentials(value):
+        register_secret(credential)
+
+
 def _read_env() -> set[str]:
     found: set[str] = set()
     for name, value in os.environ.items():
         if _HEADERS_NAME.match(name):
             for item in value.split(","):
-                found.add(unquote(item.partition("=")[2]).strip())
+                found.update(header_credentials(unquote(item.partition("=")[2])))
         elif is_secret_env_name(name):
             found.add(value.strip())
     return {v for v in found if len(v) >= MIN_SECRET_LENGTH and v not in REDACTED}

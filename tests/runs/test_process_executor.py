@@ -24,6 +24,9 @@ from tests.agents.fakeprovider import FakeProvider, Reply, Seen, completion
 from tests.runs.decided import assert_stored_once, stored_sessions, what_was_decided
 from tests.runs.ray_agents import LOG_ENV, MARKER_ENV
 
+TARGET = "cancel-two-orders-parallel"
+"""The scenario `exits` raises SystemExit on."""
+
 pytestmark = pytest.mark.skipif(not fork_available(), reason="worker processes are forked")
 
 
@@ -75,17 +78,19 @@ def test_a_killed_worker_s_sessions_run_again_and_are_stored_exactly_once(
     assert_stored_once(store, report.run_id, 24)
 
 
-def test_what_a_worker_s_session_raises_stops_the_run_as_in_one_process(tmp_path: Path) -> None:
-    # An agent that asks the interpreter to exit stops a one-process run; in a worker it
-    # must stop the driver the same way (not hang it, not pass for a finished run).
+def test_an_agent_asking_to_exit_ends_its_session_as_in_one_process(tmp_path: Path) -> None:
+    # Issue 41.22 changed this: an agent function calling sys.exit() used to stop the run
+    # (left `running`, nothing stored); it now ends only its own session, as the agent's
+    # failure, in one process and in a worker alike.
     outcomes = {}
     for executor in ("local:1", "local:2"):
         store = tmp_path / f"{executor.replace(':', '-')}.duckdb"
-        with pytest.raises(SystemExit, match="exit asked by the test agent"):
-            run(_config(store, executor, model="python:tests.runs.ray_agents:exits"))
+        report = run(_config(store, executor, model="python:tests.runs.ray_agents:exits"))
         with Store.open(store, read_only=True) as db:
             outcomes[executor] = [r.status for r in db.list_runs()]
-    assert outcomes["local:2"] == outcomes["local:1"] != ["finished"]
+        ended = {s.termination.value for s in report.sessions if s.scenario_id == TARGET}
+        assert ended == {"too_many_errors"}
+    assert outcomes["local:2"] == outcomes["local:1"] == ["finished"]
 
 
 def _chat(seen: Seen) -> Reply:

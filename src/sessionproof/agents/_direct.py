@@ -32,7 +32,7 @@ from typing import Any
 import aiohttp
 import openai
 
-from ._http1 import Http1Pool
+from ._http1 import MAX_RESPONSE_BYTES, Http1Pool, ResponseTooLarge
 
 try:  # the SDK's own HTTP library: httpx2 from openai 3, httpx before
     import httpx2 as _http
@@ -127,8 +127,9 @@ class DirectPost:
     def __init__(self, client: openai.AsyncOpenAI, path: str, timeout_s: float) -> None:
         self._client = client
         self._url = endpoint_url(client, path)
+        # `total` too: a server dripping a byte per read must not stretch a call forever.
         self._timeout = aiohttp.ClientTimeout(
-            total=None, sock_connect=timeout_s, sock_read=timeout_s
+            total=timeout_s, sock_connect=timeout_s, sock_read=timeout_s
         )
         self._headers: dict[str, str] | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -172,9 +173,11 @@ class DirectPost:
                 proxy=self._proxy,
                 proxy_auth=self._proxy_auth,
             ) as resp:
-                data = await resp.read()
+                data = await _read_capped(resp)
                 status = resp.status
                 raw_headers = resp.raw_headers
+        except ResponseTooLarge as exc:
+            raise self._too_large(exc) from exc
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise openai.APITimeoutError(request=self._request()) from exc
         except aiohttp.ClientError as exc:
@@ -196,6 +199,8 @@ class DirectPost:
             status, raw_headers, data = await pool.post(self._head, body)
         except TimeoutError as exc:
             raise openai.APITimeoutError(request=self._request()) from exc
+        except ResponseTooLarge as exc:
+            raise self._too_large(exc) from exc
         except OSError as exc:  # refused, reset, dropped (Http1Error), TLS
             raise openai.APIConnectionError(request=self._request()) from exc
         if 200 <= status < 300:
@@ -205,6 +210,11 @@ class DirectPost:
         )
         raise status_error(self._client, response)
 
+    def _too_large(self, exc: ResponseTooLarge) -> openai.APIError:
+        # An SDK error that is neither a status nor a connection failure: the retry policy
+        # reads it as not worth another try (the same request gets the same flood).
+        return openai.APIError(f"response too large: {exc}", self._request(), body=None)
+
     async def aclose(self) -> None:
         """Close the connections (aiohttp's and the pool's)."""
         if self._pool is not None:
@@ -212,3 +222,15 @@ class DirectPost:
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
+
+
+async def _read_capped(resp: aiohttp.ClientResponse) -> bytes:
+    """The (decoded) body of `resp`, refused past `MAX_RESPONSE_BYTES`."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_chunked(1 << 16):
+        size += len(chunk)
+        if size > MAX_RESPONSE_BYTES:
+            raise ResponseTooLarge(f"the response body passed {MAX_RESPONSE_BYTES} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)

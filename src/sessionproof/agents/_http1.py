@@ -8,6 +8,12 @@ ready body to one origin over pooled keep-alive connections (TLS for https), and
 status, headers and body. The HTTP parsing is llhttp's, through httptools (Content-Length
 and chunked bodies, keep-alive rules); a gzip or deflate body is decoded. Proxies, redirects,
 cookies and HTTP/2 are not its job: `DirectPost` keeps aiohttp for a proxied origin.
+
+A response is bounded: its header section by `MAX_HEAD_BYTES`, its body by `max_bytes` both
+as received and once decoded (an endless chunked body or a gzip bomb fails the request with
+`ResponseTooLarge` as soon as it passes the cap, instead of growing memory until the
+deadline), and its whole exchange by the read timeout, counted from when the request is
+sent (a server dripping bytes cannot stretch it).
 """
 
 from __future__ import annotations
@@ -24,9 +30,25 @@ from ._ratelimit import AnswerHook, answer_hook
 _Response = tuple[int, list[tuple[bytes, bytes]], bytes]
 """(status, raw headers, body)."""
 
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""The largest response body read (after decoding), as the MCP agent's line cap: a chat
+completion is kilobytes; sixteen megabytes is no reply but a broken or hostile server."""
+
+MAX_HEAD_BYTES = 256 * 1024
+"""The largest header section read."""
+
 
 class Http1Error(ConnectionError):
     """The connection failed before a whole response arrived (the request may have run)."""
+
+
+class ResponseTooLarge(Http1Error):
+    """The response passed the size cap (its headers, its body, or its decoded body). Not
+    worth retrying: the same request gets the same answer."""
+
+
+class _Overflow(Exception):
+    """Raised inside a parser callback to stop reading a response past its cap."""
 
 
 class _Connection(asyncio.Protocol):
@@ -42,6 +64,9 @@ class _Connection(asyncio.Protocol):
         self._waiter: asyncio.Future[_Response] | None = None
         self._headers: list[tuple[bytes, bytes]] = []
         self._body: list[bytes] = []
+        self._head_size = 0
+        self._body_size = 0
+        self._overflow: str | None = None
         self.reusable = True
         self._answered: AnswerHook | None = None
         self.deadline: float | None = None
@@ -57,7 +82,10 @@ class _Connection(asyncio.Protocol):
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserError as exc:
-            self._fail(Http1Error(f"unreadable response: {exc}"))
+            if self._overflow is not None:
+                self._fail(ResponseTooLarge(self._overflow))
+            else:
+                self._fail(Http1Error(f"unreadable response: {exc}"))
             self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -70,9 +98,18 @@ class _Connection(asyncio.Protocol):
     # -- httptools callbacks ------------------------------------------------------------
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        self._head_size += len(name) + len(value) + 4
+        if self._head_size > MAX_HEAD_BYTES:
+            self._overflow = f"the response's headers passed {MAX_HEAD_BYTES} bytes"
+            raise _Overflow
         self._headers.append((name, value))
 
     def on_body(self, body: bytes) -> None:
+        self._body_size += len(body)
+        cap = self._pool.max_bytes
+        if self._body_size > cap:
+            self._overflow = f"the response body passed {cap} bytes"
+            raise _Overflow
         self._body.append(body)
 
     def on_message_complete(self) -> None:
@@ -83,6 +120,7 @@ class _Connection(asyncio.Protocol):
         status = self._parser.get_status_code()
         headers, self._headers = self._headers, []
         body, self._body = b"".join(self._body), []
+        self._head_size = self._body_size = 0
         if waiter is None or waiter.done():
             self.close()  # an answer nobody asked for: this connection cannot be trusted
             return
@@ -160,7 +198,16 @@ def _settle(waiter: asyncio.Future[_Response], response: _Response) -> None:
 class Http1Pool:
     """Keep-alive connections to the origin of `url`, for POSTs to its path."""
 
-    def __init__(self, url: str, connect_timeout: float | None, read_timeout: float | None):
+    def __init__(
+        self,
+        url: str,
+        connect_timeout: float | None,
+        read_timeout: float | None,
+        *,
+        max_bytes: int = MAX_RESPONSE_BYTES,
+    ):
+        self.max_bytes = max_bytes
+        """The largest response body read, as received and once decoded."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {url!r}")
@@ -213,7 +260,8 @@ class Http1Pool:
 
         Raises the `OSError` of a connection that cannot be made (`ConnectionRefusedError`:
         the request never left), `Http1Error` when one fails before the whole response
-        arrived, and `TimeoutError` past a timeout. A gate slot this task holds
+        arrived (`ResponseTooLarge` past the size cap), and `TimeoutError` past a timeout
+        (the read timeout bounds the whole response, not each read). A gate slot this task holds
         (`answer_hook`) is given back the moment the response is complete.
         """
         conn = await self._connection()
@@ -224,7 +272,7 @@ class Http1Pool:
         self._busy.add(conn)  # the connection leaves it when the request ends, either way
         status, headers, raw = await conn.request(data, deadline, answer_hook())
         try:
-            return status, headers, _decoded(headers, raw)
+            return status, headers, _decoded(headers, raw, self.max_bytes)
         except zlib.error as exc:
             raise Http1Error(f"unreadable compressed body: {exc}") from exc
 
@@ -256,13 +304,25 @@ class Http1Pool:
             self._sweeper = None
 
 
-def _decoded(headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
-    """`body` with its Content-Encoding (gzip, deflate) undone."""
+def _inflate(body: bytes, wbits: int, cap: int) -> bytes:
+    """`body` decompressed, never to more than `cap` bytes (`ResponseTooLarge` beyond)."""
+    inflater = zlib.decompressobj(wbits)
+    out = inflater.decompress(body, cap + 1)
+    if len(out) > cap or inflater.unconsumed_tail:
+        raise ResponseTooLarge(f"the decoded response body passed {cap} bytes")
+    rest = inflater.flush()
+    if len(out) + len(rest) > cap:
+        raise ResponseTooLarge(f"the decoded response body passed {cap} bytes")
+    return out + rest
+
+
+def _decoded(headers: list[tuple[bytes, bytes]], body: bytes, cap: int) -> bytes:
+    """`body` with its Content-Encoding (gzip, deflate) undone, at most `cap` bytes."""
     for name, value in headers:
         if name.lower() == b"content-encoding":
             coding = value.strip().lower()
             if coding in (b"gzip", b"x-gzip"):
-                return zlib.decompress(body, 16 + zlib.MAX_WBITS)
+                return _inflate(body, 16 + zlib.MAX_WBITS, cap)
             if coding == b"deflate":
-                return zlib.decompress(body)
+                return _inflate(body, zlib.MAX_WBITS, cap)
     return body

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 import importlib
 import inspect
 import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import InfraError, ModelSpecError
 from ..records import ErrorClass, Message
 from ._parse import unusable_reply
-from ._protocol import AgentRequest, AgentResponse, OutputIssue
+from ._protocol import AgentFailure, AgentRequest, AgentResponse, OutputIssue
 
 
 def load_function(target: str) -> Callable[..., Any]:
@@ -54,12 +58,25 @@ def _import(module_name: str) -> Any:
         return importlib.import_module(module_name)
 
 
+def _is_async(fn: Callable[..., Any]) -> bool:
+    """True for a coroutine function (or an object whose `__call__` is one)."""
+    call = getattr(fn, "__call__", None)  # noqa: B004  an object's own __call__ is asked too
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+
+
 class PythonAgent:
     """Calls a user function (sync or async) with each `AgentRequest`.
 
     The function returns an `AgentResponse` or a `Message`. A wrong return type, or an
     exception other than `InfraError`, becomes a classified issue on an empty reply, so one
-    bad step is the agent's failure and not a crashed run; `InfraError` passes through.
+    bad step is the agent's failure and not a crashed run; `InfraError` passes through. A
+    `SystemExit` (`sys.exit()` in the function) ends that session as the agent's failure
+    (`AgentFailure`), not the run.
+
+    A plain (sync) function runs in a worker thread: one that blocks (an HTTP call to a
+    model) holds neither the event loop nor the other sessions, and `--agent-timeout` ends
+    the decision when it is due (the thread itself cannot be stopped: it finishes in the
+    background and its answer is dropped).
     """
 
     plays_users = False
@@ -69,15 +86,28 @@ class PythonAgent:
     def __init__(self, fn: Callable[..., Any], name: str) -> None:
         self.name = name
         self._fn = fn
+        self._async = _is_async(fn)
+
+    async def _call(self, request: AgentRequest) -> Any:
+        if self._async:
+            return await self._fn(request)
+        reply = await _in_thread(self._fn, request)
+        if inspect.isawaitable(reply):  # a plain function handing back a coroutine
+            reply = await reply
+        return reply
 
     async def respond(self, request: AgentRequest) -> AgentResponse:
         """Call the function and normalise its answer."""
         try:
-            reply = self._fn(request)
-            if inspect.isawaitable(reply):
-                reply = await reply
+            reply = await self._call(request)
         except InfraError:
             raise
+        except SystemExit as exc:
+            # A function asking the interpreter to exit stops its own session, as the
+            # agent's failure; the run (the other sessions, the store) goes on.
+            raise AgentFailure(
+                ErrorClass.unknown, f"the agent function called exit({exc.code!r})"
+            ) from None
         except Exception as exc:
             return unusable_reply(
                 ErrorClass.unknown, f"the agent function raised {type(exc).__name__}: {exc}"
@@ -100,4 +130,33 @@ class PythonAgent:
         )
 
     async def aclose(self) -> None:
-        """Nothing to release."""
+        """Nothing to release (a thread still blocked in the function ends with it)."""
+
+
+async def _in_thread(fn: Callable[..., Any], request: AgentRequest) -> Any:
+    """`fn(request)` on a daemon thread of its own. Not a thread pool: a pool's threads are
+    joined when the interpreter exits, so one agent function blocked for good would keep a
+    finished run from ever exiting; nor would a bounded pool let every session block at once."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(ok: bool, value: Any) -> None:
+        if answer.done():  # the decision timed out, or the session was cancelled
+            return
+        if ok:
+            answer.set_result(value)
+        else:
+            answer.set_exception(value)
+
+    def work() -> None:
+        try:
+            result: tuple[bool, Any] = (True, context.run(fn, request))
+        except BaseException as exc:  # SystemExit too: the session's, not the thread's
+            result = (False, exc)
+        # A closed loop (RuntimeError): nobody waits for this answer any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, *result)
+
+    threading.Thread(target=work, name="python-agent", daemon=True).start()
+    return await answer

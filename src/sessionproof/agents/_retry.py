@@ -12,8 +12,10 @@ and waits come from the one classifier and the one Retry-After parser in `taxono
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import re
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -56,10 +58,15 @@ class RetryPolicy:
     """Random extra wait added to each exponential backoff, at most this many seconds."""
     max_retry_after: float = 120.0
     """A Retry-After longer than this is not waited for: the request fails at once."""
+    zero_wait_floor: float = 0.05
+    """The first wait after a 429 that asks for none (Retry-After 0, negative or NaN),
+    doubled for each further one up to `wait_max`: honoured almost at once, never a busy
+    loop."""
     rate_limit_wait: float = 600.0
     """Total seconds one request may spend waiting out 429 answers (they do not count
     against `attempts`: a provider's 429 storm is waited out, not turned into failures);
-    past it the request fails as rate limited."""
+    past it the request fails as rate limited. Counted as the waits asked for or the wall
+    time since the first 429, whichever is more."""
 
 
 @dataclass(frozen=True)
@@ -175,6 +182,15 @@ def provider_message(body: Any, fallback: str) -> str:
     return fallback
 
 
+def _usable_hint(wait: float | None) -> float | None:
+    """A Retry-After worth obeying: positive and finite. Zero, negative or NaN ask for no
+    wait at all, which against a provider answering 429 to everything is a busy loop; such
+    a hint is not obeyed as given (see `RetryPolicy.zero_wait_floor`)."""
+    if wait is None or not math.isfinite(wait) or wait <= 0:
+        return None
+    return wait
+
+
 class _Decider:
     """stamina's retry hook: True to retry, a float to retry after exactly that many seconds."""
 
@@ -192,7 +208,7 @@ class _Decider:
         failure = self.classify(exc)
         if failure is None or not failure.retryable:
             return False
-        wait = failure.retry_after_s
+        wait = _usable_hint(failure.retry_after_s)
         if wait is None:
             return True
         if wait > self.policy.max_retry_after:
@@ -221,7 +237,7 @@ def _infra_error(
         )
     if failure.model_output:
         return ModelOutputRejected(first, attempts)
-    wait = failure.retry_after_s
+    wait = _usable_hint(failure.retry_after_s)
     if status == 429 and wait is not None and wait > policy.max_retry_after:
         return InfraError(
             f"{provider}: rate limited; the provider asks to wait {wait:.0f} s, more than "
@@ -251,9 +267,11 @@ _UNLIMITED = _Unlimited()
 
 
 def _rate_limit_wait(failure: ProviderFailure, backoff: float, policy: RetryPolicy) -> float:
-    """The wait before resending after a 429: what the provider asked for, else backoff."""
-    if failure.retry_after_s is not None:
-        return failure.retry_after_s
+    """The wait before resending after a 429: what the provider asked for (when positive and
+    finite), else backoff."""
+    asked = _usable_hint(failure.retry_after_s)
+    if asked is not None:
+        return asked
     return backoff + random.uniform(0, policy.wait_jitter)
 
 
@@ -265,14 +283,23 @@ async def _send(
     sleep: Sleep,
 ) -> T:
     """One transport attempt as stamina sees it: the request, through the provider's gate,
-    with every 429 waited out here (Retry-After, else exponential backoff) until the policy's
-    total rate-limit wait is spent."""
+    with every 429 waited out here (Retry-After, else exponential backoff; a Retry-After
+    asking for no wait gets `zero_wait_floor`, doubled each time) until the policy's
+    total rate-limit wait is spent (the waits asked for, or the wall time since the first
+    429 when that is more: a provider answering at once cannot stretch the budget; time
+    queued at the gate behind the run's other requests is not counted)."""
     policy = decider.policy
     waited = 0.0
+    first_429: float | None = None
+    queued = 0.0  # time since the first 429 spent queued at the gate: the run's, not the 429s'
     backoff = policy.wait_initial
+    floor = policy.zero_wait_floor
     while True:
         decider.attempts += 1
+        entering = time.monotonic() if first_429 is not None else 0.0
         async with gate.slot(tokens) if gate is not None else _UNLIMITED as slot:
+            if first_429 is not None:
+                queued += time.monotonic() - entering
             try:
                 result = await fn()
             except Exception as exc:
@@ -280,10 +307,17 @@ async def _send(
                 if failure is None or failure.status != 429:
                     raise
                 slot.rate_limited()
-                wait = _rate_limit_wait(failure, backoff, policy)
-                asked = failure.retry_after_s
+                now = time.monotonic()
+                if first_429 is None:
+                    first_429 = now
+                spent = max(waited, now - first_429 - queued)
+                asked = _usable_hint(failure.retry_after_s)
+                if asked is None and failure.retry_after_s is not None:
+                    wait, floor = floor, min(policy.wait_max, floor * 2)  # asked for no wait
+                else:
+                    wait = _rate_limit_wait(failure, backoff, policy)
                 too_long = asked is not None and asked > policy.max_retry_after
-                if too_long or waited + wait > policy.rate_limit_wait:
+                if too_long or spent + wait > policy.rate_limit_wait:
                     decider.gave_up = True
                     raise
             else:

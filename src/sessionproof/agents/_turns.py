@@ -33,14 +33,14 @@ from ..records import ErrorClass
 from ._protocol import AgentFailure
 
 MAX_REPLY_BYTES = 16 * 1024 * 1024
-"""The longest reply line read from an agent process."""
+"""The longest reply read from an agent: a line of an agent process, an `http-agent` body."""
 
 
 def reply_text(body: str, where: str) -> str:
     """The `message` of an agent's JSON reply; `AgentFailure(malformed_output)` otherwise."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
         shown = body.strip()[:120]
         raise AgentFailure(
             ErrorClass.malformed_output, f"{where} answered something that is not JSON: {shown!r}"
@@ -63,20 +63,41 @@ class HttpTurns:
         self._shown = shown
 
     async def send(self, turn: dict[str, Any]) -> str:
-        """POST the turn; the reply's `message`."""
+        """POST the turn; the reply's `message`. A reply past `MAX_REPLY_BYTES` (decoded)
+        is the agent's malformed output, as a too-long line of an agent process is."""
         try:
-            response = await self._client.post(self._url, json=turn)
+            async with self._client.stream("POST", self._url, json=turn) as response:
+                status = response.status_code
+                text = await self._read(response)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
             raise InfraError(
                 f"the agent at {self._shown} cannot be reached: {type(exc).__name__}: {exc}"
             ) from None
-        if response.status_code >= 400:
+        except httpx.DecodingError as exc:  # a body its Content-Encoding does not decode
+            raise AgentFailure(
+                ErrorClass.malformed_output,
+                f"the agent at {self._shown} answered an undecodable body: {exc}",
+            ) from None
+        if status >= 400:
             raise AgentFailure(
                 ErrorClass.server_error,
-                f"the agent at {self._shown} answered HTTP {response.status_code}: "
-                f"{response.text.strip()[:120]!r}",
+                f"the agent at {self._shown} answered HTTP {status}: {text.strip()[:120]!r}",
             )
-        return reply_text(response.text, f"the agent at {self._shown}")
+        return reply_text(text, f"the agent at {self._shown}")
+
+    async def _read(self, response: httpx.Response) -> str:
+        """The reply's text, read no further than the cap."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > MAX_REPLY_BYTES:
+                raise AgentFailure(
+                    ErrorClass.malformed_output,
+                    f"the agent at {self._shown} answered more than {MAX_REPLY_BYTES} bytes",
+                )
+            chunks.append(chunk)
+        return b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
 
     async def aclose(self) -> None:
         """Nothing per session (the client is the agent's)."""

@@ -14,6 +14,7 @@ from stamina.instrumentation import RetryDetails
 
 from ..errors import SessionproofError
 from ..store import scrub_text
+from ._safe import SafeConsole, plain_safe
 
 app = typer.Typer(
     name="sessionproof",
@@ -23,8 +24,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-err_console = Console(stderr=True)
-out_console = Console()
+err_console = SafeConsole(stderr=True)
+out_console = SafeConsole()
+
+
+def progress_console() -> Console:
+    """Where a run's progress goes: stderr, control characters escaped (`plain_safe`)."""
+    return plain_safe(err_console)
 
 
 def _on_retry(details: RetryDetails) -> None:

@@ -23,6 +23,7 @@ from ..runs import metrics
 from ..scoring import summaries_by_arm, verdict_label
 from ..store import DEFAULT_STORE_PATH, Store
 from ._app import app, err_console, out_console
+from ._outputs import refuse_clobber
 from ._summaries import render_summaries, summaries_json
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
@@ -258,6 +259,7 @@ def export(
         return
     from ..telemetry import export_traces, parse_headers
 
+    refuse_clobber(output, store=store)
     count = export_traces(
         target,
         store=store,

@@ -9,10 +9,12 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..errors import SessionproofError
+from .._atomic import replaced_on_success
+from ..errors import InputFileError, SessionproofError
 from ..runs import compare, default_report_path, report
 from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
+from ._outputs import refuse_clobber
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
 NoReportOpt = Annotated[
@@ -34,7 +36,17 @@ def report_command(
     """Write one self-contained HTML report of the runs (no network at view time): headline,
     survival, recovery and drift, failure sources, the pattern map, the verdict grid with
     every session one click away, and the comparison of the first two runs."""
-    path = report(run_ids, output, store)
+    refuse_clobber(output, store=store)
+    if output is None:
+        path = report(run_ids, output, store)
+    else:
+        # Written beside the file and renamed over it: a failed write keeps the old report.
+        try:
+            with replaced_on_success(output) as partial:
+                report(run_ids, partial, store)
+        except OSError as exc:
+            raise InputFileError(f"cannot write the report to {output}: {exc.strerror}") from None
+        path = output
     out_console.print(str(path), highlight=False, soft_wrap=True)
 
 

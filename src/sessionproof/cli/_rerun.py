@@ -16,7 +16,7 @@ from ..importers import FORMATS
 from ..report import pct
 from ..rerun import RerunReport, TranscriptRerun
 from ..store import DEFAULT_STORE_PATH
-from ._app import app, err_console, out_console
+from ._app import app, err_console, out_console, progress_console
 from ._import import LabelFromOpt
 from ._progress import RunProgress
 from ._report import NoReportOpt, write_run_report
@@ -144,7 +144,7 @@ def rerun_command(
     label_from: LabelFromOpt = None,
 ) -> None:
     try:
-        with RunProgress(err_console, "reruns") as progress:
+        with RunProgress(progress_console(), "reruns") as progress:
             report = runs.rerun(
                 path,
                 model,

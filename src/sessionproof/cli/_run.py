@@ -20,7 +20,7 @@ from ..runs import RESUME_KEEPS
 from ..scoring import METRIC_DEFINITIONS
 from ..store import DEFAULT_STORE_PATH
 from ..suites import BUILTIN_SUITES
-from ._app import app, err_console, out_console
+from ._app import app, err_console, out_console, progress_console
 from ._progress import RunProgress
 from ._report import NoReportOpt, told_report
 from ._summaries import render_summaries
@@ -176,7 +176,7 @@ def run(
 
     try:
         with (
-            RunProgress(err_console, "sessions") as bar,
+            RunProgress(progress_console(), "sessions") as bar,
             _live(bar, otlp_endpoint, otlp_header, otel_content, suite, otel_compat) as progress,
         ):
             if resume:

@@ -13,6 +13,7 @@ from ..runs import SCORE_FORMATS
 from ..store import DEFAULT_STORE_PATH
 from ._app import app
 from ._import import LabelFromOpt
+from ._outputs import refuse_clobber
 from ._report import NoReportOpt
 
 FORMATS = SCORE_FORMATS
@@ -70,6 +71,7 @@ def score(
             raise ConfigError("--suite names a project for transcripts, not for BFCL outputs")
         from ._score_bfcl import score_bfcl_command
 
+        refuse_clobber(output, store=store, inputs=[path, questions, answers])
         code = score_bfcl_command(
             path, questions, answers, output, as_json, strict_empty_turns=strict_empty_turns
         )

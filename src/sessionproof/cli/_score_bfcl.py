@@ -6,13 +6,13 @@ import sys
 from pathlib import Path
 
 import orjson
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from .. import runs
 from ..scoring.stats import wilson_interval
 from ..suites.bfcl import BfclScore
+from ._safe import SafeConsole as Console  # control characters escaped
 
 
 def _table(score: BfclScore) -> Table:

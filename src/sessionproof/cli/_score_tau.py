@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 import orjson
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ..runs import BfclReport, score
 from ..suites.tau2 import ScoreReport
+from ._safe import SafeConsole as Console  # control characters escaped
 
 
 def _fraction(match: int, total: int) -> str:

@@ -16,7 +16,14 @@
 from ._cluster import RAY_EXTRA, connect, import_ray
 from ._driver import SESSION_RETRIES, execute_ray
 from ._limiter import RateLimitedAgent, RayRateLimiter, TokenBucket, limited_by
-from ._processes import ProcessRun, WorkerShare, execute_processes, fork_available, shares
+from ._processes import (
+    ProcessRun,
+    WorkerShare,
+    execute_processes,
+    fork_available,
+    shares,
+    worker_count,
+)
 from ._setup import agents_for, hooks_factory, load
 from ._worker import AgentWrapper, SessionWorker, WorkerSpec
 
@@ -41,4 +48,5 @@ __all__ = [
     "limited_by",
     "load",
     "shares",
+    "worker_count",
 ]

@@ -12,7 +12,8 @@ written.
 Workers are forked from the driver (no re-import, no pickled configuration: they start in
 milliseconds with everything the driver has loaded) and talk to it over a socket pair in
 length-prefixed pickles. A worker that dies has its sessions in flight run again on
-another, up to `SESSION_RETRIES` times each; a session is never stored twice. Sessions get
+another, up to `SESSION_RETRIES` times each, then stored as `infra_error` (not judged); a
+session is never stored twice. Sessions get
 their seeds from `plan_session` as everywhere, so verdicts do not depend on which process
 ran them.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import multiprocessing
 import os
 import pickle
@@ -36,10 +38,12 @@ from ..engine import GroupWriter, Progress, RunItem, SessionSink
 from ..errors import InfraError
 from ..records import Session
 from ._driver import SESSION_RETRIES
+from ._poison import poisoned_session
 from ._worker import SessionWorker, WorkerSpec
 
 _Item = RunItem
 _HEADER = struct.Struct("!Q")
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,32 @@ def shares(concurrency: int, sessions: int, limits: RateLimits, n: int) -> list[
         tpm=None if limits.tpm is None else limits.tpm / n,
     )
     return [WorkerShare(split(concurrency, i), split(sessions, i), part) for i in range(n)]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def worker_count(asked: int, sessions: int, in_flight: int) -> int:
+    """Worker processes to fork for `local:N`: never more than the sessions to run, nor than
+    the sessions kept in flight (an idle worker costs a fork and its share of the limits for
+    nothing); logs a warning when that is still more than the usable cores."""
+    n = max(1, min(asked, sessions, in_flight))
+    cores = usable_cores()
+    if n > cores:
+        _log.warning(
+            "--executor local:%d forks %d worker processes on %d usable cores: they will "
+            "take turns on the cores (local:%d or fewer is usually faster)",
+            asked,
+            n,
+            cores,
+            cores,
+        )
+    return n
 
 
 # --- framing -----------------------------------------------------------------------------
@@ -201,8 +231,8 @@ async def execute_processes(
 ) -> ProcessRun:
     """Run the sessions `todo` on one forked worker process per share; store each once, as
     it arrives. Raises what a session raised (the run stops, still `running`, for
-    `resume`), or `InfraError` when a session's workers died more than `SESSION_RETRIES`
-    times."""
+    `resume`). A session whose worker died more than `SESSION_RETRIES` times is stored as
+    `infra_error` (`poisoned_session`) and the rest run on."""
     queue: deque[_Item] = deque(todo)
     retries: dict[_Item, int] = {}
     stored: set[tuple[str, int, str]] = set()
@@ -267,22 +297,35 @@ async def execute_processes(
                 for other in links:
                     assert other.writer is not None
                     other.writer.write(_frame(("close", 0, None)))
-        # The worker died: what it held runs again elsewhere (a fresh worker if need be).
-        lost = list(link.inflight.values())
+        # The worker died: what it held runs again elsewhere (a fresh worker if need be);
+        # a session that killed its worker on every try is stored as infra_error instead.
+        held = list(link.inflight.values())
         link.inflight.clear()
-        for item in lost:
+        lost: list[_Item] = []
+        for item in held:
             retries[item] = retries.get(item, 0) + 1
-            if retries[item] > SESSION_RETRIES:
-                raise InfraError(
-                    f"session {item[0]} trial {item[1]}: its worker process died, and again "
-                    f"on each of {SESSION_RETRIES} retries; the run can be resumed"
-                )
+            if retries[item] <= SESSION_RETRIES:
+                lost.append(item)
+                continue
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(None, link.proc.join, 5)
+            poisoned = poisoned_session(spec, item, link.proc.exitcode, retries[item])
+            mark = (poisoned.scenario_id, poisoned.trial, poisoned.arm)
+            if mark not in stored:
+                stored.add(mark)
+                task = asyncio.create_task(store(poisoned))
+                writes.add(task)
+                task.add_done_callback(writes.discard)
         queue.extendleft(reversed(lost))
         if lost or queue:
             replacement = await _spawn(spec, link.share, links)
             links.append(replacement)
             fill(replacement)
             await serve(replacement)
+        elif not any(lk.inflight for lk in links):
+            for other in links:
+                if other is not link and other.writer is not None:
+                    other.writer.write(_frame(("close", 0, None)))
 
     try:
         fill_all()

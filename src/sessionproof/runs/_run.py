@@ -15,7 +15,7 @@ from .._gc import tuned_gc
 from ..agents import Agent, RateLimiter, RateLimits, display_spec
 from ..engine import Progress, RunPlan, SessionList, execute_run, todo_items
 from ..errors import SessionproofError
-from ..executors import agents_for, execute_processes, hooks_factory, load, shares
+from ..executors import agents_for, execute_processes, hooks_factory, load, shares, worker_count
 from ..patterns import tokens_of
 from ..records import Session
 from ..report.html import event_rows
@@ -210,6 +210,7 @@ async def _in_processes(
     spec = dataclasses.replace(
         worker_spec(config, plan, loaded), suite=loaded, limit=None, reading="own"
     )
+    n = worker_count(n, len(todo), plan.concurrency)
     parts = shares(config.workers, plan.concurrency, limiter.limits, n)
     ran = await execute_processes(spec, todo, sink, parts, progress)
     for stats in ran.stats:

@@ -118,6 +118,17 @@ _SECRET_FLAG = re.compile(
 )
 
 
+# argv flags whose following element is an HTTP header `K=V` (`--otlp-header`): its value is
+# a credential as often as not (`Authorization=Basic ...`, `x-honeycomb-team=KEY`).
+_HEADER_FLAG = re.compile(r"^--?[\w-]*headers?$", re.IGNORECASE)
+
+
+def _header_arg(item: str) -> str:
+    """`K=V` with the value redacted (the header's name kept)."""
+    name, eq, _ = item.partition("=")
+    return f"{name}={REDACTED}" if eq else REDACTED
+
+
 def _replace(match: re.Match[str]) -> str:
     if match.group("scheme") is not None:
         return match.group("scheme") + REDACTED + "@"
@@ -206,20 +217,28 @@ class Scrubber:
 
     def argv(self, argv: list[str]) -> list[str]:
         """A command line with secrets redacted, including the value after `--api-key`-like
-        flags."""
+        flags and the value of every `--otlp-header`-like `K=V` (its name kept)."""
         out: list[str] = []
-        redact_next = False
+        redact_next = header_next = False
         for arg in argv:
             if redact_next:
                 out.append(REDACTED)
                 redact_next = False
                 continue
-            flag, eq, _ = arg.partition("=")
+            if header_next:
+                out.append(self.text(_header_arg(arg)))
+                header_next = False
+                continue
+            flag, eq, rest = arg.partition("=")
             if eq and _SECRET_FLAG.match(flag):
                 out.append(f"{flag}={REDACTED}")
                 continue
+            if eq and _HEADER_FLAG.match(flag):
+                out.append(f"{flag}={self.text(_header_arg(rest))}")
+                continue
             out.append(self.text(arg))
             redact_next = _SECRET_FLAG.match(arg) is not None
+            header_next = _HEADER_FLAG.match(arg) is not None
         return out
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import re
 import shutil
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,6 +25,7 @@ from ._owner import RunOwner
 from ._prepare import SessionWrite, prepare, prepare_batch
 from ._rows import EVENT_COLUMNS, ROW_COLUMNS, SESSION_COLUMNS, session_from_rows, session_row
 from ._schema import connect, ensure_schema, first_line, query_error
+from ._snapshots import new_snapshot_dir
 
 DEFAULT_STORE_PATH = Path(".sessionproof") / "store.duckdb"
 """Where the store lives unless told otherwise (relative to the working directory)."""
@@ -103,7 +103,7 @@ class Store:
             holder = int(found.group(1)) if found else 0
             resolved = Path(path)
         for attempt in range(_SNAPSHOT_TRIES):
-            folder = Path(tempfile.mkdtemp(prefix="sessionproof-snapshot-"))
+            folder = new_snapshot_dir()  # removes what killed readers left
             try:
                 store = cls._open_copy(resolved, folder)
             except StoreError:

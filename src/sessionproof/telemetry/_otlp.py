@@ -25,6 +25,8 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
+from .._atomic import write_atomic
+from .._secrets import register_header_secret
 from .._version import __version__
 from ..errors import ConfigError, InfraError, InputFileError
 from ._attrs import key_values
@@ -107,22 +109,27 @@ def otlp_proto(spans: Spans) -> bytes:
 
 
 def write_file(spans: Spans, path: Path, fmt: str) -> None:
-    """Write `spans` to `path` as `otlp-json` or `otlp-proto`."""
+    """Write `spans` to `path` as `otlp-json` or `otlp-proto`, whole or not at all (beside
+    it, then renamed over it: a failed write leaves an earlier file intact)."""
     data = json.dumps(otlp_json(spans)).encode() if fmt == "otlp-json" else otlp_proto(spans)
     try:
-        path.write_bytes(data)
+        write_atomic(path, data)
     except OSError as exc:
         raise InputFileError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
-    """`K=V` strings as a header dict; raises ConfigError on one without `=`."""
+    """`K=V` strings as a header dict; raises ConfigError on one without `=`. Every value is
+    registered as a secret (`register_header_secret`)."""
     headers: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"--otlp-header must be KEY=VALUE, got {pair!r}")
         headers[key.strip()] = value.strip()
+        # A header sent to a collector is a credential as often as not: from now on its value
+        # (and the token after `Bearer`/`Basic`) is redacted wherever it turns up.
+        register_header_secret(value)
     return headers
 
 
@@ -142,9 +149,13 @@ def exporter(
 ) -> OTLPSpanExporter:
     """The SDK's OTLP/HTTP protobuf span exporter for `endpoint`; None: the
     OTEL_EXPORTER_OTLP_* variables decide (the exporter reads them, as it reads their headers,
-    timeout, compression and certificates); headers given here add to theirs."""
+    timeout, compression and certificates); headers given here add to theirs, and their
+    values are registered as secrets in this process (the live export's worker included)."""
     # Imported here: the HTTP exporter pulls in requests, which only a send needs.
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    for value in (headers or {}).values():
+        register_header_secret(value)
 
     return OTLPSpanExporter(
         endpoint=None if endpoint is None else traces_url(endpoint),
