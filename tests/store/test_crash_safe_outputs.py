@@ -127,3 +127,26 @@ def test_a_killed_reader_s_snapshot_is_removed_by_the_next_reader(
         # Before: every killed read left its copy for good.
         assert not left.exists()
     assert list(own_tmp.iterdir()) == []
+
+
+def test_a_reports_default_file_survives_a_failed_rewrite(stored: tuple[Path, str]) -> None:
+    """`report RUN` with no `-o` writes the folder beside the store through `runs.report`,
+    which must write beside the file and rename as well."""
+    store, run_id = stored
+    first = subprocess.run(
+        [sys.executable, "-m", "sessionproof.cli", "report", run_id, "--store", str(store)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"},
+        timeout=120,
+        check=False,
+    )
+    assert first.returncode == 0, first.stderr
+    target = Path(first.stdout.strip())
+    good = target.read_bytes()
+    assert len(good) > LIMIT
+    done = _cli_out_of_space("report", run_id, "--store", str(store))
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert target.read_bytes() == good
+    assert [p.name for p in target.parent.iterdir()] == [target.name]

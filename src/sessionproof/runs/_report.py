@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from .._atomic import write_atomic
 from .._gc import tuned_gc
 from ..errors import InputFileError, SessionproofError
 from ..importers import import_file
@@ -165,7 +166,8 @@ def report(
     path = Path(output)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page, encoding="utf-8")
+        # Beside the file, then renamed over it: a failed write keeps the earlier report.
+        write_atomic(path, page.encode("utf-8"))
     except OSError as exc:
         raise InputFileError(f"cannot write the report to {path}: {exc.strerror}") from exc
     return path
