@@ -8,7 +8,7 @@ Usage: python hostile_mcp.py KIND [ARG]
 
 `http_server(kind)` serves on 127.0.0.1 from a thread: `500` (every request HTTP 500),
 `html` (an HTML page with status 200), `sse-endless` (one SSE event that never ends),
-`drip` (a JSON body one byte every 2 s), `gzip-bomb` (2 MB of gzip inflating to 2 GiB),
+`drip` (a JSON body one byte every 2 s), `gzip-bomb` (a small gzip body inflating to 256 MiB),
 `endless` (a chunked body without end).
 """
 
@@ -33,7 +33,7 @@ def _gzip_bomb() -> bytes:
     out = io.BytesIO()
     zero = b"\0" * (1 << 20)
     with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as z:
-        for _ in range(2048):  # 2 GiB of zeros
+        for _ in range(256):  # 256 MiB of zeros, sixteen times the cap
             z.write(zero)
     return out.getvalue()
 
@@ -112,6 +112,8 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def http_server(kind: str) -> Iterator[str]:
     """A loopback HTTP server misbehaving as `kind`; yields its base URL."""
+    if kind == "gzip-bomb" and not _BOMB:
+        _BOMB.append(_gzip_bomb())  # made before serving: a call's time is not spent on it
     handler = type(f"H_{kind}", (_Handler,), {"kind": kind})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
