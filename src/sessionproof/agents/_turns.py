@@ -28,6 +28,7 @@ from typing import IO, Any
 
 import httpx
 
+from ..domains.sources import end_group, group_options
 from ..errors import InfraError, ModelSpecError
 from ..records import ErrorClass
 from ._protocol import AgentFailure
@@ -138,6 +139,7 @@ class ProcessTurns:
                 stderr=self._errlog,
                 env=self._env,
                 limit=MAX_REPLY_BYTES,
+                **group_options(),  # its own process group: helpers it starts end with it
             )
         except OSError as exc:
             raise InfraError(f"cannot start the agent process {self._argv[0]!r}: {exc}") from None
@@ -173,21 +175,14 @@ class ProcessTurns:
         return reply_text(line.decode(errors="replace"), "the agent process")
 
     async def aclose(self) -> None:
-        """Stop the process (closing its stdin first, then terminate, then kill)."""
+        """Stop the process and its process group (stdin closed first, then SIGTERM to the
+        group, then SIGKILL): a helper it started does not outlive the session."""
         proc, self._proc = self._proc, None
-        if proc is not None and proc.returncode is None:
+        if proc is not None:
             if proc.stdin is not None:
                 with contextlib.suppress(Exception):
                     proc.stdin.close()
-            with contextlib.suppress(ProcessLookupError):
-                proc.terminate()
-            try:
-                async with asyncio.timeout(5):
-                    await proc.wait()
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
+            await end_group(proc, grace_s=5)
         if self._errlog is not None:
             self._errlog.close()
             self._errlog = None
