@@ -17,7 +17,7 @@ import itertools
 import time
 from typing import Any
 
-from ..domains import Domain, ToolContext, ToolSource, result_from_exception
+from ..domains import Domain, ToolContext, ToolSource, result_from_exception, source_gone
 from ..records import (
     ErrorClass,
     EventKind,
@@ -187,6 +187,9 @@ class ServedSession:
         """End the session (once): close the tools, judge the final state, return it."""
         if self.session is not None:
             return self.session
+        gone = source_gone(self.domain)
+        if gone is not None:  # the tools failed, not the agent: not judged
+            reason, detail = TerminationReason.infra_error, gone
         try:
             await self.tools.aclose()
         finally:
