@@ -28,7 +28,7 @@ from typing import IO, Any
 
 import httpx
 
-from ..domains.sources import end_group, group_options
+from ..domains.sources import end_group, spawn_group
 from ..errors import InfraError, ModelSpecError
 from ..records import ErrorClass
 from ._protocol import AgentFailure
@@ -132,14 +132,14 @@ class ProcessTurns:
             return self._proc
         self._errlog = tempfile.TemporaryFile()  # noqa: SIM115  closed in aclose
         try:
-            self._proc = await asyncio.create_subprocess_exec(
+            # Its own process group: helpers it starts end with it (and if we are killed).
+            self._proc = await spawn_group(
                 *self._argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=self._errlog,
                 env=self._env,
                 limit=MAX_REPLY_BYTES,
-                **group_options(),  # its own process group: helpers it starts end with it
             )
         except OSError as exc:
             raise InfraError(f"cannot start the agent process {self._argv[0]!r}: {exc}") from None

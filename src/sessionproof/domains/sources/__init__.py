@@ -10,7 +10,7 @@ them as they wrap the built-ins. `stateful` says whether the domain has a DB to 
 from ._fixtures import Fixture, FixtureBook, FixtureDomainSpec, NoState, normalised
 from ._http import HttpDomainSpec, status_class
 from ._openapi import OpenAPIError, OpenAPITools, Operation, read_openai_tools, read_openapi
-from ._procs import end_group, group_options
+from ._procs import end_group, group_options, spawn_group
 from ._python import ToolkitDomainSpec, db_model_of, import_object, python_domain
 from ._recorded import (
     NO_RECORDED_RESPONSE,
@@ -43,5 +43,6 @@ __all__ = [
     "read_openai_tools",
     "read_openapi",
     "recorded_calls",
+    "spawn_group",
     "status_class",
 ]

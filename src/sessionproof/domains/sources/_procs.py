@@ -3,8 +3,9 @@
 A server or agent started as `sh -c '...'`, `uv run ...` or `npx ...` is a tree: the process
 we start and the helpers it starts. Stopping only the first leaves the helpers running, one
 per session. So each child starts a new session (its own process group, whose id is its pid),
-asks the kernel for SIGTERM when its parent dies (Linux `PR_SET_PDEATHSIG`, where available,
-for a driver killed with SIGKILL), and is ended by signalling the whole group.
+asks the kernel for SIGTERM when its parent dies (Linux `PR_SET_PDEATHSIG`, where available),
+is listed with a reaper process that ends the whole group if the driver is killed outright
+(`_reaper.py`), and is ended by signalling the whole group.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import signal
 import sys
 from collections.abc import Callable
 from typing import Any
+
+from ._reaper import unwatch, watch
 
 _PR_SET_PDEATHSIG = 1
 TERM_GRACE_S = 2.0
@@ -61,6 +64,15 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
+async def spawn_group(*argv: str, **options: Any) -> asyncio.subprocess.Process:
+    """`asyncio.create_subprocess_exec(*argv, **options)` as the leader of a new process
+    group that the reaper ends should this process die first; end it with `end_group`."""
+    program, *args = argv
+    proc = await asyncio.create_subprocess_exec(program, *args, **{**options, **group_options()})
+    watch(proc.pid)
+    return proc
+
+
 async def end_group(proc: asyncio.subprocess.Process, grace_s: float = TERM_GRACE_S) -> None:
     """End `proc` and every process of its group (the group it leads, see `group_options`):
     SIGTERM, then SIGKILL after `grace_s`; reaps `proc`. Polls, so that it runs as well
@@ -76,3 +88,4 @@ async def end_group(proc: asyncio.subprocess.Process, grace_s: float = TERM_GRAC
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
         await proc.wait()
+    unwatch(pgid)

@@ -26,7 +26,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCMessage
 from pydantic import ValidationError
 
-from ._procs import end_group, group_options
+from ._procs import end_group, spawn_group
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest stdout line read from a server (a longer one is dropped as noise)."""
@@ -111,7 +111,7 @@ async def stdio_server(
 ) -> AsyncIterator[Streams]:
     """Start `argv` as an MCP stdio server; yields the (read, write) streams a
     `ClientSession` takes; on exit closes its stdin and ends its process group."""
-    proc = await asyncio.create_subprocess_exec(
+    proc = await spawn_group(
         *argv,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
@@ -119,7 +119,6 @@ async def stdio_server(
         env=dict(env),
         cwd=cwd,
         limit=MAX_LINE_BYTES,
-        **group_options(),
     )
     assert proc.stdin is not None and proc.stdout is not None
     to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
