@@ -147,6 +147,10 @@ class McpTools:
             for t in listed.tools
         ]
 
+    def specs(self) -> list[ToolSpec]:
+        """The server's tools as listed at load (`Domain.tools()`: scoring reads them)."""
+        return self.spec.tools()
+
     async def list_tools(self, ctx: ToolContext | None = None) -> list[ToolSpec]:
         """The server's tools (listed once per domain). A server that cannot be listed
         leaves no tools and makes the source `gone()`: the session is `infra_error`."""
