@@ -9,13 +9,15 @@ Usage: python hostile_mcp.py KIND [ARG]
 `http_server(kind)` serves on 127.0.0.1 from a thread: `500` (every request HTTP 500),
 `html` (an HTML page with status 200), `sse-endless` (one SSE event that never ends),
 `drip` (a JSON body one byte every 2 s), `gzip-bomb` (a small gzip body inflating to 256 MiB),
-`endless` (a chunked body without end).
+`endless` (a chunked body without end), `mcp-endless-call` (a streamable HTTP MCP
+server whose tool call is answered by one SSE event without end).
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import subprocess
 import sys
@@ -49,12 +51,44 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _any(self) -> None:
         length = int(self.headers.get("content-length") or 0)
-        if length:
-            self.rfile.read(length)
+        body = self.rfile.read(length) if length else b""
         try:
-            self._answer()
+            if self.kind == "mcp-endless-call":
+                self._mcp(body)
+            else:
+                self._answer()
         except (BrokenPipeError, ConnectionResetError):
             return
+
+    def _json(self, obj: object, status: int = 200) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("mcp-session-id", "s1")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _mcp(self, body: bytes) -> None:
+        # A streamable HTTP MCP server that is fine until a tool is called; the call's
+        # answer is one SSE event that never ends.
+        msg = json.loads(body) if body else {}
+        method, rid = msg.get("method"), msg.get("id")
+        if self.command != "POST" or rid is None:
+            self.send_response(202 if self.command == "POST" else 405)
+            self.send_header("content-length", "0")
+            self.end_headers()
+        elif method == "initialize":
+            info = {"name": "endless", "version": "1"}
+            version = msg["params"]["protocolVersion"]
+            result = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
+            self._json({"jsonrpc": "2.0", "id": rid, "result": result})
+        elif method == "tools/list":
+            tool = {"name": "add", "inputSchema": {"type": "object", "properties": {}}}
+            self._json({"jsonrpc": "2.0", "id": rid, "result": {"tools": [tool]}})
+        else:
+            self.kind = "sse-endless"
+            self._answer()
 
     def _answer(self) -> None:
         kind = self.kind

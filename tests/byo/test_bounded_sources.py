@@ -4,6 +4,7 @@ loopback servers that drip, never end, or inflate; an MCP server's helpers end w
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -92,3 +93,39 @@ def test_an_mcp_command_s_helpers_end_with_its_session(tmp_path: Path) -> None:
         ]
         time.sleep(0.1)
     assert alive == [], json.dumps(alive)
+
+
+class _Peak:
+    """The process's peak RSS while the block runs (sampled every 20 ms)."""
+
+    def __enter__(self) -> _Peak:
+        self.start = self.peak = _rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, _rss())
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def growth(self) -> int:
+        return self.peak - self.start
+
+
+def test_an_mcp_url_tool_call_with_a_never_ending_event_is_bounded(tmp_path: Path) -> None:
+    # Before: one SSE event without end grew the run by ~1.4 GB in 8 s; now: capped at the
+    # response cap, the call a timeout.
+    started = time.monotonic()
+    with http_server("mcp-endless-call") as base, _Peak() as peak:
+        path = _suite(tmp_path, f'{{url: "{base}/mcp"}}', _scenario("s", "add"), timeout_s=5)
+        (session,) = _run(path)
+    assert time.monotonic() - started < 30
+    assert peak.growth < 200 * MB, peak.growth >> 20
+    (result,) = session.tool_results()
+    assert result.error_class is ErrorClass.timeout and result.latency_s < 5 + 2, result
