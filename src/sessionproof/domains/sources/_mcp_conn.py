@@ -21,7 +21,7 @@ from typing import IO, Any, TypeVar
 
 import httpx
 from mcp import ClientSession, McpError
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
 
 from ._capped import mcp_http_client
 from ._stdio import EXIT_GRACE_S, Noise, stdio_server
@@ -124,12 +124,11 @@ class McpConnection:
                     )
                 else:
                     assert self.url is not None
+                    client = await stack.enter_async_context(
+                        mcp_http_client(timeout=httpx.Timeout(self.http_timeout_s, read=300.0))
+                    )
                     read, write, _ = await stack.enter_async_context(
-                        streamablehttp_client(
-                            self.url,
-                            timeout=self.http_timeout_s,
-                            httpx_client_factory=mcp_http_client,
-                        )
+                        streamable_http_client(self.url, http_client=client)
                     )
                 session = await stack.enter_async_context(
                     ClientSession(read, write, message_handler=self._incoming)
