@@ -21,8 +21,8 @@ from sessionproof.engine import RunPlan, SessionList, execute_run
 from sessionproof.records import ErrorClass, TerminationReason
 from sessionproof.suites import load_suite
 
-from .hostile_mcp import http_server
-from .test_mcp import SERVER, _run, _scenario, _suite
+from .hostile_mcp import http_server as hostile_http
+from .test_mcp import SERVER, _run, _scenario, _suite, http_server  # noqa: F401  fixture
 
 HOSTILE = Path(__file__).parent / "hostile_mcp.py"
 API = {
@@ -78,7 +78,7 @@ def test_an_openapi_service_refusing_every_connection_is_infra_error(tmp_path: P
 
 def test_an_openapi_service_reached_but_failing_is_still_judged(tmp_path: Path) -> None:
     # An HTTP 500 is the service answering: a failure the agent may handle, judged.
-    with http_server("500") as base:
+    with hostile_http("500") as base:
         (session,) = _run(_openapi_suite(tmp_path, base))
     assert session.tool_results()[0].error_class is ErrorClass.server_error
     assert session.termination is not TerminationReason.infra_error
@@ -163,7 +163,7 @@ def test_an_mcp_url_that_cannot_be_used_is_one_line_at_load(
     if url == "refused":
         check(f"http://127.0.0.1:{_refused_port()}/mcp")
     elif url in ("500", "html"):
-        with http_server(url) as base:
+        with hostile_http(url) as base:
             check(f"{base}/mcp")
     else:
         check(url)
@@ -269,3 +269,18 @@ def test_a_noisy_stdio_server_is_one_warning_counted(
     assert len(warned) == 1, warned
     assert "300 stdout lines" in warned[0] and "log line 0" in warned[0]
     assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_an_mcp_url_that_goes_down_mid_session_is_infra_error(
+    tmp_path: Path,
+    http_server: str,  # noqa: F811  the fixture
+) -> None:
+    # The `crash` tool ends the HTTP server itself: the call after cannot connect at all.
+    path = _suite(tmp_path, f'{{url: "{http_server}"}}', _scenario("s", "add", "crash", "add"))
+    (session,) = _run(path)
+    results = session.tool_results()
+    assert results[0].error_class is None
+    assert results[-1].error_class is ErrorClass.unavailable
+    assert session.termination is TerminationReason.infra_error
+    assert http_server in session.termination_detail
+    assert session.outcome is None
