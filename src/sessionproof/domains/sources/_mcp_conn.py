@@ -138,7 +138,9 @@ class McpConnection:
                 self.session = session
                 self._ready.set()
                 await self._stop.wait()
-        except BaseException as exc:
+        except BaseException as exc:  # the holder's end is reported, not raised
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
             if self._failure is None:
                 self._failure = describe(exc)
             if isinstance(exc, asyncio.CancelledError) and self._stop.is_set():
