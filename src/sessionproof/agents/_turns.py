@@ -28,6 +28,7 @@ from typing import IO, Any
 
 import httpx
 
+from ..domains.sources import end_group, spawn_group
 from ..errors import InfraError, ModelSpecError
 from ..records import ErrorClass
 from ._protocol import AgentFailure
@@ -152,7 +153,8 @@ class ProcessTurns:
             return self._proc
         self._errlog = tempfile.TemporaryFile()  # noqa: SIM115  closed in aclose
         try:
-            self._proc = await asyncio.create_subprocess_exec(
+            # Its own process group: helpers it starts end with it (and if we are killed).
+            self._proc = await spawn_group(
                 *self._argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -194,21 +196,14 @@ class ProcessTurns:
         return reply_text(line.decode(errors="replace"), "the agent process")
 
     async def aclose(self) -> None:
-        """Stop the process (closing its stdin first, then terminate, then kill)."""
+        """Stop the process and its process group (stdin closed first, then SIGTERM to the
+        group, then SIGKILL): a helper it started does not outlive the session."""
         proc, self._proc = self._proc, None
-        if proc is not None and proc.returncode is None:
+        if proc is not None:
             if proc.stdin is not None:
                 with contextlib.suppress(Exception):
                     proc.stdin.close()
-            with contextlib.suppress(ProcessLookupError):
-                proc.terminate()
-            try:
-                async with asyncio.timeout(5):
-                    await proc.wait()
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
+            await end_group(proc, grace_s=5)
         if self._errlog is not None:
             self._errlog.close()
             self._errlog = None

@@ -65,7 +65,9 @@ def _verdict(report: runs.ServeReport, as_json: bool) -> None:
             "session_id": session.session_id,
             "arm": report.arm,
             "termination": session.termination.value,
-            "success": report.success,
+            "success": session.verdict,
+            "judged": session.verdict is not None,
+            "detail": session.termination_detail,
             "reward": None if outcome is None else outcome.reward,
             "criteria": [] if outcome is None else [c.model_dump() for c in outcome.criteria],
             "tool_calls": len(session.tool_results()),
@@ -73,12 +75,17 @@ def _verdict(report: runs.ServeReport, as_json: bool) -> None:
         }
         typer.echo(json.dumps(body, indent=2))
         return
-    verdict = "[green]PASS[/]" if report.success else "[red]FAIL[/]"
+    if session.verdict is None:  # the tools failed, not the agent: no verdict at all
+        verdict = "[yellow]NOT JUDGED[/]"
+    else:
+        verdict = "[green]PASS[/]" if session.verdict else "[red]FAIL[/]"
     out_console.print(
         f"{verdict} scenario {escape(session.scenario_id)} ({escape(report.arm)}): "
         f"{len(session.tool_results())} tool calls, {escape(session.termination.value)}",
         highlight=False,
     )
+    if session.verdict is None:
+        out_console.print(f"  why: {escape(session.termination_detail)}", highlight=False)
     for check in [] if outcome is None else outcome.criteria:
         mark = "ok " if check.passed else "no "
         line = f"  {mark}{escape(check.name)}: {escape(check.evidence)}"

@@ -24,7 +24,7 @@ from ._runner import (
     todo_items,
     user_for,
 )
-from ._served import ServedSession
+from ._served import REPLY_TOOL, USER_DONE, ServedSession
 from ._writer import GroupWriter, SessionSink
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
     "DEFAULT_MAX_ERRORS",
     "DEFAULT_MAX_STEPS",
     "PREMATURE",
+    "REPLY_TOOL",
+    "USER_DONE",
     "GroupWriter",
     "HooksFactory",
     "Judge",

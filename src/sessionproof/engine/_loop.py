@@ -187,6 +187,9 @@ class _SessionRun:
         """Ask the agent for its next decision, within the time limit; accept only a reply
         that is plain JSON records (the one place agent output enters the session)."""
         request = await self._request()
+        gone = source_gone(self.domain)
+        if gone is not None:  # the tools could not even be listed: the harness's failure
+            return _End(TerminationReason.infra_error, gone)
         limit = self.plan.agent_timeout
         deadline = asyncio.timeout(limit)
         try:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import NoHooks, ServedSession, SessionHooks, session_seed
+from ..engine import NoHooks, ServedSession, SessionHooks, session_seed, user_for
 from ..errors import ConfigError
 from ..executors import hooks_factory, load
 from ..records import Scenario, Session, TerminationReason
@@ -99,7 +99,9 @@ async def aserve(
         seed=seed,
         hooks=_hooks(arm, seed, scenario),
         model=SERVED_MODEL,
+        user=user_for(scenario, None),
     )
+    await served.open_turn()
     finished = done or asyncio.Event()
     host = McpHost(config.port)
     interrupted = False

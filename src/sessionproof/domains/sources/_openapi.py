@@ -11,7 +11,10 @@ from ...records import ToolSpec
 
 _METHODS = ("get", "post", "put", "patch", "delete")
 MAX_REF_DEPTH = 20
-"""How deep local `$ref`s are inlined (a recursive schema stops there, as a bare object)."""
+"""How deep local `$ref`s are inlined (deeper, and a ref back into a schema being inlined,
+stops as a bare object)."""
+MAX_INLINED_NODES = 200_000
+"""Most nodes the inlined schemas of one document may have (a `$ref` bomb is refused)."""
 
 
 class OpenAPIError(ValueError):
@@ -41,26 +44,51 @@ class OpenAPITools:
     operations: dict[str, Operation] = field(default_factory=dict)
 
 
-def _inline(doc: dict[str, Any], schema: Any, depth: int = 0) -> Any:
-    # Local references only (`#/components/schemas/X`): a document that points elsewhere
-    # is refused rather than fetched.
-    if isinstance(schema, list):
-        return [_inline(doc, s, depth) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        if depth >= MAX_REF_DEPTH:
-            return {"type": "object"}
-        if not ref.startswith("#/"):
-            raise OpenAPIError(f"only local $ref are supported, not {ref!r}")
-        target: Any = doc
-        for part in ref[2:].split("/"):
-            if not isinstance(target, dict) or part not in target:
-                raise OpenAPIError(f"$ref {ref!r} points nowhere")
-            target = target[part]
-        return _inline(doc, target, depth + 1)
-    return {k: _inline(doc, v, depth) for k, v in schema.items()}
+class _Inliner:
+    """Inlines local `$ref`s within a budget: a ref to a schema already being inlined on the
+    same path (recursion) becomes a bare object at once, and the whole document may grow to
+    at most `MAX_INLINED_NODES` nodes (three refs to one schema, nested twenty deep, would
+    otherwise be 3^20 nodes from a few hundred bytes)."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        self.nodes = 0
+        self.open: list[str] = []
+
+    def _count(self) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_INLINED_NODES:
+            raise OpenAPIError(
+                f"inlining its $refs would make the schemas larger than {MAX_INLINED_NODES} "
+                "nodes (refs repeated many times over, nested deep)"
+            )
+
+    def inline(self, schema: Any) -> Any:
+        """`schema` with every local `$ref` replaced by what it points at."""
+        # Local references only (`#/components/schemas/X`): a document that points
+        # elsewhere is refused rather than fetched.
+        self._count()
+        if isinstance(schema, list):
+            return [self.inline(s) for s in schema]
+        if not isinstance(schema, dict):
+            return schema
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            if ref in self.open or len(self.open) >= MAX_REF_DEPTH:
+                return {"type": "object"}
+            if not ref.startswith("#/"):
+                raise OpenAPIError(f"only local $ref are supported, not {ref!r}")
+            target: Any = self.doc
+            for part in ref[2:].split("/"):
+                if not isinstance(target, dict) or part not in target:
+                    raise OpenAPIError(f"$ref {ref!r} points nowhere")
+                target = target[part]
+            self.open.append(ref)
+            try:
+                return self.inline(target)
+            finally:
+                self.open.pop()
+        return {k: self.inline(v) for k, v in schema.items()}
 
 
 def _tool_name(method: str, path: str, op: dict[str, Any]) -> str:
@@ -71,14 +99,14 @@ def _tool_name(method: str, path: str, op: dict[str, Any]) -> str:
 
 
 def _operation(
-    doc: dict[str, Any], method: str, path: str, op: dict[str, Any], shared: list[Any]
+    doc: _Inliner, method: str, path: str, op: dict[str, Any], shared: list[Any]
 ) -> tuple[ToolSpec, Operation]:
     name = _tool_name(method, path, op)
     props: dict[str, Any] = {}
     required: list[str] = []
     where: dict[str, list[str]] = {"path": [], "query": [], "header": []}
     for raw in [*shared, *op.get("parameters", [])]:
-        param = _inline(doc, raw)
+        param = doc.inline(raw)
         if not isinstance(param, dict) or not isinstance(param.get("name"), str):
             raise OpenAPIError(f"{method.upper()} {path}: a parameter without a name")
         loc = param.get("in")
@@ -94,7 +122,7 @@ def _operation(
             required.append(pname)
     body_params: list[str] = []
     body_whole = False
-    body = _inline(doc, op.get("requestBody") or {})
+    body = doc.inline(op.get("requestBody") or {})
     content = body.get("content", {}) if isinstance(body, dict) else {}
     body_schema = (content.get("application/json") or {}).get("schema")
     if isinstance(body_schema, dict):
@@ -132,6 +160,7 @@ def read_openapi(doc: Any) -> OpenAPITools:
     if not isinstance(doc, dict) or not isinstance(doc.get("paths"), dict):
         raise OpenAPIError("not an OpenAPI document: no `paths` mapping")
     out = OpenAPITools()
+    inliner = _Inliner(doc)
     for path, item in doc["paths"].items():
         if not isinstance(item, dict):
             raise OpenAPIError(f"paths.{path}: expected a mapping")
@@ -140,7 +169,7 @@ def read_openapi(doc: Any) -> OpenAPITools:
             op = item.get(method)
             if not isinstance(op, dict):
                 continue
-            spec, route = _operation(doc, method, str(path), op, shared)
+            spec, route = _operation(inliner, method, str(path), op, shared)
             if spec.name in out.operations:
                 raise OpenAPIError(f"{method.upper()} {path}: tool name {spec.name!r} twice")
             out.specs.append(spec)

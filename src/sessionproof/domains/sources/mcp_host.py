@@ -28,7 +28,7 @@ import uvicorn
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import CallToolResult, TextContent, Tool
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from ...errors import ConfigError
 from ...records import ToolResult, ToolSpec
@@ -201,8 +201,21 @@ class McpHost:
         if mount is None:
             await _not_found(send)
             return
-        await mount.manager.handle_request(scope, receive, send)
-        if scope.get("method") == "DELETE" and mount.on_closed is not None:
+        if scope.get("method") != "DELETE" or mount.on_closed is None:
+            await mount.manager.handle_request(scope, receive, send)
+            return
+        status: list[int] = []
+
+        async def noted(message: Message) -> None:
+            if message.get("type") == "http.response.start":
+                status.append(int(message.get("status", 0)))
+            await send(message)
+
+        await mount.manager.handle_request(scope, receive, noted)
+        # Only a DELETE that ended an MCP session (it named one, and it was accepted) ends
+        # the served session: a bare or refused DELETE is answered and changes nothing.
+        named = any(k.lower() == b"mcp-session-id" for k, _ in scope.get("headers", []))
+        if named and status and 200 <= status[0] < 300:
             mount.on_closed()
 
 

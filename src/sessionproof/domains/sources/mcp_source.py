@@ -14,20 +14,18 @@ Imported only when a suite names an MCP domain (the SDK is not needed otherwise)
 from __future__ import annotations
 
 import asyncio
-import os
+import logging
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Coroutine
-from contextlib import AsyncExitStack
 from datetime import timedelta
 from typing import IO, Any, TypeVar
+from urllib.parse import urlsplit
 
 import anyio
-from mcp import ClientSession, McpError, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+from mcp import McpError
 from mcp.types import CallToolResult, TextContent
 
 from ...errors import ConfigError
@@ -35,6 +33,10 @@ from ...records import ErrorClass, ToolCall, ToolResult, ToolSpec
 from ...taxonomy import classify_text
 from .. import Domain, DomainSpec, ToolContext, error_result, unparsed_result
 from ._fixtures import NoState
+from ._mcp_conn import McpConnection, Unusable, describe
+from ._stdio import Noise
+
+_log = logging.getLogger("sessionproof.mcp")
 
 T = TypeVar("T")
 SHARED_REFUSED = (
@@ -89,10 +91,22 @@ class McpTools:
 
     def __init__(self, spec: McpDomainSpec) -> None:
         self.spec = spec
-        self._stack: AsyncExitStack | None = None
-        self._session: ClientSession | None = None
         self._gone: str | None = None
         self._errlog: IO[str] | None = None
+        self._conn = McpConnection(
+            spec.server(),
+            argv=[spec.executable(), *spec.command[1:]] if spec.command else None,
+            url=spec.url,
+            env=spec.env,
+            cwd=spec.cwd,
+            errlog=self._open_errlog,
+            http_timeout_s=spec.timeout_s,
+        )
+
+    def _open_errlog(self) -> IO[str]:
+        if self._errlog is None:
+            self._errlog = tempfile.TemporaryFile("w+")  # noqa: SIM115  closed in aclose
+        return self._errlog
 
     def _stderr_tail(self) -> str:
         if self._errlog is None:
@@ -104,43 +118,26 @@ class McpTools:
             return ""
         return f" (server stderr: {lines[-1][:200]})" if lines else ""
 
-    async def _open(self) -> ClientSession:
-        if self._session is not None:
-            return self._session
-        stack = AsyncExitStack()
-        self._stack = stack
-        spec = self.spec
-        if spec.command is not None:
-            self._errlog = stack.enter_context(tempfile.TemporaryFile("w+"))  # noqa: SIM115
-            params = StdioServerParameters(
-                command=spec.executable(),
-                args=spec.command[1:],
-                env={**os.environ, **spec.env},
-                cwd=spec.cwd,
-            )
-            read, write = await stack.enter_async_context(stdio_client(params, self._errlog))
-        else:
-            assert spec.url is not None  # the reference validated one of the two
-            read, write, _ = await stack.enter_async_context(
-                streamablehttp_client(spec.url, timeout=spec.timeout_s)
-            )
-        startup = max(spec.timeout_s, STARTUP_TIMEOUT_S)
-        session = await stack.enter_async_context(
-            ClientSession(read, write, read_timeout_seconds=timedelta(seconds=startup))
-        )
-        async with asyncio.timeout(startup):
-            await session.initialize()
-        self._session = session
-        return session
+    def _startup_s(self) -> float:
+        return max(self.spec.timeout_s, STARTUP_TIMEOUT_S)
 
-    async def list_tools(self, ctx: ToolContext | None = None) -> list[ToolSpec]:
-        """The server's tools (listed once per connection)."""
-        if self.spec.cached_specs is not None:
-            return list(self.spec.cached_specs)
-        session = await self._open()
-        async with asyncio.timeout(max(self.spec.timeout_s, STARTUP_TIMEOUT_S)):
-            listed = await session.list_tools()
-        specs = [
+    async def listed(self) -> list[ToolSpec]:
+        """The server's tools, listed now; raises `Unusable` naming the server and phase."""
+        limit = self._startup_s()
+        session = await self._conn.open(limit)
+        self._conn.phase = "listing tools"
+        try:
+            async with asyncio.timeout(limit):
+                listed = await self._conn.race(session.list_tools())
+        except TimeoutError:
+            raise Unusable(
+                f"MCP server {self.spec.server()}: listing tools: no answer within {limit:g} s"
+            ) from None
+        except McpError as exc:
+            raise Unusable(
+                f"MCP server {self.spec.server()}: listing tools: {describe(exc)}"
+            ) from None
+        return [
             ToolSpec(
                 name=t.name,
                 description=t.description or "",
@@ -149,11 +146,27 @@ class McpTools:
             )
             for t in listed.tools
         ]
+
+    def specs(self) -> list[ToolSpec]:
+        """The server's tools as listed at load (`Domain.tools()`: scoring reads them)."""
+        return self.spec.tools()
+
+    async def list_tools(self, ctx: ToolContext | None = None) -> list[ToolSpec]:
+        """The server's tools (listed once per domain). A server that cannot be listed
+        leaves no tools and makes the source `gone()`: the session is `infra_error`."""
+        if self.spec.cached_specs is not None:
+            return list(self.spec.cached_specs)
+        try:
+            specs = await self.listed()
+        except Unusable as exc:
+            self._gone = f"{exc}{self._stderr_tail()}"
+            return []
         self.spec.cached_specs = specs
         return list(specs)
 
     async def call_tool(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        """One live call; every failure is a classified result."""
+        """One live call; every failure is a classified result. A server that never
+        started, refused, or completed no handshake makes the source `gone()`."""
         start = time.perf_counter()
         if call.arguments is None:
             return unparsed_result(call, start)
@@ -161,11 +174,16 @@ class McpTools:
             return error_result(call, ErrorClass.unavailable, self._gone, start)
         limit = self.spec.timeout_s
         try:
-            session = await self._open()
+            session = await self._conn.open(self._startup_s())
             async with asyncio.timeout(limit + 1):  # the SDK's own timeout comes first
-                result = await session.call_tool(
-                    call.name, call.arguments, read_timeout_seconds=timedelta(seconds=limit)
+                result = await self._conn.race(
+                    session.call_tool(
+                        call.name, call.arguments, read_timeout_seconds=timedelta(seconds=limit)
+                    )
                 )
+        except Unusable as exc:
+            self._gone = f"{exc}{self._stderr_tail()}"
+            return error_result(call, ErrorClass.unavailable, self._gone, start)
         except TimeoutError:
             return error_result(
                 call, ErrorClass.timeout, f"MCP server gave no answer within {limit:g} s", start
@@ -184,7 +202,7 @@ class McpTools:
             self._gone = f"MCP server is gone: {type(exc).__name__}{self._stderr_tail()}"
             return error_result(call, ErrorClass.unavailable, self._gone, start)
         except Exception as exc:  # the SDK's other failures: still one classified call
-            text = f"MCP client error: {type(exc).__name__}: {exc}"
+            text = f"MCP client error: {describe(exc)}"
             return error_result(call, classify_text(text, ErrorClass.server_error), text, start)
         output = _text(result)
         if result.isError:
@@ -199,23 +217,26 @@ class McpTools:
         )
 
     async def aclose(self) -> None:
-        """Close the connection and stop the server (a broken one is closed all the same)."""
-        stack, self._stack, self._session = self._stack, None, None
-        if stack is not None:
-            try:
-                await stack.aclose()
-            except BaseException as exc:  # a crashed server's transport may raise on exit
-                if isinstance(exc, asyncio.CancelledError | KeyboardInterrupt | SystemExit):
-                    raise
+        """Close the connection and stop the server's process group (a broken one all the
+        same); a server that wrote non-JSON-RPC lines is reported once per domain."""
+        try:
+            await self._conn.close()
+        finally:
+            if self._conn.was_ready:  # a server that never started says so in its error
+                self.spec.noted_noise(self._conn.noise)
+            errlog, self._errlog = self._errlog, None
+            if errlog is not None:
+                errlog.close()
 
     def state_hash(self) -> str | None:
         """None: the state is the server's."""
         return None
 
     def gone(self) -> str | None:
-        """Why the server can answer nothing more (it exited, its connection dropped): the
-        session then ends as `infra_error`. A hung server is not gone: each call times out,
-        a failure the agent may handle."""
+        """Why the server can answer nothing more (it never started, refused, completed no
+        handshake, exited, or dropped the connection): the session then ends as
+        `infra_error`. A hung tool is not gone: each call times out, a failure the agent may
+        handle."""
         return self._gone
 
 
@@ -242,6 +263,15 @@ class McpDomainSpec(DomainSpec):
             raise ConfigError(f"MCP domain {name!r}: give exactly one of command or url")
         if shared:
             raise ConfigError(f"MCP domain {name!r}: {SHARED_REFUSED}")
+        if url is not None:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ConfigError(
+                    f"MCP domain {name!r}: url {url!r} is not an http(s) URL "
+                    "(e.g. http://127.0.0.1:8000/mcp; a local server is started with `command`)"
+                )
+        if command is not None and not command:
+            raise ConfigError(f"MCP domain {name!r}: `command` is empty")
         self.name = name
         self.command = command
         self.url = url
@@ -251,6 +281,23 @@ class McpDomainSpec(DomainSpec):
         self.transfer_tools = transfer_tools
         self.timeout_s = timeout_s
         self.cached_specs: list[ToolSpec] | None = None
+        self._noise_told = False
+
+    def server(self) -> str:
+        """How the server is named in messages: its command line, or its URL."""
+        return " ".join(self.command) if self.command else str(self.url)
+
+    def noted_noise(self, noise: Noise) -> None:
+        """Warn once per domain that its server writes lines that are not JSON-RPC (they
+        are dropped and counted; the first session's count is given)."""
+        if noise.lines and not self._noise_told:
+            self._noise_told = True
+            _log.warning(
+                "MCP domain %r: server %s wrote %s; such lines are dropped (warned once)",
+                self.name,
+                self.server(),
+                noise.summary(),
+            )
 
     def executable(self) -> str:
         """The command's program; `python` is the interpreter running sessionproof."""
@@ -263,22 +310,26 @@ class McpDomainSpec(DomainSpec):
         return Domain(self.name, NoState(), McpTools(self), self.policy, self.transfer_tools)  # type: ignore[arg-type]
 
     def tools(self) -> list[ToolSpec]:
-        """The server's tools: it is started once, listed, and stopped."""
+        """The server's tools: it is started once, listed, and stopped. A server that cannot
+        be listed is a `ConfigError` of one line naming the domain, server, phase and limit."""
         if self.cached_specs is None:
 
             async def listing() -> list[ToolSpec]:
                 tools = McpTools(self)
                 try:
-                    return await tools.list_tools()
+                    return await tools.listed()
+                except Unusable as exc:
+                    raise Unusable(f"{exc}{tools._stderr_tail()}") from None
                 finally:
                     await tools.aclose()
 
             try:
-                run_sync(listing())
+                self.cached_specs = run_sync(listing())
+            except Unusable as exc:
+                raise ConfigError(f"MCP domain {self.name!r}: {exc}") from None
             except Exception as exc:
-                what = " ".join(self.command) if self.command else self.url
                 raise ConfigError(
-                    f"MCP domain {self.name!r}: cannot list the tools of {what}: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"MCP domain {self.name!r}: cannot list the tools of {self.server()}: "
+                    f"{describe(exc)}"
                 ) from None
         return list(self.cached_specs or [])
