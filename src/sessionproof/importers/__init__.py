@@ -42,6 +42,7 @@ from ._json import MAX_DEPTH, TOO_DEEP, load_json, load_salvaging, too_deep, wit
 from ._jsonl import import_jsonl
 from ._labels import LABEL_CRITERION, LabelRule, label_rule, label_session, set_outcome
 from ._openai import read_openai_messages
+from ._storing import write_imported
 from ._tools import known_tools
 
 __all__ = [
@@ -87,4 +88,5 @@ __all__ = [
     "trial_problem",
     "unanswered_result",
     "without_bom",
+    "write_imported",
 ]

@@ -12,7 +12,15 @@ from opentelemetry.sdk.trace import ReadableSpan
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError, InputFileError, StoreError
-from ..importers import LabelRule, RecordError, detect_format, import_file, label_rule, without_bom
+from ..importers import (
+    LabelRule,
+    RecordError,
+    detect_format,
+    import_file,
+    label_rule,
+    without_bom,
+    write_imported,
+)
 from ..scoring import RunSummary, summarize
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
 from . import _names as n
@@ -155,7 +163,6 @@ def import_traces(
     else:
         result = import_file(source, fmt, run_id=run_id, domain=domain, label_from=rule)
     sessions = [item.session for item in result.sessions]
-    errors = list(result.errors)
     rows: Sequence[Any] = sessions
     if store is not None and sessions:
         manifest = RunManifest(
@@ -171,14 +178,14 @@ def import_traces(
             argv=list(argv or []),
         )
         with Store.open(Path(store)) as db, recorded_run(db, manifest, on_error="failed"):
-            db.write_sessions(sessions)
+            write_imported(db, result)  # a session the store cannot hold is skipped by name
             rows = db.session_rows(run_id)
     return TraceImport(
         run_id=run_id,
         source=str(path),
         format=result.format,
         summary=summarize(rows),
-        errors=errors,
+        errors=list(result.errors),
         store=None if store is None else str(store),
     )
 
