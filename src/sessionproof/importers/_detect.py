@@ -8,7 +8,8 @@ from ..errors import ConfigError, ForeignJSONError, InputFileError
 from ._atif import looks_like_atif
 from ._common import ImportResult
 from ._formats import format_names, format_reader, labelled_reader
-from ._inspect import ZIP_MAGIC, looks_like_inspect
+from ._inspect import looks_like_inspect
+from ._inspect_read import ZIP_MAGIC
 from ._json import load_json, load_salvaging, without_bom
 from ._jsonl import import_jsonl
 from ._labels import LabelRule
