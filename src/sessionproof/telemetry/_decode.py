@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,12 +99,30 @@ def _attrs(items: object) -> dict[str, Value]:
     return out
 
 
-def _ns(value: object) -> int:
-    if isinstance(value, int | str):
+MAX_NS = 2**64 - 1
+"""The latest time OTLP can say (its times are unsigned 64-bit nanoseconds)."""
+
+
+def _ns(value: object, warn: Callable[[str], None] | None = None) -> int:
+    """A time in ns; 0 (unknown) when absent, unreadable or past OTLP's 64 bits, which
+    `warn` is told of (a time that large would overflow every float it becomes)."""
+    if isinstance(value, bool) or not isinstance(value, int | str | float):
+        return 0
+    text = str(value).strip()
+    if isinstance(value, float):  # a JSON number past 64 bits reads as a float
+        ns = int(value) if math.isfinite(value) and 0 <= value <= MAX_NS else MAX_NS + 1
+    else:
         try:
-            return int(value)
+            ns = int(text)
         except ValueError:
-            return 0
+            if not text.lstrip("-").isdigit():
+                return 0  # not a number: unknown, as a missing time is
+            ns = MAX_NS + 1  # more digits than Python reads
+    if 0 <= ns <= MAX_NS:
+        return ns
+    if warn is not None:
+        shown = text if len(text) <= 24 else f"{text[:20]}... ({len(text)} digits)"
+        warn(f"time {shown} is outside OTLP's unsigned 64-bit nanoseconds; read as unknown")
     return 0
 
 
@@ -170,11 +190,21 @@ def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | N
     status = item.get("status") if isinstance(item.get("status"), dict) else {}
     assert isinstance(status, dict)
     code = status.get("code", 0)
+
+    def warn(field: str) -> Callable[[str], None]:
+        def add(message: str) -> None:
+            problems.append(RecordError(index=index, field=field, message=message, fatal=False))
+
+        return add
+
+    raw_events = item.get("events")
     events = [
         SpanEventData(
-            str(e.get("name", "")), _ns(e.get("timeUnixNano")), _attrs(e.get("attributes"))
+            str(e.get("name", "")),
+            _ns(e.get("timeUnixNano"), warn(f"events.{i}.timeUnixNano")),
+            _attrs(e.get("attributes")),
         )
-        for e in item.get("events") or []
+        for i, e in enumerate(raw_events if isinstance(raw_events, list) else [])
         if isinstance(e, dict)
     ]
     return SpanData(
@@ -183,8 +213,8 @@ def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | N
         span_id=span_id,
         parent_id=_hex_id(item.get("parentSpanId"), 8) or "",
         name=str(item.get("name", "")),
-        start_ns=_ns(item.get("startTimeUnixNano")),
-        end_ns=_ns(item.get("endTimeUnixNano")),
+        start_ns=_ns(item.get("startTimeUnixNano"), warn("startTimeUnixNano")),
+        end_ns=_ns(item.get("endTimeUnixNano"), warn("endTimeUnixNano")),
         attrs=_attrs(item.get("attributes")),
         status_code=2
         if code in (2, "STATUS_CODE_ERROR")

@@ -56,7 +56,10 @@ def _int(attrs: dict[str, Value], key: str, default: int = 0) -> int:
 def _float(attrs: dict[str, Value], key: str, default: float) -> float:
     value = attrs.get(key)
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer past float range: not a usable time or score
+            return default
     return default
 
 
