@@ -52,3 +52,14 @@ def write_imported(db: Store, result: ImportResult) -> list[Session]:
     written = [item.session for item in kept]
     db.write_sessions(written)
     return written
+
+
+def nothing_imported(source: str, result: ImportResult) -> str:
+    """The one-line error for a file that yielded no session: what it held instead."""
+    skipped = result.skipped
+    if not skipped:
+        return f"{source}: no session to import: the file holds no records ({result.format})"
+    return (
+        f"{source}: no session to import: {len(skipped)} "
+        f"record{'s' if len(skipped) != 1 else ''} skipped; the first: {skipped[0]}"
+    )

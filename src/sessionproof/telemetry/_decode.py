@@ -153,26 +153,50 @@ def _documents(raw: bytes, fmt: str) -> list[Any]:
 
 
 def decode_spans(raw: bytes, fmt: str) -> tuple[list[SpanData], list[RecordError]]:
-    """Every span of an OTLP file, and a problem per span that had to be skipped."""
+    """Every span of an OTLP file, and a problem per span (or part of the file) that had to
+    be skipped. Raises InputFileError when the file is not OTLP traces, or holds no span
+    because its parts are of the wrong shape (each named)."""
     spans: list[SpanData] = []
     problems: list[RecordError] = []
+    shape: list[RecordError] = []
     index = 0
     for doc in _documents(raw, fmt):
         if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans"), list):
             raise InputFileError('not OTLP traces: expected {"resourceSpans": [...]}')
-        for rs in doc["resourceSpans"]:
-            scopes = rs.get("scopeSpans") if isinstance(rs, dict) else None
-            res = rs.get("resource") if isinstance(rs, dict) else None
+        for r, rs in enumerate(doc["resourceSpans"]):
+            where = f"resourceSpans.{r}"
+            if not isinstance(rs, dict):
+                shape.append(_misshapen(where, "an object", rs))
+                continue
+            scopes, res = rs.get("scopeSpans"), rs.get("resource")
             resource = _attrs(res.get("attributes")) if isinstance(res, dict) else {}
-            for ss in scopes if isinstance(scopes, list) else []:
-                items = ss.get("spans") if isinstance(ss, dict) else None
-                for item in items if isinstance(items, list) else []:
+            if not isinstance(scopes, list):
+                shape.append(_misshapen(f"{where}.scopeSpans", "a list", scopes))
+                continue
+            for s, ss in enumerate(scopes):
+                items = ss.get("spans") if isinstance(ss, dict) else ss
+                if not isinstance(items, list):
+                    what = f"{where}.scopeSpans.{s}" + (".spans" if isinstance(ss, dict) else "")
+                    shape.append(_misshapen(what, "a list of spans", items))
+                    continue
+                for item in items:
                     span = _span(item, index, problems)
                     index += 1
                     if span is not None:
                         span.resource = resource
                         spans.append(span)
-    return spans, problems
+    if shape and index == 0:
+        named = "; ".join(f"{p.field} {p.message}" for p in shape[:3])
+        more = f" (and {len(shape) - 3} more)" if len(shape) > 3 else ""
+        raise InputFileError(f"no spans in the OTLP file: {named}{more}")
+    return spans, shape + problems
+
+
+def _misshapen(field: str, expected: str, value: object) -> RecordError:
+    """The problem of a part of the file that is not the shape OTLP gives it."""
+    kind = type(value).__name__
+    got = "missing" if value is None else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+    return RecordError(index=None, field=field, message=f"should be {expected}, is {got}")
 
 
 def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | None:

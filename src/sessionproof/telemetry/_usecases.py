@@ -18,6 +18,7 @@ from ..importers import (
     detect_format,
     import_file,
     label_rule,
+    nothing_imported,
     without_bom,
     write_imported,
 )
@@ -162,6 +163,8 @@ def import_traces(
         limit, arms = info.limit, info.arms
     else:
         result = import_file(source, fmt, run_id=run_id, domain=domain, label_from=rule)
+    if not result.sessions:  # nothing is stored: say what the file held instead
+        raise InputFileError(nothing_imported(str(path), result))
     sessions = [item.session for item in result.sessions]
     rows: Sequence[Any] = sessions
     if store is not None and sessions:
