@@ -13,6 +13,7 @@ from ._inspect_read import ZIP_MAGIC
 from ._json import load_json, load_salvaging, without_bom
 from ._jsonl import import_jsonl
 from ._labels import LabelRule
+from ._proto_sniff import looks_like_otlp_proto
 
 FORMATS = format_names()
 """Every built-in format `import_file` reads (plus "auto"); see `format_names()` for the
@@ -75,12 +76,15 @@ def detect_format(raw: bytes) -> str:
             return "tau-bench"
         if looks_like_atif(items):
             return "atif"
+    # Last: a protobuf request starts with a newline byte, and may then look like JSON text.
+    if raw[:1] == b"\n" and looks_like_otlp_proto(raw):
+        return "otlp-proto"
     raise InputFileError(
         'cannot tell the format: expected a tau2 results file ({..., "simulations": [...]}), '
         'a tau-bench trajectory list ([{..., "traj": [...]}]), a JSONL chat log '
         '(one {"messages": [...]} per line), OTLP-JSON traces ({"resourceSpans": [...]}), an '
-        'ATIF trajectory ({"schema_version": "ATIF-v1.x", "steps": [...]}) or an inspect_ai '
-        "eval log; pass --format"
+        'ATIF trajectory ({"schema_version": "ATIF-v1.x", "steps": [...]}), an inspect_ai '
+        "eval log or OTLP protobuf traces; pass --format"
     )
 
 
