@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..errors import ConfigError, ForeignJSONError, InputFileError
@@ -20,6 +21,8 @@ FORMATS = format_names()
 formats registered since."""
 
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+_OTLP_START = re.compile(rb'\s*\{\s*"resourceSpans"\s*:')
+"""How an OTLP-JSON request begins (as our export and the collector's file exporter write it)."""
 _SNIFFED_LINES = 5
 """JSON Lines records looked at to tell a chat log's flavour: a broken first line (cut short,
 nested too deep) must not hide a log whose other lines are fine."""
@@ -52,6 +55,8 @@ def detect_format(raw: bytes) -> str:
     raw = without_bom(raw)
     head = raw.lstrip()[:1]
     if head == b"{":
+        if _OTLP_START.match(raw, 0, 4096):
+            return "otlp-json"  # said at once: the first line may be the whole (huge) file
         lines = [line for line in raw.split(b"\n", 4 * _SNIFFED_LINES) if line.strip()]
         for line in lines[:_SNIFFED_LINES]:
             try:

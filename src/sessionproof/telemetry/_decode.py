@@ -68,11 +68,30 @@ def _hex_id(value: object, size: int) -> str | None:
     return raw.hex() if len(raw) == size else None
 
 
-def _value(node: object) -> Value:
+MAX_TEXT = 1_000_000
+"""Characters kept of one attribute value (or span name, or status message): a longer text
+is cut here and marked, so one huge value in a file costs its tail, not the import's memory
+(every copy a session's text goes through on its way to the store is bounded by it)."""
+
+
+def clip(text: str) -> str:
+    """`text`, cut to MAX_TEXT characters with a marker saying how long it was."""
+    if len(text) <= MAX_TEXT:
+        return text
+    return f"{text[:MAX_TEXT]}... [truncated by sessionproof: {len(text):,} characters]"
+
+
+def _value(node: object, clipped: list[int]) -> Value:
+    """A plain attribute value; the length of each text cut is added to `clipped`."""
     if not isinstance(node, dict):
         return None
     if "stringValue" in node:
-        return str(node["stringValue"])
+        text = node["stringValue"]
+        text = text if isinstance(text, str) else str(text)
+        if len(text) > MAX_TEXT:
+            clipped.append(len(text))
+            return clip(text)
+        return text
     if "boolValue" in node:
         return bool(node["boolValue"])
     if "intValue" in node:
@@ -87,15 +106,25 @@ def _value(node: object) -> Value:
             return None
     array = node.get("arrayValue")
     if isinstance(array, dict):
-        return [_value(v) for v in array.get("values") or []]
+        values = array.get("values")
+        return [_value(v, clipped) for v in values] if isinstance(values, list) else []
     return None
 
 
-def _attrs(items: object) -> dict[str, Value]:
+def _attrs(items: object, warn: Callable[[str, str], None] | None = None) -> dict[str, Value]:
+    """The attributes of a list of OTLP key-values; `warn(key, message)` hears of each
+    value cut to MAX_TEXT."""
     out: dict[str, Value] = {}
     for item in items if isinstance(items, list) else []:
         if isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = _value(item.get("value"))
+            clipped: list[int] = []
+            out[item["key"]] = _value(item.get("value"), clipped)
+            if clipped and warn is not None:
+                longest = max(clipped)
+                warn(
+                    item["key"],
+                    f"a text of {longest:,} characters, kept to its first {MAX_TEXT:,}",
+                )
     return out
 
 
@@ -221,12 +250,20 @@ def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | N
 
         return add
 
+    def clipped(where: str) -> Callable[[str, str], None]:
+        def add(key: str, message: str) -> None:
+            problems.append(
+                RecordError(index=index, field=f"{where}{key}", message=message, fatal=False)
+            )
+
+        return add
+
     raw_events = item.get("events")
     events = [
         SpanEventData(
-            str(e.get("name", "")),
+            clip(str(e.get("name", ""))),
             _ns(e.get("timeUnixNano"), warn(f"events.{i}.timeUnixNano")),
-            _attrs(e.get("attributes")),
+            _attrs(e.get("attributes"), clipped(f"events.{i}.attributes.")),
         )
         for i, e in enumerate(raw_events if isinstance(raw_events, list) else [])
         if isinstance(e, dict)
@@ -236,13 +273,13 @@ def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | N
         trace_id=trace_id,
         span_id=span_id,
         parent_id=_hex_id(item.get("parentSpanId"), 8) or "",
-        name=str(item.get("name", "")),
+        name=clip(str(item.get("name", ""))),
         start_ns=_ns(item.get("startTimeUnixNano"), warn("startTimeUnixNano")),
         end_ns=_ns(item.get("endTimeUnixNano"), warn("endTimeUnixNano")),
-        attrs=_attrs(item.get("attributes")),
+        attrs=_attrs(item.get("attributes"), clipped("attributes.")),
         status_code=2
         if code in (2, "STATUS_CODE_ERROR")
         else (1 if code in (1, "STATUS_CODE_OK") else 0),
-        status_message=str(status.get("message", "")),
+        status_message=clip(str(status.get("message", ""))),
         events=events,
     )
