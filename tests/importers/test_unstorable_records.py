@@ -160,3 +160,25 @@ def test_a_trace_whose_every_conversation_is_unstorable_is_one_clear_error(
         POISONS["step"](conv)
     with pytest.raises(InputFileError, match="none of its 2 sessions can be stored"):
         import_traces(_otlp(tmp_path / "t.json", conversations), store=tmp_path / "s.duckdb")
+
+
+def test_a_session_repeating_an_earlier_ones_key_or_id_costs_itself(tmp_path: Path) -> None:
+    # Two conversations that both say scenario s1 trial 0 (a file concatenated with itself,
+    # say), and two chat-log lines with one id: the store keeps one of each, and refused the
+    # whole batch before.
+    conversations = [_conversation(i) for i in range(3)]
+    for conv in conversations[:2]:
+        _set(conv, 0, "sessionproof.scenario.id", "s1")
+        _set(conv, 0, "sessionproof.trial", 0)
+    store = tmp_path / "s.duckdb"
+    report = import_traces(_otlp(tmp_path / "t.json", conversations), store=store)
+    assert _stored(store, report.run_id) == ["conv-0", "conv-2"]
+    (skipped,) = [e for e in report.errors if e.fatal]
+    assert skipped.record_id == "conv-1" and "repeats scenario 's1' trial 0" in skipped.message
+    log = tmp_path / "log.jsonl"
+    lines = [_chat_line(0), _chat_line(1), _chat_line(0)]
+    log.write_text("\n".join(lines) + "\n")
+    report = import_traces(log, store=store)
+    assert _stored(store, report.run_id) == ["chat-0", "chat-1"]
+    (skipped,) = [e for e in report.errors if e.fatal]
+    assert skipped.index == 2 and "repeats the session id 'chat-0' of record #0" in skipped.message

@@ -16,6 +16,7 @@ def write_imported(db: Store, result: ImportResult) -> list[Session]:
 
     The whole batch is tried first: the sessions are prepared one by one only when it fails.
     """
+    _drop_repeats(result)
     sessions = [item.session for item in result.sessions]
     if not sessions:
         return []
@@ -52,6 +53,32 @@ def write_imported(db: Store, result: ImportResult) -> list[Session]:
     written = [item.session for item in kept]
     db.write_sessions(written)
     return written
+
+
+def _drop_repeats(result: ImportResult) -> None:
+    """Take out of `result`, each named, a session that repeats an earlier one's id or its
+    (scenario, trial, arm): the store keeps one of each, and refused the whole batch."""
+    keys: dict[tuple[str, int, str], int] = {}
+    ids: dict[str, int] = {}
+    kept = []
+    for item in result.sessions:
+        s = item.session
+        key = (s.scenario_id, s.trial, s.arm)
+        if key in keys or s.session_id in ids:
+            message = (
+                f"repeats the session id {s.session_id!r} of record #{ids[s.session_id]}"
+                if s.session_id in ids
+                else f"repeats scenario {s.scenario_id!r} trial {s.trial} arm {s.arm!r} of "
+                f"record #{keys[key]}; the store keeps one session of each"
+            )
+            result.errors.append(
+                RecordError(index=item.index, field="", message=message, record_id=s.session_id)
+            )
+            continue
+        keys[key], ids[s.session_id] = item.index, item.index
+        kept.append(item)
+    if len(kept) != len(result.sessions):
+        result.sessions = kept
 
 
 def nothing_imported(source: str, result: ImportResult) -> str:
