@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,16 +155,25 @@ def _ns(value: object, warn: Callable[[str], None] | None = None) -> int:
     return 0
 
 
-def _documents(raw: bytes, fmt: str) -> list[Any]:
-    if fmt == "otlp-proto":
-        request = ExportTraceServiceRequest()
-        try:
-            request.ParseFromString(raw)
-        except DecodeError as exc:
-            raise InputFileError(
-                f"not an OTLP protobuf trace request (cut short?): {exc}"
-            ) from None
-        return [MessageToDict(request, use_integers_for_enums=True)]
+def _proto_parts(raw: bytes) -> Iterator[tuple[dict[str, Value], Iterator[dict[str, Any]]]]:
+    """Each resource's attributes and its spans, one span turned into its JSON-mapping dict
+    at a time: the whole request as dicts took ~10x the file."""
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(raw)
+    except DecodeError as exc:
+        raise InputFileError(f"not an OTLP protobuf trace request (cut short?): {exc}") from None
+    for rs in request.resource_spans:
+        resource = _attrs(MessageToDict(rs.resource).get("attributes"))
+        spans = (
+            MessageToDict(span, use_integers_for_enums=True)
+            for ss in rs.scope_spans
+            for span in ss.spans
+        )
+        yield resource, spans
+
+
+def _documents(raw: bytes) -> list[Any]:
     try:
         return [load_json(raw)]
     except ForeignJSONError as whole:
@@ -189,7 +198,16 @@ def decode_spans(raw: bytes, fmt: str) -> tuple[list[SpanData], list[RecordError
     problems: list[RecordError] = []
     shape: list[RecordError] = []
     index = 0
-    for doc in _documents(raw, fmt):
+    if fmt == "otlp-proto":
+        for resource, messages in _proto_parts(raw):
+            for message in messages:
+                span = _span(message, index, problems)
+                index += 1
+                if span is not None:
+                    span.resource = resource
+                    spans.append(span)
+        return spans, problems
+    for doc in _documents(raw):
         if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans"), list):
             raise InputFileError('not OTLP traces: expected {"resourceSpans": [...]}')
         for r, rs in enumerate(doc["resourceSpans"]):
