@@ -14,8 +14,19 @@ _SHOWN = 5
 """Span positions a duplicate-id warning lists."""
 
 
-def _conversation(span: SpanData) -> str:
-    return text_attr(span.attrs, n.CONVERSATION_ID) or text_attr(span.attrs, n.OI_SESSION)
+_KEYS = (n.CONVERSATION_ID, n.OI_SESSION)
+"""The attributes naming a conversation, in order of trust."""
+
+
+def _key(members: list[SpanData]) -> str:
+    """The one attribute that tells a trace's conversations apart: the first of `_KEYS` any
+    of its spans carries (an OpenInference export adds `session.id` RUN:SESSION to spans whose
+    root says `gen_ai.conversation.id` SESSION: the two must not be compared)."""
+    return next((k for k in _KEYS if any(k in s.attrs for s in members)), _KEYS[0])
+
+
+def _conversation(span: SpanData, key: str) -> str:
+    return text_attr(span.attrs, key)
 
 
 def units(spans: list[SpanData], problems: list[RecordError]) -> dict[str, list[SpanData]]:
@@ -26,11 +37,12 @@ def units(spans: list[SpanData], problems: list[RecordError]) -> dict[str, list[
         by_trace.setdefault(span.trace_id, []).append(span)
     out: dict[str, list[SpanData]] = {}
     for trace_id, members in by_trace.items():
-        if len({c for s in members if (c := _conversation(s))}) <= 1:
+        key = _key(members)
+        if len({c for s in members if (c := _conversation(s, key))}) <= 1:
             out[trace_id] = members
             continue
         by_id = _by_id(trace_id, members, problems)
-        for conversation, part in _split(members, by_id).items():
+        for conversation, part in _split(members, by_id, key).items():
             out[f"{trace_id}/{conversation}"] = part
     return out
 
@@ -71,7 +83,9 @@ def _parent(span: SpanData, by_id: dict[str, list[SpanData]]) -> SpanData | None
     return min(candidates, key=lambda p: (p.start_ns, p.index))
 
 
-def _split(members: list[SpanData], by_id: dict[str, list[SpanData]]) -> dict[str, list[SpanData]]:
+def _split(
+    members: list[SpanData], by_id: dict[str, list[SpanData]], key: str
+) -> dict[str, list[SpanData]]:
     """The trace's spans by conversation: a span's own, else its nearest ancestor's, else
     the first conversation's (by start)."""
     resolved: dict[int, str] = {}
@@ -84,7 +98,7 @@ def _split(members: list[SpanData], by_id: dict[str, list[SpanData]]) -> dict[st
             if node.index in resolved:
                 found = resolved[node.index]
                 break
-            found = _conversation(node)
+            found = _conversation(node, key)
             if found:
                 break
             seen.add(node.index)
@@ -92,9 +106,9 @@ def _split(members: list[SpanData], by_id: dict[str, list[SpanData]]) -> dict[st
             node = _parent(node, by_id)
         for walked in chain:
             resolved[walked.index] = found
-        resolved[span.index] = resolved.get(span.index) or found or _conversation(span)
-    first = min((s for s in members if _conversation(s)), key=lambda s: (s.start_ns, s.index))
+        resolved[span.index] = resolved.get(span.index) or found or _conversation(span, key)
+    first = min((s for s in members if _conversation(s, key)), key=lambda s: (s.start_ns, s.index))
     out: dict[str, list[SpanData]] = {}
     for span in members:
-        out.setdefault(resolved[span.index] or _conversation(first), []).append(span)
+        out.setdefault(resolved[span.index] or _conversation(first, key), []).append(span)
     return out
