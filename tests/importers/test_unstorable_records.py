@@ -182,3 +182,16 @@ def test_a_session_repeating_an_earlier_ones_key_or_id_costs_itself(tmp_path: Pa
     assert _stored(store, report.run_id) == ["chat-0", "chat-1"]
     (skipped,) = [e for e in report.errors if e.fatal]
     assert skipped.index == 2 and "repeats the session id 'chat-0' of record #0" in skipped.message
+
+
+def test_an_atif_trajectory_with_huge_token_counts_costs_itself(tmp_path: Path) -> None:
+    fixture = Path(__file__).parent.parent / "fixtures" / "atif" / "two.trajectories.jsonl"
+    first, second = (json.loads(line) for line in fixture.read_text().splitlines())
+    second["steps"][1]["metrics"] = {"prompt_tokens": HUGE, "completion_tokens": 3}
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    store = tmp_path / "s.duckdb"
+    report = import_traces(path, store=store)
+    assert _stored(store, report.run_id) == ["run-a"]
+    (skipped,) = [e for e in report.errors if e.fatal]
+    assert skipped.record_id == "run-b"  # named by the reader (its token count's field)
