@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _seeds
+from ._cases_traces import TRACE_KINDS, build_trace_case
 from ._jsonout import dumps
 from ._mutate import mutate, unmark
 from ._text import mutate_text
@@ -24,6 +25,7 @@ KINDS = (
     "bfcl-answers",
     "suite",
     "agent",
+    *TRACE_KINDS,
 )
 """Every input kind the fuzzer drives."""
 
@@ -267,6 +269,8 @@ def build_case(kind: str, seed: int, index: int) -> Case:
         _bfcl(kind, rng, case)
     elif kind == "suite":
         _suite(rng, case)
+    elif kind in TRACE_KINDS:
+        build_trace_case(kind, rng, case)
     else:
         _agent(rng, case)
     return case

@@ -10,6 +10,7 @@ import pytest
 
 from ._cases import KINDS
 from ._pool import WorkerPool
+from ._seeds_traces import inspect_log
 from ._tally import RECORDED, tally
 
 CASES = {
@@ -22,8 +23,13 @@ CASES = {
     "bfcl-answers": 30,
     "suite": 30,
     "agent": 30,
+    "otlp-json": 30,
+    "otlp-proto": 30,
+    "atif": 24,
+    "inspect": 16,
 }
-"""Cases per kind: sized so the whole fuzz run stays near half a minute on 2 cores."""
+"""Cases per kind: sized so the whole fuzz run stays near half a minute on 2 cores (the four
+trace kinds add ~40 s, the inspect log made once by inspect_ai included)."""
 SEED = int(os.environ.get("SESSIONPROOF_FUZZ_SEED", "0"))
 
 
@@ -34,6 +40,9 @@ def _cases(kind: str) -> int:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_no_input_ends_in_a_traceback_or_a_hang(kind: str, fuzz_pool: WorkerPool) -> None:
+    if kind == "inspect":
+        pytest.importorskip("inspect_ai")
+        inspect_log()  # made here once, not inside a worker's time limit
     n = _cases(kind)
     result = tally(kind, SEED, n, fuzz_pool)
     RECORDED.append(result)

@@ -64,17 +64,20 @@ def test_broken_lines_cost_only_themselves(tmp_path: Path, fmt: str) -> None:
     lines = _lines(fmt)[:6]
     lines[1]["messages"] = "hello"  # wrong type
     del lines[2]["messages"]  # missing field
-    lines[3]["outcome"] = "great"  # wrong type
+    lines[3]["outcome"] = "great"  # no verdict: kept, not judged (issue 34.15)
     lines[4]["task"] = {"nothing": "useful"}  # not a task
     path = _write(
         tmp_path, lines, raw=['{"messages": [', "[1, 2]"]
     )  # truncated JSON; not an object
     result = import_file(path, fmt, run_id="r")
-    assert [s.index for s in result.sessions] == [0, 5]
+    assert [s.index for s in result.sessions] == [0, 3, 5]
+    assert result.sessions[1].reported is None
+    (warned,) = [e for e in result.errors if not e.fatal and e.field == "outcome"]
+    assert warned.index == 3 and "kept, not judged" in warned.message
     problems = {e.index: e for e in result.skipped}
-    assert set(problems) == {1, 2, 3, 4, 6, 7}
+    assert set(problems) == {1, 2, 4, 6, 7}
     assert problems[1].field == problems[2].field == "messages"
-    assert problems[3].field == "outcome" and problems[4].field == "task"
+    assert problems[4].field == "task"
     assert "not JSON" in problems[6].message and "expected an object" in problems[7].message
 
 

@@ -64,6 +64,13 @@ def import_command(
         err_console.print(
             f"[yellow]{label}:[/] {escape(str(problem))}", highlight=False, soft_wrap=True
         )
+    if report.errors:
+        skipped = sum(e.fatal for e in report.errors)
+        err_console.print(
+            f"{skipped} record{'' if skipped == 1 else 's'} skipped, "
+            f"{len(report.errors) - skipped} kept with a warning; the rest stored",
+            highlight=False,
+        )
     if as_json:
         typer.echo(json.dumps(report.to_json(), indent=2))
     else:

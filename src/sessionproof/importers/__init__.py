@@ -42,6 +42,7 @@ from ._json import MAX_DEPTH, TOO_DEEP, load_json, load_salvaging, too_deep, wit
 from ._jsonl import import_jsonl
 from ._labels import LABEL_CRITERION, LabelRule, label_rule, label_session, set_outcome
 from ._openai import read_openai_messages
+from ._storing import nothing_imported, write_imported
 from ._tools import known_tools
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "labelled_reader",
     "load_json",
     "load_salvaging",
+    "nothing_imported",
     "parse_time",
     "read_atif",
     "read_inspect",
@@ -87,4 +89,5 @@ __all__ = [
     "trial_problem",
     "unanswered_result",
     "without_bom",
+    "write_imported",
 ]

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..errors import ConfigError, ForeignJSONError, InputFileError
 from ._atif import looks_like_atif
 from ._common import ImportResult
 from ._formats import format_names, format_reader, labelled_reader
-from ._inspect import ZIP_MAGIC, looks_like_inspect
+from ._inspect import looks_like_inspect
+from ._inspect_read import ZIP_MAGIC
 from ._json import load_json, load_salvaging, without_bom
 from ._jsonl import import_jsonl
 from ._labels import LabelRule
+from ._proto_sniff import looks_like_otlp_proto
 
 FORMATS = format_names()
 """Every built-in format `import_file` reads (plus "auto"); see `format_names()` for the
 formats registered since."""
 
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+_OTLP_START = re.compile(rb'\s*\{\s*"resourceSpans"\s*:')
+"""How an OTLP-JSON request begins (as our export and the collector's file exporter write it)."""
 _SNIFFED_LINES = 5
 """JSON Lines records looked at to tell a chat log's flavour: a broken first line (cut short,
 nested too deep) must not hide a log whose other lines are fine."""
@@ -50,6 +55,8 @@ def detect_format(raw: bytes) -> str:
     raw = without_bom(raw)
     head = raw.lstrip()[:1]
     if head == b"{":
+        if _OTLP_START.match(raw, 0, 4096):
+            return "otlp-json"  # said at once: the first line may be the whole (huge) file
         lines = [line for line in raw.split(b"\n", 4 * _SNIFFED_LINES) if line.strip()]
         for line in lines[:_SNIFFED_LINES]:
             try:
@@ -74,12 +81,15 @@ def detect_format(raw: bytes) -> str:
             return "tau-bench"
         if looks_like_atif(items):
             return "atif"
+    # Last: a protobuf request starts with a newline byte, and may then look like JSON text.
+    if raw[:1] == b"\n" and looks_like_otlp_proto(raw):
+        return "otlp-proto"
     raise InputFileError(
         'cannot tell the format: expected a tau2 results file ({..., "simulations": [...]}), '
         'a tau-bench trajectory list ([{..., "traj": [...]}]), a JSONL chat log '
         '(one {"messages": [...]} per line), OTLP-JSON traces ({"resourceSpans": [...]}), an '
-        'ATIF trajectory ({"schema_version": "ATIF-v1.x", "steps": [...]}) or an inspect_ai '
-        "eval log; pass --format"
+        'ATIF trajectory ({"schema_version": "ATIF-v1.x", "steps": [...]}), an inspect_ai '
+        "eval log or OTLP protobuf traces; pass --format"
     )
 
 

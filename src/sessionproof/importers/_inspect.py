@@ -11,11 +11,8 @@ by default the first scorer; inspect's C / I marks read as pass / fail.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, InputFileError
 from ..records import ErrorClass, ModelCall, Session, TerminationReason, Usage
 from ._common import (
     ImportedSession,
@@ -26,14 +23,13 @@ from ._common import (
     parse_time,
 )
 from ._common import tool_call as make_call
+from ._inspect_read import ZIP_MAGIC, read_log
 from ._labels import LabelRule, label_session
 
 if TYPE_CHECKING:
-    from inspect_ai.log import EvalLog, EvalSample
+    from inspect_ai.log import EvalSample
 
 FORMAT = "inspect"
-ZIP_MAGIC = b"PK\x03\x04"
-INSTALL_HINT = "reading inspect_ai eval logs needs inspect_ai: pip install 'sessionproof[inspect]'"
 
 # inspect's ToolCallError types that name a class outright; the rest are read by the
 # taxonomy's classifier from the message.
@@ -55,24 +51,6 @@ def looks_like_inspect(raw: bytes, doc: object) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("eval"), dict) and "version" in doc
 
 
-def _read_log(raw: bytes) -> EvalLog:
-    try:
-        from inspect_ai.log import read_eval_log
-    except ImportError:
-        raise ConfigError(INSTALL_HINT) from None
-    suffix = ".eval" if raw.startswith(ZIP_MAGIC) else ".json"
-    with tempfile.TemporaryDirectory(prefix="sessionproof-inspect-") as tmp:
-        # inspect's reader takes a file and tells the two forms by the name's suffix.
-        path = Path(tmp) / f"log{suffix}"
-        path.write_bytes(raw)
-        try:
-            return read_eval_log(str(path))
-        except Exception as exc:  # its reader raises whatever the zip or JSON layer raised
-            raise InputFileError(
-                f"not a readable inspect_ai eval log (cut short?): {type(exc).__name__}: {exc}"
-            ) from None
-
-
 def read_inspect(
     raw: bytes,
     *,
@@ -82,10 +60,10 @@ def read_inspect(
     label_from: LabelRule | None = None,
 ) -> ImportResult:
     """The sessions of an inspect_ai eval log: one per sample and epoch."""
-    log = _read_log(raw)
     result = ImportResult(format=FORMAT, source=source, domain=domain)
+    log, samples = read_log(raw, result.errors)
     model = str(log.eval.model or "")
-    for index, sample in enumerate(log.samples or []):
+    for index, sample in enumerate(samples):
         sid = str(sample.id) if sample.epoch <= 1 else f"{sample.id}@{sample.epoch}"
         try:
             session = _session(sample, sid, run_id, model, domain)

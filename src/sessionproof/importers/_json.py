@@ -151,6 +151,10 @@ def _chain(depth: int) -> tuple[list[Any], list[Any]]:
     return found
 
 
+_SERIALISED_BELOW = 8 * 1024 * 1024
+"""Text size below which `load_json` checks nesting by serialising the value (`too_deep`)."""
+
+
 def load_json(raw: bytes | str) -> Any:
     """One JSON value from foreign text; `ForeignJSONError` when it is not JSON or too deep.
 
@@ -169,7 +173,10 @@ def load_json(raw: bytes | str) -> Any:
     # Nesting needs an opening bracket per level: text with few of them (most lines) cannot
     # be too deep, and counting bytes is far cheaper than walking the value.
     text = raw.encode() if isinstance(raw, str) else raw
-    if text.count(b"[") + text.count(b"{") > MAX_DEPTH and too_deep(value):
+    if text.count(b"[") + text.count(b"{") > MAX_DEPTH and (
+        # Past a few MB, walking costs less than serialising again: a copy as big as the file.
+        too_deep(value) if len(text) < _SERIALISED_BELOW else _walk_too_deep(value, MAX_DEPTH)
+    ):
         raise ForeignJSONError(TOO_DEEP)
     return value
 

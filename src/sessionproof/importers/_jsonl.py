@@ -2,12 +2,14 @@
 "outcome"?, "id"?, "termination"?}` in OpenAI chat-completions or Anthropic Messages form.
 
 `task` may be a tau2 task, a tau-bench task or a sessionproof scenario; `outcome` the log's own
-verdict (a reward number, a success bool, or `{reward, success, db_match}`). A bad line costs
-only itself.
+verdict (`OUTCOME_VALUES`: a reward number, a bool, a word such as success or fail, or
+`{reward, success, db_match}`; any other value leaves the session unjudged, with a
+warning). A bad line costs only itself.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,28 +30,58 @@ from ._common import (
 )
 from ._formats import scenario_from_any_task
 from ._json import load_json, without_bom
+from ._labels import LabelRule
 from ._openai import read_openai_messages
 from ._tools import known_tools
 
 Reader = Callable[..., bool]
 
 
+OUTCOME_VALUES = (
+    "a reward number (1 is a pass), true/false, a word (success/failure, pass/fail, "
+    "true/false, 1/0, yes/no, correct/incorrect), or {reward, success, db_match}"
+)
+"""What a chat log's `outcome` may be (said when a value is none of them)."""
+
+_WORDS = LabelRule("outcome")
+"""The label words (success, pass, true, 1, ...) read as a chat log's outcome."""
+
+
+def _word(value: str) -> ReportedVerdict:
+    """The verdict a word (or a number written as text) says; ValueError when none."""
+    try:
+        number = float(value)
+    except ValueError:
+        outcome = _WORDS.outcome(value)
+        return ReportedVerdict(success=outcome.success, reward=outcome.reward)
+    if not math.isfinite(number):
+        raise ValueError(f"{value!r} is not a finite number")
+    return ReportedVerdict(reward=number, success=number == 1)
+
+
 def _outcome(value: object) -> ReportedVerdict | None:
+    """The log's own verdict; ValueError (naming what would do) for a value that says none."""
     if value is None:
         return None
     if isinstance(value, bool):
         return ReportedVerdict(success=value, reward=1.0 if value else 0.0)
     if isinstance(value, int | float):
         return ReportedVerdict(reward=float(value), success=value == 1)
+    if isinstance(value, str):
+        try:
+            return _word(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not an outcome; expected {OUTCOME_VALUES}") from None
     if isinstance(value, dict):
-        verdict = ReportedVerdict.model_validate(
-            {k: value[k] for k in ("reward", "success", "db_match") if k in value}
-        )
+        fields = {k: value[k] for k in ("reward", "success", "db_match") if k in value}
+        if isinstance(fields.get("success"), str):
+            fields["success"] = _word(fields["success"]).success
+        verdict = ReportedVerdict.model_validate(fields)
         if verdict.success is None and verdict.reward is not None:
             verdict.success = verdict.reward == 1
         verdict.detail = dict(value)
         return verdict
-    raise ValueError(f"expected a number, a bool or an object, got {type(value).__name__}")
+    raise ValueError(f"a {type(value).__name__} is not an outcome; expected {OUTCOME_VALUES}")
 
 
 def _termination(value: object, calls: Sequence[str]) -> TerminationReason:
@@ -143,12 +175,22 @@ def _line(
         if problem:
             result.errors.append(RecordError(index=index, field="task.domain", message=problem))
             return None
+    sid = str(record.get("id") or f"{stem}-{index}")
     try:
         reported = _outcome(record.get("outcome"))
     except (ValueError, ValidationError) as exc:
-        result.errors.append(RecordError(index=index, field="outcome", message=str(exc)))
-        return None
-    sid = str(record.get("id") or f"{stem}-{index}")
+        # An outcome that says no verdict leaves the session unjudged, never a failure.
+        message = first_problem(exc)[1] if isinstance(exc, ValidationError) else str(exc)
+        result.errors.append(
+            RecordError(
+                index=index,
+                field="outcome",
+                message=f"{message}; kept, not judged",
+                record_id=sid,
+                fatal=False,
+            )
+        )
+        reported = None
     builder = SessionBuilder(run_id, sid)
     ok = reader(
         builder, messages, index=index, record_id=sid, tools=known_tools(dom), errors=result.errors

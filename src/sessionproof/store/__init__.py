@@ -15,6 +15,7 @@ from ._manifest import (
     new_run_id,
     package_versions,
 )
+from ._prepare import unstorable
 from ._recording import recorded_run
 from ._schema import SCHEMA_VERSION
 from ._scrub import REDACTED, scrub_argv, scrub_text, scrub_value
@@ -37,4 +38,5 @@ __all__ = [
     "scrub_argv",
     "scrub_text",
     "scrub_value",
+    "unstorable",
 ]

@@ -35,6 +35,24 @@ from ._scrub import Scrubber
 _KIND_TEXT = {kind: kind.value for kind in EventKind}
 """Each kind's plain text (an enum's `.value` costs a descriptor call per event)."""
 
+_INT32 = (-(2**31), 2**31 - 1, 32)
+_INT64 = (-(2**63), 2**63 - 1, 64)
+"""What the store's INTEGER and BIGINT columns hold (lowest, highest, bits)."""
+
+
+_Column = tuple[str, Sequence[int], tuple[int, int, int]]
+
+
+def _check_ints(where: str, columns: Sequence[_Column]) -> None:
+    """Raise StoreError naming the first value beyond what its store column holds (checked
+    before any write: such a value must cost its session, not fail a transaction part-way)."""
+    for name, values, (low, high, bits) in columns:
+        if values and not (low <= min(values) and max(values) <= high):
+            bad = next(v for v in values if not low <= v <= high)
+            raise StoreError(
+                f"{where}: {name} {bad} is beyond what the store holds (a {bits}-bit integer)"
+            )
+
 
 @functools.cache
 def _float_fields(model: type[BaseModel]) -> tuple[str, ...]:
@@ -134,6 +152,20 @@ def _flatten(session: Session, scrubber: Scrubber) -> _Flat:
             texts.append(to_json(value, f"{where}: event seq {seq}"))
     wheres = [""] * n  # named only when a text is re-serialised after scrubbing
     turns = [e.turn for e in events]
+    steps = [e.step for e in events]
+    usage = session.usage
+    _check_ints(
+        where,
+        [
+            ("trial", [session.trial], _INT32),
+            ("event seq", seqs, _INT64),
+            ("event step", steps, _INT64),
+            # The session row counts turns (the last + 1) in an INTEGER.
+            ("event turn", turns, (_INT32[0], _INT32[1] - 1, 32)),
+            ("input tokens", [usage.input_tokens], _INT64),
+            ("output tokens", [usage.output_tokens], _INT64),
+        ],
+    )
     outcome = session.outcome
     if outcome is not None:
         value = outcome.model_dump(mode="json")
@@ -149,7 +181,7 @@ def _flatten(session: Session, scrubber: Scrubber) -> _Flat:
         [session.session_id] * n,
         seqs,
         turns,
-        [e.step for e in events],
+        steps,
         [e.t_wall for e in events],
         [e.t_mono for e in events],
         [_KIND_TEXT[e.kind] for e in events],
@@ -221,3 +253,15 @@ def _event_where(session: Session, seq: int) -> str:
 def prepare(session: Session) -> SessionWrite:
     """One session flattened for the store (see `prepare_batch`)."""
     return prepare_batch([session])[0]
+
+
+def unstorable(sessions: Sequence[Session]) -> dict[int, str]:
+    """The position of each session the store cannot hold, with why (its own StoreError's
+    text): each is prepared alone, so one bad session does not hide the others' fitness."""
+    problems: dict[int, str] = {}
+    for position, session in enumerate(sessions):
+        try:
+            prepare(session)
+        except StoreError as exc:
+            problems[position] = str(exc)
+    return problems

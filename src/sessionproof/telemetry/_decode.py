@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,11 +68,30 @@ def _hex_id(value: object, size: int) -> str | None:
     return raw.hex() if len(raw) == size else None
 
 
-def _value(node: object) -> Value:
+MAX_TEXT = 1_000_000
+"""Characters kept of one attribute value (or span name, or status message): a longer text
+is cut here and marked, so one huge value in a file costs its tail, not the import's memory
+(every copy a session's text goes through on its way to the store is bounded by it)."""
+
+
+def clip(text: str) -> str:
+    """`text`, cut to MAX_TEXT characters with a marker saying how long it was."""
+    if len(text) <= MAX_TEXT:
+        return text
+    return f"{text[:MAX_TEXT]}... [truncated by sessionproof: {len(text):,} characters]"
+
+
+def _value(node: object, clipped: list[int]) -> Value:
+    """A plain attribute value; the length of each text cut is added to `clipped`."""
     if not isinstance(node, dict):
         return None
     if "stringValue" in node:
-        return str(node["stringValue"])
+        text = node["stringValue"]
+        text = text if isinstance(text, str) else str(text)
+        if len(text) > MAX_TEXT:
+            clipped.append(len(text))
+            return clip(text)
+        return text
     if "boolValue" in node:
         return bool(node["boolValue"])
     if "intValue" in node:
@@ -85,37 +106,74 @@ def _value(node: object) -> Value:
             return None
     array = node.get("arrayValue")
     if isinstance(array, dict):
-        return [_value(v) for v in array.get("values") or []]
+        values = array.get("values")
+        return [_value(v, clipped) for v in values] if isinstance(values, list) else []
     return None
 
 
-def _attrs(items: object) -> dict[str, Value]:
+def _attrs(items: object, warn: Callable[[str, str], None] | None = None) -> dict[str, Value]:
+    """The attributes of a list of OTLP key-values; `warn(key, message)` hears of each
+    value cut to MAX_TEXT."""
     out: dict[str, Value] = {}
     for item in items if isinstance(items, list) else []:
         if isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = _value(item.get("value"))
+            clipped: list[int] = []
+            out[item["key"]] = _value(item.get("value"), clipped)
+            if clipped and warn is not None:
+                longest = max(clipped)
+                warn(
+                    item["key"],
+                    f"a text of {longest:,} characters, kept to its first {MAX_TEXT:,}",
+                )
     return out
 
 
-def _ns(value: object) -> int:
-    if isinstance(value, int | str):
+MAX_NS = 2**64 - 1
+"""The latest time OTLP can say (its times are unsigned 64-bit nanoseconds)."""
+
+
+def _ns(value: object, warn: Callable[[str], None] | None = None) -> int:
+    """A time in ns; 0 (unknown) when absent, unreadable or past OTLP's 64 bits, which
+    `warn` is told of (a time that large would overflow every float it becomes)."""
+    if isinstance(value, bool) or not isinstance(value, int | str | float):
+        return 0
+    text = str(value).strip()
+    if isinstance(value, float):  # a JSON number past 64 bits reads as a float
+        ns = int(value) if math.isfinite(value) and 0 <= value <= MAX_NS else MAX_NS + 1
+    else:
         try:
-            return int(value)
+            ns = int(text)
         except ValueError:
-            return 0
+            if not text.lstrip("-").isdigit():
+                return 0  # not a number: unknown, as a missing time is
+            ns = MAX_NS + 1  # more digits than Python reads
+    if 0 <= ns <= MAX_NS:
+        return ns
+    if warn is not None:
+        shown = text if len(text) <= 24 else f"{text[:20]}... ({len(text)} digits)"
+        warn(f"time {shown} is outside OTLP's unsigned 64-bit nanoseconds; read as unknown")
     return 0
 
 
-def _documents(raw: bytes, fmt: str) -> list[Any]:
-    if fmt == "otlp-proto":
-        request = ExportTraceServiceRequest()
-        try:
-            request.ParseFromString(raw)
-        except DecodeError as exc:
-            raise InputFileError(
-                f"not an OTLP protobuf trace request (cut short?): {exc}"
-            ) from None
-        return [MessageToDict(request, use_integers_for_enums=True)]
+def _proto_parts(raw: bytes) -> Iterator[tuple[dict[str, Value], Iterator[dict[str, Any]]]]:
+    """Each resource's attributes and its spans, one span turned into its JSON-mapping dict
+    at a time: the whole request as dicts took ~10x the file."""
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(raw)
+    except DecodeError as exc:
+        raise InputFileError(f"not an OTLP protobuf trace request (cut short?): {exc}") from None
+    for rs in request.resource_spans:
+        resource = _attrs(MessageToDict(rs.resource).get("attributes"))
+        spans = (
+            MessageToDict(span, use_integers_for_enums=True)
+            for ss in rs.scope_spans
+            for span in ss.spans
+        )
+        yield resource, spans
+
+
+def _documents(raw: bytes) -> list[Any]:
     try:
         return [load_json(raw)]
     except ForeignJSONError as whole:
@@ -133,26 +191,59 @@ def _documents(raw: bytes, fmt: str) -> list[Any]:
 
 
 def decode_spans(raw: bytes, fmt: str) -> tuple[list[SpanData], list[RecordError]]:
-    """Every span of an OTLP file, and a problem per span that had to be skipped."""
+    """Every span of an OTLP file, and a problem per span (or part of the file) that had to
+    be skipped. Raises InputFileError when the file is not OTLP traces, or holds no span
+    because its parts are of the wrong shape (each named)."""
     spans: list[SpanData] = []
     problems: list[RecordError] = []
+    shape: list[RecordError] = []
     index = 0
-    for doc in _documents(raw, fmt):
+    if fmt == "otlp-proto":
+        for resource, messages in _proto_parts(raw):
+            for message in messages:
+                span = _span(message, index, problems)
+                index += 1
+                if span is not None:
+                    span.resource = resource
+                    spans.append(span)
+        return spans, problems
+    for doc in _documents(raw):
         if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans"), list):
             raise InputFileError('not OTLP traces: expected {"resourceSpans": [...]}')
-        for rs in doc["resourceSpans"]:
-            scopes = rs.get("scopeSpans") if isinstance(rs, dict) else None
-            res = rs.get("resource") if isinstance(rs, dict) else None
+        for r, rs in enumerate(doc["resourceSpans"]):
+            where = f"resourceSpans.{r}"
+            if not isinstance(rs, dict):
+                shape.append(_misshapen(where, "an object", rs))
+                continue
+            scopes, res = rs.get("scopeSpans"), rs.get("resource")
             resource = _attrs(res.get("attributes")) if isinstance(res, dict) else {}
-            for ss in scopes if isinstance(scopes, list) else []:
-                items = ss.get("spans") if isinstance(ss, dict) else None
-                for item in items if isinstance(items, list) else []:
+            if not isinstance(scopes, list):
+                shape.append(_misshapen(f"{where}.scopeSpans", "a list", scopes))
+                continue
+            for s, ss in enumerate(scopes):
+                items = ss.get("spans") if isinstance(ss, dict) else ss
+                if not isinstance(items, list):
+                    what = f"{where}.scopeSpans.{s}" + (".spans" if isinstance(ss, dict) else "")
+                    shape.append(_misshapen(what, "a list of spans", items))
+                    continue
+                for item in items:
                     span = _span(item, index, problems)
                     index += 1
                     if span is not None:
                         span.resource = resource
                         spans.append(span)
-    return spans, problems
+    if shape and index == 0:
+        named = "; ".join(f"{p.field} {p.message}" for p in shape[:3])
+        more = f" (and {len(shape) - 3} more)" if len(shape) > 3 else ""
+        raise InputFileError(f"no spans in the OTLP file: {named}{more}")
+    return spans, shape + problems
+
+
+def _misshapen(field: str, expected: str, value: object) -> RecordError:
+    """The problem of a part of the file that is not the shape OTLP gives it."""
+    kind = type(value).__name__
+    got = "missing" if value is None else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+    return RecordError(index=None, field=field, message=f"should be {expected}, is {got}")
 
 
 def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | None:
@@ -170,11 +261,29 @@ def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | N
     status = item.get("status") if isinstance(item.get("status"), dict) else {}
     assert isinstance(status, dict)
     code = status.get("code", 0)
+
+    def warn(field: str) -> Callable[[str], None]:
+        def add(message: str) -> None:
+            problems.append(RecordError(index=index, field=field, message=message, fatal=False))
+
+        return add
+
+    def clipped(where: str) -> Callable[[str, str], None]:
+        def add(key: str, message: str) -> None:
+            problems.append(
+                RecordError(index=index, field=f"{where}{key}", message=message, fatal=False)
+            )
+
+        return add
+
+    raw_events = item.get("events")
     events = [
         SpanEventData(
-            str(e.get("name", "")), _ns(e.get("timeUnixNano")), _attrs(e.get("attributes"))
+            clip(str(e.get("name", ""))),
+            _ns(e.get("timeUnixNano"), warn(f"events.{i}.timeUnixNano")),
+            _attrs(e.get("attributes"), clipped(f"events.{i}.attributes.")),
         )
-        for e in item.get("events") or []
+        for i, e in enumerate(raw_events if isinstance(raw_events, list) else [])
         if isinstance(e, dict)
     ]
     return SpanData(
@@ -182,13 +291,13 @@ def _span(item: object, index: int, problems: list[RecordError]) -> SpanData | N
         trace_id=trace_id,
         span_id=span_id,
         parent_id=_hex_id(item.get("parentSpanId"), 8) or "",
-        name=str(item.get("name", "")),
-        start_ns=_ns(item.get("startTimeUnixNano")),
-        end_ns=_ns(item.get("endTimeUnixNano")),
-        attrs=_attrs(item.get("attributes")),
+        name=clip(str(item.get("name", ""))),
+        start_ns=_ns(item.get("startTimeUnixNano"), warn("startTimeUnixNano")),
+        end_ns=_ns(item.get("endTimeUnixNano"), warn("endTimeUnixNano")),
+        attrs=_attrs(item.get("attributes"), clipped("attributes.")),
         status_code=2
         if code in (2, "STATUS_CODE_ERROR")
         else (1 if code in (1, "STATUS_CODE_OK") else 0),
-        status_message=str(status.get("message", "")),
+        status_message=clip(str(status.get("message", ""))),
         events=events,
     )

@@ -25,15 +25,14 @@ from ..importers import (
     first_problem,
 )
 from . import _names as n
+from ._conversations import units
 from ._decode import SpanData, decode_spans
 from ._labelled import apply_label
 from ._session_spans import SessionSpans, text_attr
 
 
 def _group(spans: list[SpanData], problems: list[RecordError]) -> list[SessionSpans]:
-    by_trace: dict[str, list[SpanData]] = {}
-    for span in spans:
-        by_trace.setdefault(span.trace_id, []).append(span)
+    by_trace = units(spans, problems)  # a trace, or one conversation of a shared trace
     sessions: dict[str, SessionSpans] = {}
     for trace_id, members in by_trace.items():
         ids = {s.span_id for s in members}

@@ -56,7 +56,10 @@ def _int(attrs: dict[str, Value], key: str, default: int = 0) -> int:
 def _float(attrs: dict[str, Value], key: str, default: float) -> float:
     value = attrs.get(key)
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer past float range: not a usable time or score
+            return default
     return default
 
 
@@ -244,20 +247,24 @@ class SessionSpans:
         call_id = text_attr(a, n.TOOL_CALL_ID) or f"call-{span.span_id}"
         raw_args = text_attr(a, n.TOOL_ARGUMENTS) or text_attr(a, "input.value")
         arguments: dict[str, Any] | None
+        unread = None
         if raw_args:
             try:
                 parsed = json.loads(raw_args)
-            except ValueError:
-                parsed = None
+            except ValueError as exc:
+                parsed, unread = None, f"not JSON: {exc}"
             arguments = parsed if isinstance(parsed, dict) else None
+            if arguments is None and unread is None:
+                unread = f"a JSON {type(parsed).__name__}, not an object"
         else:
             arguments = {} if a.get(n.ARGS_VALID, True) is True else None
+        # Arguments that do not read (cut short, say) are kept as the text they were.
         call = ToolCall(
             id=call_id,
             name=name,
             arguments=arguments,
-            raw_arguments=text_attr(a, n.RAW_ARGUMENTS) or None,
-            parse_error=text_attr(a, n.PARSE_ERROR) or None,
+            raw_arguments=text_attr(a, n.RAW_ARGUMENTS) or (raw_args if unread else None),
+            parse_error=text_attr(a, n.PARSE_ERROR) or unread,
         )
         calls[call_id] = call
         out = [self._pending(a, EventKind.tool_call, call, span.start_ns, tie)]

@@ -12,7 +12,16 @@ from opentelemetry.sdk.trace import ReadableSpan
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError, InputFileError, StoreError
-from ..importers import LabelRule, RecordError, detect_format, import_file, label_rule, without_bom
+from ..importers import (
+    LabelRule,
+    RecordError,
+    detect_format,
+    import_file,
+    label_rule,
+    nothing_imported,
+    without_bom,
+    write_imported,
+)
 from ..scoring import RunSummary, first_summary, summaries_by_arm
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
 from ..suites import recorded_suite
@@ -165,8 +174,9 @@ def import_traces(
         limit, arms = info.limit, info.arms
     else:
         result = import_file(source, fmt, run_id=run_id, domain=domain, label_from=rule)
+    if not result.sessions:  # nothing is stored: say what the file held instead
+        raise InputFileError(nothing_imported(str(path), result))
     sessions = [item.session for item in result.sessions]
-    errors = list(result.errors)
     rows: Sequence[Any] = sessions
     if store is not None and sessions:
         manifest = RunManifest(
@@ -182,7 +192,7 @@ def import_traces(
             argv=list(argv or []),
         )
         with Store.open(Path(store)) as db, recorded_run(db, manifest, on_error="failed"):
-            db.write_sessions(sessions)
+            write_imported(db, result)  # a session the store cannot hold is skipped by name
             rows = db.session_rows(run_id)
     by_arm = summaries_by_arm(rows, arms)
     return TraceImport(
@@ -191,7 +201,7 @@ def import_traces(
         format=result.format,
         summary=first_summary(by_arm),
         summary_by_arm=by_arm,
-        errors=errors,
+        errors=list(result.errors),
         store=None if store is None else str(store),
     )
 
