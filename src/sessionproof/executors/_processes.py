@@ -240,7 +240,10 @@ async def execute_processes(
                     send_one(link)
 
     async def store(session: Session) -> None:
-        await writer.write(session)
+        try:
+            await writer.write(session)
+        except Exception:
+            return  # the writer keeps the error: `writer.guard` stops the run with it
         finished.append(session)
         if progress:
             progress.advance(session)
@@ -288,8 +291,8 @@ async def execute_processes(
         fill_all()
         if not queue and not any(lk.inflight for lk in links):
             return ProcessRun([], [])
-        await asyncio.gather(*(serve(link) for link in list(links)))
-        await asyncio.gather(*writes)
+        await writer.guard(asyncio.gather(*(serve(link) for link in list(links))))
+        await writer.guard(asyncio.gather(*writes))
         stats = [link.stats for link in links if link.stats is not None]
         return ProcessRun(finished, stats)
     finally:
