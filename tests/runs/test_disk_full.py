@@ -1,0 +1,142 @@
+"""A disk that fills during a run (issue 41 item 12): one line naming the store and the
+cause, the run stops (exit 2, marked `interrupted`), and `--resume` completes it with
+nothing lost or stored twice.
+
+The full disk is a real one: a 1 MiB tmpfs mounted for the test (root only), grown once
+the run has stopped so that the resume has room. Before the fix the local:2 executor
+printed a "Task exception was never retrieved" traceback for every session that ended
+after the disk filled, and ran the whole grid regardless."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sessionproof.errors import StoreError
+from sessionproof.runs import RunConfig, run
+from sessionproof.store import Store
+
+TRIALS = 24
+SCENARIOS = 16  # the demo suite
+TOTAL = TRIALS * SCENARIOS
+
+
+def _mount(where: Path, options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A directory on a 1 MiB filesystem of its own (unmounted after the test)."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs (a disk that fills) needs root")
+    mounted = _mount(where, "size=1m")
+    if mounted.returncode != 0:
+        pytest.skip(f"mount -t tmpfs is not permitted here: {mounted.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def _grow(disk: Path) -> None:
+    grown = _mount(disk, "remount,size=64m")
+    assert grown.returncode == 0, grown.stderr
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "100"}
+    return subprocess.run(
+        [sys.executable, "-m", "sessionproof.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+
+
+def _stored(store: Path) -> tuple[str, str, list[str]]:
+    """(run id, its stored status, its stored session ids) of the store's one run."""
+    with Store.open(store, read_only=True) as db:
+        (listing,) = db.list_runs()
+        manifest = db.get_run(listing.run_id)
+        ids = [row.session_id for row in db.session_rows(listing.run_id)]
+    return manifest.run_id, manifest.status, ids
+
+
+@pytest.mark.parametrize("executor", ["local", "local:2"])
+def test_a_disk_that_fills_stops_the_run_with_one_line_and_resume_completes_it(
+    small_disk: Path, executor: str
+) -> None:
+    store = small_disk / "s.duckdb"
+    first = _cli(
+        "run",
+        "--suite",
+        "demo",
+        "--model",
+        "oracle",
+        "--trials",
+        str(TRIALS),
+        "--concurrency",
+        "8",
+        "--executor",
+        executor,
+        "--store",
+        str(store),
+        "--no-report",
+    )
+    err = first.stderr
+    assert first.returncode == 2, err[-2000:]
+    assert "Traceback" not in err, err[-4000:]
+    assert "never retrieved" not in err, err[-4000:]
+    problems = [line for line in err.splitlines() if "error" in line.lower()]
+    assert len(problems) == 1, problems[:5]
+    assert problems[0].startswith("error: store ")
+    assert str(store) in problems[0] and "disk full" in problems[0]
+    run_id, status, before = _stored(store)
+    assert f"--resume {run_id}" in problems[0]
+    # The run stopped part-way, marked for resume, every session it reported stored.
+    assert 0 < len(before) < TOTAL
+    assert status == "interrupted"  # stored, or shown so: its process is gone
+    reported = re.findall(r"^\[\d+/\d+\] (\S+) ", err, flags=re.MULTILINE)
+    assert set(reported) <= set(before)
+
+    _grow(small_disk)
+    again = _cli("run", "--resume", run_id, "--store", str(store), "--no-report")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "Traceback" not in again.stderr
+    _, status, after = _stored(store)
+    assert status == "finished"
+    assert len(after) == len(set(after)) == TOTAL
+    assert set(before) <= set(after)
+
+
+def test_the_library_raises_one_store_error_naming_the_store_and_the_cause(
+    small_disk: Path,
+) -> None:
+    store = small_disk / "s.duckdb"
+    config = RunConfig(suite="demo", model="oracle", trials=TRIALS, store=store, concurrency=8)
+    with pytest.raises(StoreError) as raised:
+        run(config)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert message.startswith(f"store {store}: disk full, run ")
+    assert "No space left on device" in message
+    # Its status stays as the full store allows (`interrupted` when the update fits, else
+    # `running`, shown `interrupted` once this process is gone); its sessions are kept.
+    _, _, before = _stored(store)
+    assert 0 < len(before) < TOTAL
