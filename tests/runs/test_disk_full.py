@@ -9,6 +9,8 @@ after the disk filled, and ran the whole grid regardless."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import re
 import subprocess
@@ -18,9 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from sessionproof.engine import GroupWriter
 from sessionproof.errors import StoreError
 from sessionproof.runs import RunConfig, run
 from sessionproof.store import Store
+from tests.store.factory import manifest, session
 
 TRIALS = 24
 SCENARIOS = 16  # the demo suite
@@ -140,3 +144,58 @@ def test_the_library_raises_one_store_error_naming_the_store_and_the_cause(
     # `running`, shown `interrupted` once this process is gone); its sessions are kept.
     _, _, before = _stored(store)
     assert 0 < len(before) < TOTAL
+
+
+def test_the_writer_stops_at_its_first_failed_write_and_stops_the_work_it_guards(
+    small_disk: Path,
+) -> None:
+    async def scenario() -> None:
+        with Store.open(small_disk / "w.duckdb") as db:
+            db.create_run(manifest("r1", ["s"], trials=100_000))
+            writer = GroupWriter(db)
+            trial = 0
+            with pytest.raises(StoreError, match="No space left on device") as full:
+                while True:  # until the disk is full
+                    await writer.write(session("r1", "s", trial))
+                    trial += 1
+            stored = len(db.session_rows("r1"))
+            assert stored == trial > 0 and writer.failure is full.value
+            _grow(small_disk)
+            # Room again, but the writer tries nothing more: later sessions hear of the
+            # first failure, and work guarded from now on stops at once with it.
+            with pytest.raises(StoreError) as later:
+                await writer.write(session("r1", "s", trial + 1))
+            assert later.value is full.value
+            with pytest.raises(StoreError) as guarded:
+                await writer.guard(asyncio.sleep(30))
+            assert guarded.value is full.value
+            writer.close()
+            assert len(db.session_rows("r1")) == stored
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_work_guarded_before_a_write_fails_is_cancelled_with_that_failure(
+    small_disk: Path,
+) -> None:
+    async def scenario() -> None:
+        ballast = small_disk / "ballast"
+        with Store.open(small_disk / "w.duckdb") as db:
+            db.create_run(manifest("r1", ["s"], trials=10))
+            # Fill what is left of the disk, so that the first session cannot be written.
+            with contextlib.suppress(OSError), ballast.open("wb", buffering=0) as out:
+                while out.write(b"\0" * 4096):
+                    pass
+            writer = GroupWriter(db)
+            sleeping = asyncio.ensure_future(asyncio.sleep(30))
+            guarded = asyncio.create_task(writer.guard(sleeping))
+            await asyncio.sleep(0)  # the guard is waiting
+            with pytest.raises(StoreError):
+                await writer.write(session("r1", "s", 0))
+            with pytest.raises(StoreError) as stopped:
+                await asyncio.wait_for(guarded, 5)
+            assert stopped.value is writer.failure
+            assert sleeping.cancelled()
+            writer.close()
+
+    asyncio.run(scenario())
