@@ -27,7 +27,7 @@ from ._ray import execute_ray, ray_spec, worker_spec
 from ._report import MINED_AT, default_report_path
 from ._report import report as write_report
 from ._results import RunReport, RunStart
-from ._stopped import stopped_writing
+from ._stopped import stop_writing
 
 StartHook = Callable[[RunStart], None]
 """Told once, when the run is recorded and about to execute (the CLI prints a line)."""
@@ -257,7 +257,7 @@ async def execute(
                         config, agent, user, loaded, plan, db, progress, limiter
                     )
                 except StoreError as exc:
-                    raise stopped_writing(db, manifest.run_id, exc) from exc
+                    stop_writing(db, manifest.run_id, exc)
         report = report_stored(
             db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, loaded
         )

@@ -4,6 +4,8 @@ naming the store and the cause, and the run marked `interrupted` for `resume`.""
 from __future__ import annotations
 
 import contextlib
+import shlex
+from typing import NoReturn
 
 from ..errors import DuplicateSessionError, StoreError
 from ..store import Store
@@ -13,23 +15,24 @@ DISK_FULL_SIGNS = ("no space left on device", "disk quota exceeded", "file too l
 the process's file size limit) is full."""
 
 
-def stopped_writing(db: Store, run_id: str, error: StoreError) -> StoreError:
-    """The error to stop run `run_id` with when writing one of its sessions into `db`
-    raised `error`; marks the run `interrupted` first, when the store still takes that.
+def stop_writing(db: Store, run_id: str, error: StoreError) -> NoReturn:
+    """Stop run `run_id`, whose session could not be written into `db` (`error`), with one
+    line naming the store and the cause; mark the run `interrupted` first, when the store
+    still takes that.
 
     The sessions stored before stay, and `resume` runs the rest. A duplicate session is the
-    run's own fault, not the store's: it is returned as it is (and the run left as it is).
+    run's own fault, not the store's: it is raised as it is (and the run left as it is).
     """
     if isinstance(error, DuplicateSessionError):
-        return error
+        raise error
     # A store that cannot take this either still shows the run `interrupted` once this
     # process is gone (`RunManifest.shown_status`).
     with contextlib.suppress(StoreError):
         db.set_status(run_id, "interrupted")
     text = str(error)
     cause = "disk full" if any(sign in text.lower() for sign in DISK_FULL_SIGNS) else "write failed"
-    return StoreError(
+    raise StoreError(
         f"store {db.path}: {cause}, run {run_id} stopped: {text} (the sessions stored before "
         f"are kept; once the store can be written: sessionproof run --resume {run_id} "
-        f"--store {db.path})"
-    )
+        f"--store {shlex.quote(str(db.path))})"
+    ) from error
