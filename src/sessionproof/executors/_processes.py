@@ -133,7 +133,10 @@ async def _serve(sock: socket.socket, spec: WorkerSpec, share: WorkerShare) -> N
             # Whatever one process's run would raise (an error, SystemExit...) is raised by
             # the driver: the worker reports it instead of dying with it.
             reply = ("error", key, _portable(exc))
-        writer.write(_frame(reply))
+        # A driver that stopped (a full disk) closed its end: asyncio would log every write
+        # to it ("socket.send() raised exception.") on the console.
+        if not writer.is_closing():
+            writer.write(_frame(reply))
 
     try:
         while (message := await _read(reader)) is not None and message[0] == "run":
@@ -148,8 +151,9 @@ async def _serve(sock: socket.socket, spec: WorkerSpec, share: WorkerShare) -> N
         with contextlib.suppress(Exception):
             await worker.close()
         with contextlib.suppress(Exception):
-            writer.write(_frame(("stats", 0, limiter.stats())))
-            await writer.drain()
+            if not writer.is_closing():
+                writer.write(_frame(("stats", 0, limiter.stats())))
+                await writer.drain()
             writer.close()
 
 
