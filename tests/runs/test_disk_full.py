@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+import logging
 import os
 import re
 import subprocess
@@ -204,3 +206,27 @@ def test_work_guarded_before_a_write_fails_is_cancelled_with_that_failure(
             writer.close()
 
     asyncio.run(scenario())
+
+
+def test_a_writer_that_cannot_write_at_all_tells_every_session_and_logs_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Its thread is gone (closed): the batch under way and every later session hear why;
+    # before, the writer's own task also ended with the error, logged as never retrieved.
+    async def scenario() -> None:
+        with Store.open(tmp_path / "w.duckdb") as db:
+            db.create_run(manifest("r1", ["s"], trials=10))
+            writer = GroupWriter(db)
+            writer.close()
+            with pytest.raises(RuntimeError) as first:
+                await writer.write(session("r1", "s", 0))
+            assert writer.failure is first.value
+            with pytest.raises(RuntimeError) as later:
+                await asyncio.wait_for(writer.write(session("r1", "s", 1)), 5)
+            assert later.value is first.value
+            assert db.session_rows("r1") == []
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        asyncio.run(scenario())
+        gc.collect()
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]

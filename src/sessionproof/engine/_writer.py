@@ -85,18 +85,18 @@ class GroupWriter:
             except BaseException as exc:
                 # The writer itself failed (or the run is being cancelled): every session
                 # of the batch hears of it, none is left waiting.
-                for _, done in batch:
-                    if done.done():
-                        continue
-                    if isinstance(exc, asyncio.CancelledError):
+                if isinstance(exc, asyncio.CancelledError):
+                    for _, done in batch:
                         done.cancel()
-                    else:
-                        done.set_exception(exc)
-                raise
+                    raise
+                self._failed_with(exc)
+                # The loop's top tells this batch and every session queued behind it
+                # (raised from this task instead, the error would reach no one).
+                self._queued = batch + self._queued
+                continue
             for (_, done), error in zip(batch, errors, strict=True):
-                if error is not None and self._failure is None:
-                    self._failure = error
-                    self._stop_guarded()
+                if error is not None:
+                    self._failed_with(error)
                 if done.done():
                     continue
                 if error is None:
@@ -104,8 +104,12 @@ class GroupWriter:
                 else:
                     done.set_exception(error)
 
-    def _stop_guarded(self) -> None:
-        """Cancel the work `guard` waits on (each raises the failure instead)."""
+    def _failed_with(self, error: BaseException) -> None:
+        """Keep `error` when it is the first failure; cancel the work `guard` waits on (each
+        raises the failure instead)."""
+        if self._failure is not None:
+            return
+        self._failure = error
         for task in self._guarded:
             self._stopping.add(task)
             task.cancel()
