@@ -7,16 +7,22 @@ previous write was under way and writes them together (`write_sessions`: one tra
 all or none). Under light load that is one session per write, as before; under heavy load
 the cost per session falls with the batch. A session counts as finished only when the write
 holding it has returned, so a killed run loses nothing it acknowledged.
+
+The first write that fails stops the writer (a full disk fails every write after it): the
+sessions queued behind it, and any handed in later, are not tried and hear of that same
+error, and `guard` stops the work that feeds the writer with it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from ..records import Session
+
+T = TypeVar("T")
 
 
 class SessionSink(Protocol):
@@ -45,9 +51,21 @@ class GroupWriter:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessionproof-sink")
         self._queued: list[tuple[Session, asyncio.Future[None]]] = []
         self._drainer: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+        self._guarded: set[asyncio.Task[object]] = set()
+        self._stopping: set[asyncio.Task[object]] = set()
+
+    @property
+    def failure(self) -> BaseException | None:
+        """The error of the first write that failed (the writer then writes nothing more);
+        None while every write succeeded."""
+        return self._failure
 
     async def write(self, session: Session) -> None:
-        """Return once `session` is written; raise what its write raised."""
+        """Return once `session` is written; raise what its write raised, or the first
+        failed write's error when an earlier write failed (then `session` is not tried)."""
+        if self._failure is not None:
+            raise self._failure
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         self._queued.append((session, done))
@@ -58,27 +76,73 @@ class GroupWriter:
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         while self._queued:
+            if self._failure is not None:
+                self._fail_queued(self._failure)
+                return
             batch, self._queued = self._queued, []
             try:
                 errors = await loop.run_in_executor(self._thread, self._write, batch)
             except BaseException as exc:
                 # The writer itself failed (or the run is being cancelled): every session
                 # of the batch hears of it, none is left waiting.
-                for _, done in batch:
-                    if done.done():
-                        continue
-                    if isinstance(exc, asyncio.CancelledError):
+                if isinstance(exc, asyncio.CancelledError):
+                    for _, done in batch:
                         done.cancel()
-                    else:
-                        done.set_exception(exc)
-                raise
+                    raise
+                self._failed_with(exc)
+                # The loop's top tells this batch and every session queued behind it
+                # (raised from this task instead, the error would reach no one).
+                self._queued = batch + self._queued
+                continue
             for (_, done), error in zip(batch, errors, strict=True):
+                if error is not None:
+                    self._failed_with(error)
                 if done.done():
                     continue
                 if error is None:
                     done.set_result(None)
                 else:
                     done.set_exception(error)
+
+    def _failed_with(self, error: BaseException) -> None:
+        """Keep `error` when it is the first failure; cancel the work `guard` waits on (each
+        raises the failure instead)."""
+        if self._failure is not None:
+            return
+        self._failure = error
+        for task in self._guarded:
+            self._stopping.add(task)
+            task.cancel()
+
+    def _fail_queued(self, error: BaseException) -> None:
+        """Every queued session hears of `error`, untried."""
+        for _, done in self._queued:
+            if not done.done():
+                done.set_exception(error)
+        self._queued = []
+
+    async def guard(self, work: Awaitable[T]) -> T:
+        """`work`'s result, unless a write fails first: then `work` is cancelled and the
+        failed write's error raised. For work that hands sessions to the writer from tasks
+        of its own, so that the first failed write stops it at once. `work` is awaited as
+        it is (what it raises, even SystemExit, reaches the caller as before)."""
+        pending = asyncio.ensure_future(work)
+        if self._failure is None:
+            me = asyncio.current_task()
+            assert me is not None  # a coroutine's await runs in a task
+            self._guarded.add(me)
+            try:
+                return await pending
+            except asyncio.CancelledError:
+                if me not in self._stopping:
+                    raise  # the caller's own cancellation
+                me.uncancel()
+            finally:
+                self._guarded.discard(me)
+                self._stopping.discard(me)
+        pending.cancel()
+        assert self._failure is not None  # set before the cancellation that led here
+        raise self._failure
 
     def _write(
         self, batch: list[tuple[Session, asyncio.Future[None]]]

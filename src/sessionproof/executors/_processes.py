@@ -163,7 +163,10 @@ async def _serve(sock: socket.socket, spec: WorkerSpec, share: WorkerShare) -> N
             # Whatever one process's run would raise (an error, SystemExit...) is raised by
             # the driver: the worker reports it instead of dying with it.
             reply = ("error", key, _portable(exc))
-        writer.write(_frame(reply))
+        # A driver that stopped (a full disk) closed its end: asyncio would log every write
+        # to it ("socket.send() raised exception.") on the console.
+        if not writer.is_closing():
+            writer.write(_frame(reply))
 
     try:
         while (message := await _read(reader)) is not None and message[0] == "run":
@@ -178,8 +181,9 @@ async def _serve(sock: socket.socket, spec: WorkerSpec, share: WorkerShare) -> N
         with contextlib.suppress(Exception):
             await worker.close()
         with contextlib.suppress(Exception):
-            writer.write(_frame(("stats", 0, limiter.stats())))
-            await writer.drain()
+            if not writer.is_closing():
+                writer.write(_frame(("stats", 0, limiter.stats())))
+                await writer.drain()
             writer.close()
 
 
@@ -270,7 +274,10 @@ async def execute_processes(
                     send_one(link)
 
     async def store(session: Session) -> None:
-        await writer.write(session)
+        try:
+            await writer.write(session)
+        except Exception:
+            return  # the writer keeps the error: `writer.guard` stops the run with it
         finished.append(session)
         if progress:
             progress.advance(session)
@@ -331,8 +338,8 @@ async def execute_processes(
         fill_all()
         if not queue and not any(lk.inflight for lk in links):
             return ProcessRun([], [])
-        await asyncio.gather(*(serve(link) for link in list(links)))
-        await asyncio.gather(*writes)
+        await writer.guard(asyncio.gather(*(serve(link) for link in list(links))))
+        await writer.guard(asyncio.gather(*writes))
         stats = [link.stats for link in links if link.stats is not None]
         return ProcessRun(finished, stats)
     finally:

@@ -14,7 +14,7 @@ from pathlib import Path
 from .._gc import tuned_gc
 from ..agents import Agent, RateLimiter, RateLimits, display_spec
 from ..engine import Progress, RunPlan, SessionList, execute_run, todo_items
-from ..errors import SessionproofError
+from ..errors import SessionproofError, StoreError
 from ..executors import agents_for, execute_processes, hooks_factory, load, shares, worker_count
 from ..patterns import tokens_of
 from ..records import Session
@@ -34,6 +34,7 @@ from ._ray import execute_ray, ray_spec, worker_spec
 from ._report import MINED_AT, default_report_path
 from ._report import report as write_report
 from ._results import RunReport, RunStart
+from ._stopped import stop_writing
 
 StartHook = Callable[[RunStart], None]
 """Told once, when the run is recorded and about to execute (the CLI prints a line)."""
@@ -259,7 +260,12 @@ async def execute(
             with recorded_run(db, manifest, create=skip is None, on_error=None):
                 if on_start is not None:
                     on_start(_start(config, manifest.run_id, loaded, len(plan.skip)))
-                finished = await _sessions(config, agent, user, loaded, plan, db, progress, limiter)
+                try:
+                    finished = await _sessions(
+                        config, agent, user, loaded, plan, db, progress, limiter
+                    )
+                except StoreError as exc:
+                    stop_writing(db, manifest.run_id, exc)
         report = report_stored(
             db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, loaded
         )
