@@ -20,10 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not fork_available(), reason="worker processes are forked")
 
 
-def _most_children(stop: threading.Event, seen: list[int]) -> None:
+def _most_children(stop: threading.Event, seen: list[int], before: set[int]) -> None:
+    # Only the children the run starts: processes left by earlier tests in this pytest
+    # process (a model server, the MCP reaper) are in `before`.
     me = psutil.Process()
     while not stop.is_set():
-        seen.append(len(me.children()))
+        seen.append(sum(c.pid not in before for c in me.children()))
         time.sleep(0.005)
 
 
@@ -34,7 +36,11 @@ def test_workers_never_outnumber_the_sessions(tmp_path: Path) -> None:
     )  # fmt: skip
     seen: list[int] = []
     stop = threading.Event()
-    watcher = threading.Thread(target=_most_children, args=(stop, seen), daemon=True)
+    watcher = threading.Thread(
+        target=_most_children,
+        args=(stop, seen, {c.pid for c in psutil.Process().children()}),
+        daemon=True,
+    )
     watcher.start()
     try:
         report = run(config)
