@@ -86,8 +86,9 @@ class Criteria(BaseModel):
 
     gold_actions: list[Action] = Field(default_factory=list)
     """The reference's calls. On a domain with a DB they are replayed on a fresh DB and the
-    session's final state must equal the result (`compare_state`); a gold call that leaves
-    the DB unchanged (a read) must also be made. On a domain without one (an MCP server, an
+    session's final state must equal the result (`compare_state`); when together they leave
+    the DB as it started (only reads), or one of them fails, they are required calls too (the
+    state cannot tell). On a domain without one (an MCP server, an
     HTTP service, fixtures) each is a required call: the session must make it with these
     arguments (`compare_args`) and it must succeed; in order with `ordered`."""
     communicate: list[str] = Field(default_factory=list)

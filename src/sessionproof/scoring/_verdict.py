@@ -33,26 +33,22 @@ def _replay(
     scenario: Scenario, spec: DomainSpec, track: bool = False
 ) -> tuple[Domain[Any], list[str], list[int]]:
     """A fresh domain after the gold actions, the replay errors, and (with `track`) the
-    indices of the gold actions a state comparison cannot judge: those that left the state
-    unchanged (reads) or failed (a gold call that fails cannot be met)."""
+    indices of the gold actions a state comparison cannot judge: those that failed (a gold
+    call that fails cannot be met), and every one of them when together they leave the state
+    as it started (only reads: equal states then say nothing of what the session did)."""
     domain = spec.create()
     errors: list[str] = []
-    by_calls: list[int] = []
-    before = domain.state_hash() if track else ""
+    failed: list[int] = []
+    start = domain.state_hash() if track else ""
     for index, action in enumerate(scenario.criteria.gold_actions):
         try:
             domain.call(action.tool, dict(action.args))
         except ToolError as exc:
             errors.append(f"{action.tool}: {exc}")
-            by_calls.append(index)
-            continue
-        if not track:
-            continue
-        after = domain.state_hash()
-        if after == before:
-            by_calls.append(index)
-        before = after
-    return domain, errors, by_calls
+            failed.append(index)
+    if track and domain.state_hash() == start:
+        return domain, errors, list(range(len(scenario.criteria.gold_actions)))
+    return domain, errors, failed
 
 
 def gold_state_hash(scenario: Scenario, spec: DomainSpec) -> tuple[str, list[str]]:
@@ -133,8 +129,8 @@ def _gold_results(
     reads_as_calls: bool,
 ) -> list[CriterionResult]:
     """The verdicts on the gold actions: the state replay where the domain has a DB (plus,
-    with `reads_as_calls`, its reads and failing gold calls as required calls, or all of
-    them when `compare_state` is off), else required calls."""
+    with `reads_as_calls`, its failing gold calls as required calls, and all of them when
+    they only read or when `compare_state` is off), else required calls."""
     criteria = scenario.criteria
     start = scenario.start_turn or 0
     # From a gold prefix the engine ran the earlier turns' gold actions: only the rest is
@@ -193,8 +189,9 @@ def evaluate_session(
     """Judge one session: every criterion with its evidence; success needs all to pass.
 
     Where `spec` has no DB (`stateful` False) the gold actions are required calls; with
-    `reads_as_calls`, so are gold actions that leave a DB unchanged or fail (a state replay
-    cannot tell whether they were made), and all of them when `compare_state` is off. No
+    `reads_as_calls`, so are gold actions that fail, and all of them when together they leave
+    the DB as it started (a state replay cannot tell then whether they were made) or when
+    `compare_state` is off. No
     criterion to check, or `criteria.not_judged`: the
     outcome is not judged, with the reason.
     """
