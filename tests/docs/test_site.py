@@ -1,0 +1,73 @@
+"""The documentation's shape: a README of at most 120 lines that keeps the two set-up commands
+and links only to pages that exist, every page in the site's navigation, the architecture
+diagram equal to the import contracts, and every measurement dated on the results page."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def test_readme_is_short_and_keeps_the_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 120
+    assert "bash scripts/setup.sh && .venv/bin/sessionproof run --suite quickstart" in readme
+    assert "\nbash scripts/test.sh\n" in readme
+    links = re.findall(r"\]\(([^)#]+\.md)\)", readme)
+    assert len(links) >= 10
+    for link in links:
+        assert (ROOT / link).is_file(), link
+
+
+def _nav_pages() -> list[str]:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    return [next(iter(item.values())) for item in config["nav"]]
+
+
+def test_every_page_is_in_the_navigation() -> None:
+    pages = sorted(p.name for p in DOCS.glob("*.md"))
+    assert sorted(_nav_pages()) == pages
+    for kept in ("byo.md", "projects.md", "telemetry.md", "extending.md", "cli.md", "api.md"):
+        assert kept in pages
+
+
+def test_the_layer_diagram_matches_the_import_contracts() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    (layers,) = [
+        c["layers"] for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"
+    ]
+    page = (DOCS / "architecture.md").read_text()
+    diagram = page.split("```text\ncli\n", 1)[1].split("```", 1)[0]
+    drawn = ["cli"] + [
+        line.split("───")[0].strip() for line in diagram.splitlines() if line.strip() != "│"
+    ]
+    drawn = [d for d in drawn if d]
+    assert drawn == [layer.strip() for layer in layers]
+
+
+def test_every_measurement_on_the_results_page_has_a_date_and_a_machine() -> None:
+    rows = 0
+    for table in re.split(r"\n\n", (DOCS / "results.md").read_text()):
+        lines = [line for line in table.splitlines() if line.startswith("|")]
+        if not lines or "date" not in lines[0] or "machine" not in lines[0]:
+            continue
+        header = [c.strip() for c in lines[0].strip("|").split("|")]
+        date_at, machine_at = header.index("date"), header.index("machine")
+        for line in lines[2:]:
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip("|"))]
+            assert re.search(r"2026-\d\d-\d\d|before|earlier", cells[date_at]), line
+            assert "machine" in cells[machine_at], line
+            rows += 1
+    assert rows >= 30
+
+
+def test_no_other_page_quotes_a_dated_figure() -> None:
+    for page in DOCS.glob("*.md"):
+        if page.name != "results.md":
+            assert not re.search(r"\b2026-\d\d-\d\d\b", page.read_text()), page.name
