@@ -1,5 +1,6 @@
-"""MkDocs hooks (`hooks:` in mkdocs.yml): the CLI reference page is filled from the CLI itself,
-and table cells written for GitHub's renderer read the same on the site."""
+"""MkDocs hooks (`hooks:` in mkdocs.yml): the CLI reference is filled from the CLI itself and the
+metric definitions from the code's own; table cells written for GitHub's renderer read the same
+on the site."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 import gen_cli
+import gen_metrics
 
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 
@@ -24,6 +26,11 @@ def _unescape_pipes(line: str) -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """Fill the `<!-- cli-reference -->` marker; unescape pipes in tables' code spans."""
-    filled = gen_cli.fill(markdown)
+    """Fill the generated parts' markers; unescape pipes in tables' code spans."""
+    # This checkout's own code before any installed copy, so the site documents what it is
+    # built from (set here: MkDocs restores sys.path after loading a hook module).
+    own = str(Path(__file__).parents[1] / "src")
+    if sys.path[0] != own:
+        sys.path.insert(0, own)
+    filled = gen_metrics.fill(gen_cli.fill(markdown))
     return "\n".join(_unescape_pipes(line) for line in filled.split("\n"))

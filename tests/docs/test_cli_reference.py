@@ -1,5 +1,5 @@
-"""The CLI reference page is generated from the CLI itself (docs/gen_cli.py through the MkDocs
-hook): every command and every option appears in it, each under its own command."""
+"""The generated parts of the site (docs/gen_cli.py, docs/gen_metrics.py through the MkDocs hook):
+every command and option of the CLI, each under its own command, and every metric definition."""
 
 from __future__ import annotations
 
@@ -69,3 +69,17 @@ def test_pipes_in_table_code_spans_read_the_same_on_the_site() -> None:
     row = "| `score PATH [--format auto\\|tau2]` | a \\| b |"
     assert hooks._unescape_pipes(row) == "| `score PATH [--format auto|tau2]` | a \\| b |"
     assert hooks._unescape_pipes("text `a\\|b`") == "text `a\\|b`"
+
+
+def test_the_hook_fills_the_metric_definitions() -> None:
+    from sessionproof.scoring import ALL_METRIC_DEFINITIONS
+
+    hooks = _load("hooks")
+    page = (DOCS / "concepts.md").read_text()
+    assert "<!-- metric-definitions -->" in page
+    filled = hooks.on_page_markdown(page, page=None, config=None, files=None)
+    assert "<!-- metric-definitions -->" not in filled
+    assert len(ALL_METRIC_DEFINITIONS) >= 10
+    for name, text in ALL_METRIC_DEFINITIONS.items():
+        row = next(line for line in filled.splitlines() if line.startswith(f"| `{name}` |"))
+        assert " ".join(text.split()) in row.replace("\\|", "|")
