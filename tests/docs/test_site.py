@@ -31,9 +31,15 @@ def test_readme_is_short_and_keeps_the_two_commands() -> None:
         assert (ROOT / link).is_file(), link
 
 
-def _nav_pages() -> list[str]:
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
-    return [next(iter(item.values())) for item in config["nav"]]
+def _nav_pages(items: list[Any] | None = None) -> list[str]:
+    """Every page the navigation lists, sections opened."""
+    if items is None:
+        items = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
+    pages: list[str] = []
+    for item in items:
+        (value,) = item.values()
+        pages += _nav_pages(value) if isinstance(value, list) else [value]
+    return pages
 
 
 def test_every_page_is_in_the_navigation() -> None:
