@@ -17,8 +17,10 @@ from sessionproof.cli import app
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, DOCS / f"{name}.py")
+def _load(stem: str) -> ModuleType:
+    """docs/STEM.py as a module of its own (a private name: nothing else imports it)."""
+    name = f"_sessionproof_docs_{stem}"
+    spec = importlib.util.spec_from_file_location(name, DOCS / f"{stem}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
