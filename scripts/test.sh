@@ -13,4 +13,7 @@ fi
 .venv/bin/ruff format --check src tests benchmarks
 .venv/bin/mypy
 .venv/bin/lint-imports
+# The documentation site, warnings as errors (a broken link, snippet or reference fails; not
+# -q, which would hide the warning that failed it).
+.venv/bin/mkdocs build --strict -d "$(mktemp -d)/site"
 .venv/bin/python -m pytest -q "$@"
