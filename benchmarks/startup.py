@@ -2,7 +2,8 @@
 
 Run: `.venv/bin/python benchmarks/startup.py [--repeat 5] [--importtime 15]`
 
-Prints the median (and min, max) wall time of `--repeat` fresh processes of
+Prints the median (and min, max) wall time, and the median CPU time (user + system: steadier
+when the machine is shared), of `--repeat` fresh processes of
 - `sessionproof --help`;
 - `sessionproof score FILE --store TMP --no-report` on a 20-session tau2 file (the first 20
   simulations of the shared retail trajectories, tests/fixtures/tau), and the same with the
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -49,23 +51,33 @@ def twenty_sessions(folder: Path) -> Path:
     return out
 
 
-def timed(args: list[str], repeat: int, ok: tuple[int, ...] = (0,)) -> list[float]:
-    """Wall seconds of `repeat` fresh processes of the CLI with `args`."""
-    times = []
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(
+    args: list[str], repeat: int, ok: tuple[int, ...] = (0,)
+) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of `repeat` fresh processes of the CLI with `args`."""
+    wall, cpu = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), _cpu()
         done = subprocess.run([*CLI, *args], capture_output=True, env=_env(), check=False)
-        times.append(time.perf_counter() - start)
+        wall.append(time.perf_counter() - start)
+        cpu.append(_cpu() - start_cpu)
         if done.returncode not in ok:
             raise SystemExit(f"{args}: exit {done.returncode}: {done.stderr.decode()[-400:]}")
-    return times
+    return wall, cpu
 
 
-def show(label: str, times: list[float]) -> None:
-    """One line: median, min and max."""
+def show(label: str, times: tuple[list[float], list[float]]) -> None:
+    """One line: the median wall time (min, max) and the median CPU time (user + system)."""
+    wall, cpu = times
     print(
-        f"{label:<44} median {statistics.median(times):.3f} s "
-        f"(min {min(times):.3f}, max {max(times):.3f}, n={len(times)})"
+        f"{label:<42} wall median {statistics.median(wall):.3f} s "
+        f"(min {min(wall):.3f}, max {max(wall):.3f}), CPU median {statistics.median(cpu):.3f} s, "
+        f"n={len(wall)}"
     )
 
 

@@ -106,3 +106,52 @@ def test_a_commands_own_help_still_reads_the_registries_when_shown() -> None:
     import_help, _ = _cli_modules("import", "--help")
     assert "auto | " + " | ".join(format_names()) in import_help
     assert "the formats this installation" not in score_help + import_help
+
+
+# Loaded by `score` of a tau2 file before (through `runs` and `scoring` importing every
+# submodule), needed only to run an agent, compare arms or rerun.
+NOT_FOR_SCORE = (
+    "sessionproof.executors",
+    "sessionproof.engine",
+    "sessionproof.rerun",
+    "sessionproof.conditions",
+    "sessionproof.faults",
+    "sessionproof.guard",
+    "sessionproof.users",
+    "sessionproof.runs._run",
+    "sessionproof.runs._metrics",
+    "sessionproof.scoring._arms",
+    "sessionproof.scoring._metrics",
+)
+
+
+def test_score_of_a_tau2_file_loads_only_what_judging_it_needs(tmp_path: Path) -> None:
+    from tests.tau._data import RETAIL_GPT
+
+    store = tmp_path / "s.duckdb"
+    out, modules = _cli_modules(
+        "score", str(RETAIL_GPT), "--store", str(store), "--no-report", "--json"
+    )
+    scored = json.loads(out)
+    # It did judge and store them: the work is all there, only the unused modules are not.
+    assert scored["sessions"] == 40 and scored["run_id"]
+    assert store.exists()
+    assert _loaded(modules, "sessionproof.suites.tau2.retail")
+    assert _loaded(modules, "sessionproof.store")
+    assert [name for name in NOT_FOR_SCORE if _loaded(modules, name)] == []
+
+
+def test_the_lazy_packages_still_export_every_name_and_submodule() -> None:
+    import importlib
+
+    for name in ("sessionproof", "sessionproof.runs", "sessionproof.scoring"):
+        package = importlib.import_module(name)
+        module_of = package._MODULE_OF
+        assert set(module_of) <= set(package.__all__) <= {*module_of, "__version__"}, name
+        for export in module_of:
+            source = importlib.import_module(module_of[export], name)
+            assert getattr(package, export) is getattr(source, export), (name, export)
+        assert set(package.__all__) <= set(dir(package))
+    runs = importlib.import_module("sessionproof.runs")
+    assert runs._run is importlib.import_module("sessionproof.runs._run")
+    assert not hasattr(runs, "_no_such_module") and not hasattr(runs, "no_such_name")
