@@ -1,6 +1,6 @@
 """Start-up time of the command line, whole process.
 
-Run: `.venv/bin/python benchmarks/startup.py [--repeat 5] [--importtime 15]`
+Run: `.venv/bin/python benchmarks/startup.py [--repeat 5] [--importtime 15] [--src DIR]`
 
 Prints the median (and min, max) wall time, and the median CPU time (user + system: steadier
 when the machine is shared), of `--repeat` fresh processes of
@@ -33,9 +33,13 @@ RETAIL = ROOT / "tests" / "fixtures" / "tau" / "gpt-4.1_retail_defautl_gpt-4.1_1
 CLI = (sys.executable, "-m", "sessionproof.cli")
 
 
+SRC = [ROOT / "src"]
+"""The source tree measured (`--src`: e.g. an older checkout's, to compare)."""
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT / "src")
+    env["PYTHONPATH"] = str(SRC[0])
     return env
 
 
@@ -107,7 +111,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--importtime", type=int, default=15)
+    parser.add_argument("--src", type=Path, default=SRC[0], help="the src folder to measure")
     args = parser.parse_args()
+    SRC[0] = args.src.resolve()
+    print(f"source: {SRC[0]}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         data = str(twenty_sessions(folder))
