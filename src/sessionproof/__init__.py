@@ -9,28 +9,50 @@ first use, not on `import sessionproof`: a team importing only `sessionproof.gua
 service pays for the guard and the records, nothing else.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ._lazy import lazy_exports
 from ._version import __version__
-from .records import (
-    Action,
-    Criteria,
-    ErrorClass,
-    Event,
-    EventKind,
-    Message,
-    Outcome,
-    Scenario,
-    Session,
-    TerminationReason,
-    ToolCall,
-    ToolResult,
-)
 
 if TYPE_CHECKING:
     from ._api import RunResult, arun_suite, run_suite
+    from .records import (
+        Action,
+        Criteria,
+        ErrorClass,
+        Event,
+        EventKind,
+        Message,
+        Outcome,
+        Scenario,
+        Session,
+        TerminationReason,
+        ToolCall,
+        ToolResult,
+    )
 
-_LAZY = frozenset({"RunResult", "arun_suite", "run_suite"})
+# The records (pydantic models, ~0.15 s) load on first use too: `sessionproof --help` and a
+# command that needs no record start without them.
+_MODULE_OF: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "Action",
+            "Criteria",
+            "ErrorClass",
+            "Event",
+            "EventKind",
+            "Message",
+            "Outcome",
+            "Scenario",
+            "Session",
+            "TerminationReason",
+            "ToolCall",
+            "ToolResult",
+        ),
+        ".records",
+    ),
+    **dict.fromkeys(("RunResult", "arun_suite", "run_suite"), "._api"),
+}
 
 __all__ = [
     "Action",
@@ -52,10 +74,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """The harness's entry points, imported on first use (module attribute hook, PEP 562)."""
-    if name in _LAZY:
-        from . import _api
-
-        return getattr(_api, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF)

@@ -5,16 +5,18 @@ from __future__ import annotations
 import atexit
 import gc
 import sys
+from typing import TYPE_CHECKING
 
-import stamina
+import stamina.instrumentation
 import typer
 from rich.console import Console
 from rich.markup import escape
-from stamina.instrumentation import RetryDetails
 
 from ..errors import SessionproofError
-from ..store import scrub_text
 from ._safe import SafeConsole, plain_safe
+
+if TYPE_CHECKING:
+    from stamina.instrumentation import RetryDetails
 
 app = typer.Typer(
     name="sessionproof",
@@ -36,6 +38,8 @@ def progress_console() -> Console:
 def _on_retry(details: RetryDetails) -> None:
     # One readable line per provider retry instead of stamina's default log record; the
     # cause is scrubbed because provider errors can echo request headers.
+    from ..store import scrub_text
+
     cause = scrub_text(str(details.caused_by).splitlines()[0] if str(details.caused_by) else "")
     err_console.print(
         f"[dim]retry {details.retry_num} in {details.wait_for:.1f} s: "
@@ -54,6 +58,8 @@ def main() -> None:
     try:
         app()
     except SessionproofError as exc:
+        from ..store import scrub_text
+
         # Scrubbed: an error may quote what the user typed (a spec with a URL password) or
         # what a provider echoed back.
         message = scrub_text(str(exc))

@@ -10,10 +10,9 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..importers import format_names
-from ..store import DEFAULT_STORE_PATH
+from .._defaults import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
-from ._summaries import render_summaries
+from ._later import help_later
 
 LabelFromOpt = Annotated[
     str | None,
@@ -26,11 +25,17 @@ LabelFromOpt = Annotated[
 """`--label-from` as `score`, `rerun` and `patterns` take it."""
 
 
-@app.command("import")
+def _format_help() -> dict[str, str]:
+    from ..importers import format_names
+
+    return {"fmt": "auto | " + " | ".join(format_names())}
+
+
+@app.command("import", cls=help_later(_format_help))
 def import_command(
     path: Annotated[Path, typer.Argument(help="Trace or transcript file.")],
     fmt: Annotated[
-        str, typer.Option("--format", help="auto | " + " | ".join(format_names()))
+        str, typer.Option("--format", help="auto | the formats this installation reads")
     ] = "auto",
     domain: Annotated[str | None, typer.Option(help="Domain the sessions ran in.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
@@ -55,6 +60,7 @@ def import_command(
     """
     # Imported here: the trace readers are this command's alone (~0.1 s of every start-up).
     from ..telemetry import import_traces
+    from ._summaries import render_summaries
 
     report = import_traces(
         path, fmt=fmt, store=store, domain=domain, argv=sys.argv[1:], label_from=label_from

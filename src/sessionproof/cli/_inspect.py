@@ -4,33 +4,26 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
+from .._defaults import DEFAULT_STORE_PATH
 from ..errors import StoreError
-from ..report import (
-    pct,
-    render_breakdowns,
-    render_definitions,
-    render_metric_definitions,
-    render_metrics,
-    render_table,
-    render_transcript,
-)
-from ..runs import metrics
-from ..scoring import summaries_by_arm, verdict_label
-from ..store import DEFAULT_STORE_PATH, Store
 from ._app import app, err_console, out_console
 from ._outputs import refuse_clobber
-from ._summaries import render_summaries, summaries_json
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _open(path: Path) -> Store:
+    from ..store import Store
+
     if not path.exists():
         raise StoreError(f"no store at {path}; run `sessionproof run` first or pass --store")
     db = Store.open_for_reading(path)
@@ -50,6 +43,9 @@ def _open(path: Path) -> Store:
 @app.command("runs")
 def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None:
     """List stored runs, newest first."""
+    from ..report import render_table
+    from ..scoring import summaries_by_arm
+
     with _open(store) as db:
         listed = list(reversed(db.list_runs()))
         # A run of several arms has an accuracy per arm, never one over the arms pooled.
@@ -94,6 +90,8 @@ def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None
 
 
 def _accuracy(value: float | None) -> str:
+    from ..report import pct
+
     return "–" if value is None else pct(value)
 
 
@@ -114,6 +112,10 @@ def show(
     ] = False,
 ) -> None:
     """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
+    from ..report import render_definitions, render_table, render_transcript
+    from ..scoring import summaries_by_arm, verdict_label
+    from ._summaries import render_summaries, summaries_json
+
     with _open(store) as db:
         if with_metrics and not session:
             _show_metrics(db, run_id, as_json)
@@ -168,6 +170,9 @@ def show(
 
 
 def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
+    from ..report import render_breakdowns, render_metric_definitions, render_metrics
+    from ..runs import metrics
+
     found = metrics(run_id, store=db)
     if as_json:
         typer.echo(json.dumps(found.to_json(), indent=2))

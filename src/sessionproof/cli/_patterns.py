@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
 from rich.markup import escape
 
-from .. import runs
-from ..importers import format_names
-from ..patterns import MineOptions, PatternsReport
-from ..report import render_table
-from ..store import DEFAULT_STORE_PATH
+from .._defaults import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
 from ._import import LabelFromOpt
+from ._later import help_later
 
-_FORMATS = ("auto", *format_names())
+if TYPE_CHECKING:
+    from ..patterns import PatternsReport
 
 
-@app.command("patterns")
+def _format_help() -> dict[str, str]:
+    from ..importers import format_names
+
+    return {"fmt": " | ".join(("auto", *format_names()))}
+
+
+@app.command("patterns", cls=help_later(_format_help))
 def patterns(
     target: Annotated[str, typer.Argument(help="A stored run id, or a file `score` reads.")],
     min_support: Annotated[
@@ -42,7 +46,9 @@ def patterns(
         ),
     ] = None,
     top: Annotated[int, typer.Option(min=1, help="Findings to report.")] = 20,
-    fmt: Annotated[str, typer.Option("--format", help=" | ".join(_FORMATS))] = "auto",
+    fmt: Annotated[
+        str, typer.Option("--format", help="auto | the formats this installation reads")
+    ] = "auto",
     domain: Annotated[str | None, typer.Option(help="Domain of a transcript file.")] = None,
     suite: Annotated[
         str | None,
@@ -69,6 +75,9 @@ def patterns(
     session's first divergence) and risk (cross-validated AUC by prefix length, folds grouped by
     scenario, beside a step-count baseline).
     """
+    from .. import runs
+    from ..patterns import MineOptions
+
     opts = MineOptions(min_support=min_support, max_len=max_len, max_gap=max_gap, top=top)
     mined = runs.patterns(
         target,
@@ -105,6 +114,8 @@ def patterns(
 
 def render_patterns(report: PatternsReport, source: str) -> None:
     """The one-screen terminal view."""
+    from ..report import render_table
+
     arm = f"arm {escape(report.arm)}, " if report.arm is not None else ""
     out_console.print(
         f"[bold]patterns[/] {escape(source)}: {arm}"

@@ -10,9 +10,8 @@ import typer
 from rich.markup import escape
 
 from .._atomic import replaced_on_success
+from .._defaults import DEFAULT_STORE_PATH
 from ..errors import InputFileError, SessionproofError
-from ..runs import compare, default_report_path, report
-from ..store import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
 from ._outputs import refuse_clobber
 
@@ -36,6 +35,8 @@ def report_command(
     """Write one self-contained HTML report of the runs (no network at view time): headline,
     survival, recovery and drift, failure sources, the pattern map, the verdict grid with
     every session one click away, and the comparison of the first two runs."""
+    from ..runs import report
+
     refuse_clobber(output, store=store)
     if output is None:
         path = report(run_ids, output, store)
@@ -59,6 +60,8 @@ def compare_command(
 ) -> None:
     """Run B against run A on shared scenario × trial pairs: the paired difference per metric
     with a bootstrap 95% interval, the exact McNemar p, and the pairs needed to detect it."""
+    from ..runs import compare
+
     result = compare(run_a, run_b, store)
     if as_json:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
@@ -94,6 +97,8 @@ def write_run_report(run_id: str, store: Path, skip: bool) -> None:
     output, e.g. --json). A report that cannot be written is a warning: the run is stored."""
     if skip or not run_id:
         return
+    from ..runs import default_report_path, report
+
     try:
         path = report([run_id], default_report_path(store, run_id), store)
     except SessionproofError as exc:

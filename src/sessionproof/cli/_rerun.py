@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from .. import runs
-from ..importers import FORMATS
-from ..report import pct
-from ..rerun import RerunReport, TranscriptRerun
-from ..store import DEFAULT_STORE_PATH
+from .._defaults import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console, progress_console
 from ._import import LabelFromOpt
-from ._progress import RunProgress
+from ._later import help_later
 from ._report import NoReportOpt, write_run_report
+
+if TYPE_CHECKING:
+    from ..rerun import RerunReport, TranscriptRerun
 
 RERUN_HELP = (
     "Rerun real transcripts (tau2, tau-bench, OpenAI or Anthropic chat logs) against a "
@@ -66,6 +64,10 @@ def _row(t: TranscriptRerun) -> list[str]:
 
 
 def _print(report: RerunReport) -> None:
+    from rich.table import Table
+
+    from ..report import pct
+
     name = Path(report.source).name
     table = Table(title=f"rerun {escape(name)} ({report.format}) with {escape(report.model)}")
     for column in ("transcript", "task", "judged by", "original", "rerun", "termination"):
@@ -107,7 +109,13 @@ def _print(report: RerunReport) -> None:
         )
 
 
-@app.command("rerun", help=RERUN_HELP)
+def _format_help() -> dict[str, str]:
+    from ..importers import FORMATS
+
+    return {"fmt": "auto | " + " | ".join(FORMATS) + "."}
+
+
+@app.command("rerun", help=RERUN_HELP, cls=help_later(_format_help))
 def rerun_command(
     path: Annotated[Path, typer.Argument(help="Transcript file to rerun.")],
     model: Annotated[str, typer.Option(help="Candidate model spec (as for `run`).")],
@@ -119,7 +127,7 @@ def rerun_command(
         ),
     ] = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="auto | " + " | ".join(FORMATS) + ".")
+        str, typer.Option("--format", help="auto | the formats this installation reads.")
     ] = "auto",
     suite: Annotated[
         str | None,
@@ -143,6 +151,9 @@ def rerun_command(
     no_report: NoReportOpt = False,
     label_from: LabelFromOpt = None,
 ) -> None:
+    from .. import runs
+    from ._progress import RunProgress
+
     try:
         with RunProgress(progress_console(), "reruns") as progress:
             report = runs.rerun(

@@ -7,38 +7,54 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from .. import runs
-from ..agents import accepted_specs
-from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
-from ..report import render_breakdowns
-from ..runs import RESUME_KEEPS
-from ..scoring import METRIC_DEFINITIONS
-from ..store import DEFAULT_STORE_PATH
-from ..suites import BUILTIN_SUITES
+from .._defaults import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console, progress_console
-from ._progress import RunProgress
+from ._later import help_later
 from ._report import NoReportOpt, told_report
-from ._summaries import render_summaries
 
-RUN_HELP = (
-    "Run a suite of multi-turn scenarios against a model; store every session.\n\n"
-    "Suites: "
-    + "; ".join(f"{k} ({v})" for k, v in BUILTIN_SUITES.items())
-    + "; or a path to a scenario .yaml/.json file, or a project directory (`sessionproof "
-    "init DIR` makes one).\n\n"
-    "Models: "
-    + accepted_specs()
-    + ".\n\n"
-    + "\n\n".join(f"{k}: {v}" for k, v in METRIC_DEFINITIONS.items())
+if TYPE_CHECKING:
+    from .. import runs
+    from ..engine import Progress
+    from ._progress import RunProgress
+
+_RUN_SUMMARY = "Run a suite of multi-turn scenarios against a model; store every session."
+
+
+def run_help() -> str:
+    """The help of `run`: the suites, the model specs and the metrics known right now (it
+    reads their registries, so it is built when shown, not on every start-up)."""
+    from ..agents import accepted_specs
+    from ..scoring import METRIC_DEFINITIONS
+    from ..suites import BUILTIN_SUITES
+
+    return (
+        _RUN_SUMMARY + "\n\n"
+        "Suites: "
+        + "; ".join(f"{k} ({v})" for k, v in BUILTIN_SUITES.items())
+        + "; or a path to a scenario .yaml/.json file, or a project directory (`sessionproof "
+        "init DIR` makes one).\n\n"
+        "Models: "
+        + accepted_specs()
+        + ".\n\n"
+        + "\n\n".join(f"{k}: {v}" for k, v in METRIC_DEFINITIONS.items())
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """`RUN_HELP`, built on first use (`run_help`)."""
+    if name == "RUN_HELP":
+        return run_help()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@app.command(
+    "run", help=_RUN_SUMMARY, short_help=_RUN_SUMMARY, cls=help_later(lambda: {"": run_help()})
 )
-
-
-@app.command("run", help=RUN_HELP)
 def run(
     ctx: typer.Context,
     suite: Annotated[str, typer.Option(help="Suite name or scenario file.")] = "demo",
@@ -157,6 +173,10 @@ def run(
         ),
     ] = None,
 ) -> None:
+    from .. import runs
+    from ..runs import RESUME_KEEPS
+    from ._progress import RunProgress
+
     given = [
         name
         for name in RESUME_KEEPS
@@ -256,6 +276,9 @@ def _live(
 
 
 def _report(report: runs.RunReport, as_json: bool) -> None:
+    from ..report import render_breakdowns
+    from ._summaries import render_summaries
+
     if report.comparison is not None:
         from ._arms import report_arms
 

@@ -8,12 +8,13 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import ConfigError
-from ..records import Scenario
-from ..suites import DomainRef
 from ._app import app
 
 
 def _suite_schema() -> dict[str, Any]:
+    from ..records import Scenario
+    from ..suites import DomainRef
+
     scenario = Scenario.model_json_schema()
     domain = DomainRef.model_json_schema()
     defs = {**scenario.pop("$defs", {}), **domain.pop("$defs", {})}
@@ -43,6 +44,9 @@ def _suite_schema() -> dict[str, Any]:
 
 def schema_for(kind: str) -> dict[str, Any]:
     """The JSON Schema of `kind`: scenario, domain or suite; raises `ConfigError`."""
+    from ..records import Scenario
+    from ..suites import DomainRef
+
     if kind == "scenario":
         out = Scenario.model_json_schema()
     elif kind == "domain":

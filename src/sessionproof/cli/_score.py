@@ -8,21 +8,27 @@ from typing import Annotated
 
 import typer
 
+from .._defaults import DEFAULT_STORE_PATH
 from ..errors import ConfigError
-from ..runs import SCORE_FORMATS
-from ..store import DEFAULT_STORE_PATH
 from ._app import app
 from ._import import LabelFromOpt
+from ._later import help_later
 from ._outputs import refuse_clobber
 from ._report import NoReportOpt
 
-FORMATS = SCORE_FORMATS
+
+def _format_help() -> dict[str, str]:
+    from ..runs import SCORE_FORMATS
+
+    return {"fmt": " | ".join(SCORE_FORMATS)}
 
 
-@app.command("score")
+@app.command("score", cls=help_later(_format_help))
 def score(
     path: Annotated[Path, typer.Argument(help="Transcripts or model outputs to score.")],
-    fmt: Annotated[str, typer.Option("--format", help=" | ".join(FORMATS))] = "auto",
+    fmt: Annotated[
+        str, typer.Option("--format", help="auto | the formats this installation scores")
+    ] = "auto",
     domain: Annotated[
         str | None,
         typer.Option(

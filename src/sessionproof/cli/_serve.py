@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from .. import runs
-from ..store import DEFAULT_STORE_PATH
+from .._defaults import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
+
+if TYPE_CHECKING:
+    from .. import runs
 
 SERVE_HELP = (
     "Serve one scenario's tools as an MCP server (streamable HTTP on 127.0.0.1), wrapped by "
@@ -33,6 +35,8 @@ def serve(
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
+    from .. import runs
+
     config = runs.ServeConfig(
         suite=suite,
         scenario=scenario,

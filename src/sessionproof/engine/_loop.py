@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from .._defaults import DEFAULT_AGENT_TIMEOUT_S as DEFAULT_AGENT_TIMEOUT_S
+from .._defaults import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ..agents import (
     STOP_TOKEN,
     Agent,
@@ -44,12 +46,8 @@ from ._judge import Judge, with_termination
 from ._recorder import Recorder
 from ._reply import MalformedReply, accept_reply
 
-DEFAULT_MAX_STEPS = 40
-"""Agent decisions (a text reply or one tool call) allowed per session."""
 DEFAULT_MAX_ERRORS = 10
 """Failed tool calls allowed per session before it ends as too_many_errors."""
-DEFAULT_AGENT_TIMEOUT_S = 600.0
-"""Seconds one agent decision may take before the session ends as a `timeout` agent error."""
 
 
 GOLD_PREFIX_REPLY = "Done."

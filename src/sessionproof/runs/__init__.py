@@ -11,26 +11,79 @@ same whichever way it is started:
   replays their user side against a candidate model.
 """
 
-from ..executors import hooks_factory
-from ._config import (
-    LOCAL_CONCURRENCY,
-    REMOTE_CONCURRENCY,
-    TOOL_MODES,
-    RunConfig,
-    ToolMode,
-    arm_names,
-    default_concurrency,
-    model_name,
-    suite_reference,
-)
-from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
-from ._patterns import PatternsRun, default_arm, patterns
-from ._report import REPORT_NAME, compare, default_report_path, report
-from ._results import RunReport, RunStart
-from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
-from ._run import StartHook, arun, run
-from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, rerun, score
-from ._serve import SERVED_MODEL, ServeConfig, ServeReport, aserve, find_scenario, serve
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ..executors import hooks_factory
+    from ._config import (
+        LOCAL_CONCURRENCY,
+        REMOTE_CONCURRENCY,
+        TOOL_MODES,
+        RunConfig,
+        ToolMode,
+        arm_names,
+        default_concurrency,
+        model_name,
+        suite_reference,
+    )
+    from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
+    from ._patterns import PatternsRun, default_arm, patterns
+    from ._report import REPORT_NAME, compare, default_report_path, report
+    from ._results import RunReport, RunStart
+    from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
+    from ._run import StartHook, arun, run
+    from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, rerun, score
+    from ._serve import SERVED_MODEL, ServeConfig, ServeReport, aserve, find_scenario, serve
+
+# Imported on first use (PEP 562): `score` needs neither the executors nor the metrics, the
+# report or the serving of a scenario.
+_MODULE_OF: dict[str, str] = {
+    "BfclReport": "._score",
+    "LOCAL_CONCURRENCY": "._config",
+    "PatternsRun": "._patterns",
+    "REMOTE_CONCURRENCY": "._config",
+    "REPORT_NAME": "._report",
+    "RESUME_KEEPS": "._resume",
+    "RunConfig": "._config",
+    "RunMetrics": "._metrics",
+    "RunReport": "._results",
+    "RunStart": "._results",
+    "SCORE_FORMATS": "._score",
+    "SERVED_MODEL": "._serve",
+    "ScenarioSource": "._metrics",
+    "ServeConfig": "._serve",
+    "ServeReport": "._serve",
+    "StartHook": "._run",
+    "TOOL_MODES": "._config",
+    "ToolMode": "._config",
+    "aresume": "._resume",
+    "arm_names": "._config",
+    "arun": "._run",
+    "aserve": "._serve",
+    "bfcl_summary": "._score",
+    "compare": "._report",
+    "default_arm": "._patterns",
+    "default_concurrency": "._config",
+    "default_report_path": "._report",
+    "find_scenario": "._serve",
+    "hooks_factory": "..executors",
+    "metrics": "._metrics",
+    "model_name": "._config",
+    "patterns": "._patterns",
+    "refuse_given": "._resume",
+    "report": "._report",
+    "rerun": "._score",
+    "resume": "._resume",
+    "resumed_config": "._resume",
+    "run": "._run",
+    "scenarios_for": "._metrics",
+    "score": "._score",
+    "serve": "._serve",
+    "suite_reference": "._config",
+}
 
 __all__ = [
     "LOCAL_CONCURRENCY",
@@ -76,3 +129,16 @@ __all__ = [
     "serve",
     "suite_reference",
 ]
+
+_exported, __dir__ = lazy_exports(__name__, _MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    """An exported name, or a submodule (`runs._run`), imported on first use."""
+    if name.startswith("_") and not name.startswith("__"):
+        try:
+            return importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    return _exported(name)

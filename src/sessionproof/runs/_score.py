@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..agents import Agent
-from ..engine import DEFAULT_MAX_STEPS, Progress
+from .._defaults import DEFAULT_MAX_STEPS
 from ..errors import ConfigError
 from ..importers import FORMATS, LabelRule, format_names, label_rule
-from ..rerun import RerunReport
-from ..rerun import rerun as rerun_transcripts
 from ..scoring.stats import wilson_interval
 from ..store import DEFAULT_STORE_PATH
 from ..suites import Suite, open_project
 from ..suites.bfcl import BfclScore, score_bfcl_file
 from ..suites.tau2 import NLJudge, ScoreReport, score_transcripts
-from ._config import default_concurrency
+
+if TYPE_CHECKING:
+    # Only `rerun` runs an agent: `score` leaves the engine, the executors and the rerun
+    # machinery unloaded.
+    from ..agents import Agent
+    from ..engine import Progress
+    from ..rerun import RerunReport
 
 SCORE_FORMATS = ("auto", *format_names(), "bfcl")
 """What `score` reads: transcripts and traces in any format the importers register (or
@@ -158,6 +161,9 @@ def rerun(
     """
     if fmt != "auto" and fmt not in FORMATS and fmt not in format_names():
         raise ConfigError(f"--format must be auto or one of {', '.join(FORMATS)}, not {fmt!r}")
+    from ..rerun import rerun as rerun_transcripts
+    from ._config import default_concurrency
+
     project = open_project(suite, domain)
     return rerun_transcripts(
         path,

@@ -13,6 +13,7 @@ from typing import Any, get_args
 
 import duckdb
 
+from .._defaults import DEFAULT_STORE_PATH as DEFAULT_STORE_PATH
 from .._gc import paused_gc
 from .._version import __version__
 from ..errors import DuplicateSessionError, StoreError, StoreLockedError
@@ -26,9 +27,6 @@ from ._prepare import SessionWrite, prepare, prepare_batch
 from ._rows import EVENT_COLUMNS, ROW_COLUMNS, SESSION_COLUMNS, session_from_rows, session_row
 from ._schema import connect, ensure_schema, first_line, query_error
 from ._snapshots import new_snapshot_dir
-
-DEFAULT_STORE_PATH = Path(".sessionproof") / "store.duckdb"
-"""Where the store lives unless told otherwise (relative to the working directory)."""
 
 _RECENT = 5
 _SNAPSHOT_TRIES = 3
