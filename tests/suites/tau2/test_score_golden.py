@@ -11,7 +11,7 @@ store refuses by name: that file is then written one session at a time), floats,
 session id holding a key.
 
 Rewrite it (only when a change of stored output is intended, and say so in the commit):
-`SESSIONPROOF_REGEN_GOLDEN=1 pytest tests/tau/test_score_golden.py`.
+`SESSIONPROOF_REGEN_GOLDEN=1 pytest tests/suites/tau2/test_score_golden.py`.
 """
 
 from __future__ import annotations

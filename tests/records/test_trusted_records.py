@@ -32,7 +32,7 @@ from sessionproof.records import (
     make_event,
 )
 
-from ..tau._data import (
+from ..suites.tau2._data import (
     AIRLINE_GPT,
     RETAIL_GPT,
     TRAJECTORIES,
