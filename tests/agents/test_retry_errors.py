@@ -49,6 +49,7 @@ def waits(fake: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> Waits:
     return seen
 
 
+@pytest.mark.slow
 async def test_429_retry_after_seconds_is_honoured(fake: FakeProvider, waits: Waits) -> None:
     # The policy's own backoff is 10 ms, so a wait of one second can only come from the header.
     fake.push(error("slow down", 429, **{"retry-after": "1"}), Reply(completion("hello")))
@@ -110,6 +111,7 @@ async def test_exhausted_retries_raise_infra_error(fake: FakeProvider) -> None:
     assert len(fake.posts()) == FAST.attempts
 
 
+@pytest.mark.slow
 async def test_timeouts_exhausted_raise_infra_error(fake: FakeProvider) -> None:
     fake.push(*[Reply(completion("x"), delay_s=0.6) for _ in range(2)])
     agent = compat_agent(fake, timeout_s=0.2, retry=RetryPolicy(attempts=2, wait_initial=0.01))

@@ -9,7 +9,6 @@ check green; copying a definition turns it red.
 from __future__ import annotations
 
 import ast
-import copy
 from collections import defaultdict
 from collections.abc import Iterator
 from functools import cache
@@ -41,17 +40,18 @@ KNOWN = {
 to pay by defining it once; none may be added."""
 
 
-def _stripped(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> ast.AST:
-    """The definition without its name and docstring, so copies under new names compare equal."""
-    bare = copy.deepcopy(node)
-    bare.name = "_"
-    if ast.get_docstring(bare, clean=False) is not None:
-        bare.body = bare.body[1:] or [ast.Pass()]
-    return bare
-
-
-def _size(node: ast.AST) -> int:
-    return sum(1 for _ in ast.walk(node))
+def _stripped(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[str, int]:
+    """The definition without its name and docstring (so copies under new names compare
+    equal), dumped, and its size in AST nodes."""
+    body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
+    parts: list[ast.AST] = [*node.decorator_list]
+    if isinstance(node, ast.ClassDef):
+        parts += [*node.bases, *node.keywords]
+    else:
+        parts += [node.args] if node.returns is None else [node.args, node.returns]
+    parts += body
+    key = type(node).__name__ + "|".join(ast.dump(part) for part in parts)
+    return key, 1 + sum(1 for part in parts for _ in ast.walk(part))
 
 
 Found = tuple[str, str]  # (comparison key, "qualified name")
@@ -65,9 +65,9 @@ def _definitions(tree: ast.Module) -> Iterator[Found]:
         for node in body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 name = prefix + node.name
-                bare = _stripped(node)
-                if _size(bare) >= MIN_NODES:
-                    yield ast.dump(bare), name
+                key, size = _stripped(node)
+                if size >= MIN_NODES:
+                    yield key, name
                 yield from visit(node.body, name + ".")
 
     yield from visit(tree.body, "")
@@ -78,7 +78,11 @@ def _definitions(tree: ast.Module) -> Iterator[Found]:
             target, value = node.target, node.value
         else:
             continue
-        if isinstance(target, ast.Name) and _size(value) >= MIN_VALUE_NODES and _shared(value):
+        if (
+            isinstance(target, ast.Name)
+            and sum(1 for _ in ast.walk(value)) >= MIN_VALUE_NODES
+            and _shared(value)
+        ):
             yield f"{target.id} = {ast.dump(value)}", target.id
 
 

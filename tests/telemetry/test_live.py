@@ -23,6 +23,8 @@ from sessionproof.telemetry import LiveExport
 from .test_otlp_receiver import _spans as received_spans
 from .test_otlp_receiver import receiver  # noqa: F401  (the fixture)
 
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 Received = tuple[str, list[tuple[str, dict[str, str], bytes]]]
 
 

@@ -137,6 +137,7 @@ def _sample(sims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return ok + bad
 
 
+@pytest.mark.slow
 def test_incremental_hash_agrees_with_full_hash() -> None:
     # Equal states must hash equal and different states differ, exactly as a full
     # sorted-JSON hash of the whole DB says.

@@ -119,6 +119,7 @@ def _snapshot(path: Path, store: Path) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_score_and_store_match_the_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SESSIONPROOF_GOLDEN_API_KEY", SECRET)
     monkeypatch.chdir(tmp_path)
