@@ -7,5 +7,6 @@ your own agent, tools and project, end to end), `fuzz` (seeded hostile inputs), 
 
 Two tiers: `bash scripts/test.sh --fast` (pytest `-m "not slow"`) for the inner loop, and
 `bash scripts/test.sh`, the whole suite, which CI runs. A test is marked `slow` when it takes
-more than about 3 s on a 2-core machine.
+more than about 1 s on a shared 2-core machine (`pytest --durations=0` tells), and so is every
+test that needs the llama.cpp server; the fast tier stays under 3 minutes there.
 """
