@@ -2,6 +2,8 @@
 # The whole test suite: installs what it needs, then lint, types and tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# --fast: the inner loop's tier, every test not marked slow (CI and the default run them all).
+if [[ "${1:-}" == "--fast" ]]; then shift; set -- -m "not slow" "$@"; fi
 bash scripts/setup.sh test
 # Arize Phoenix for its integration test, in .venv-phoenix (its own pins clash with ours).
 bash scripts/setup_phoenix.sh

@@ -132,6 +132,7 @@ async def test_without_the_sdks_private_parts_the_request_is_the_same(
     assert {k.lower() for k in public.headers} <= {k.lower() for k in sdk.headers}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 418, 422, 429, 500, 503])
 @pytest.mark.parametrize(
     "body",

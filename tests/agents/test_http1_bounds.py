@@ -172,6 +172,7 @@ async def test_a_body_within_the_cap_is_still_read(
     assert status == 200 and len(body) == 64 * 1024 * 1024
 
 
+@pytest.mark.slow
 async def test_a_dripping_response_times_out_on_the_wall_clock(
     serve: Callable[[Callable[[RawServer], Script]], RawServer],
 ) -> None:

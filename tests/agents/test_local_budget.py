@@ -51,6 +51,7 @@ def _demo_replies() -> list[str]:
     return replies
 
 
+@pytest.mark.slow  # a real llama.cpp server
 @pytest.mark.llama
 def test_the_default_cap_fits_every_demo_call_and_a_full_message() -> None:
     pytest.importorskip("xllamacpp")

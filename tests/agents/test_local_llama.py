@@ -32,7 +32,7 @@ from sessionproof.records import ErrorClass, Message, ToolResult
 
 from .conftest import weather_tools
 
-pytestmark = pytest.mark.llama
+pytestmark = [pytest.mark.llama, pytest.mark.slow]  # a real llama.cpp server
 pytest.importorskip("xllamacpp")
 
 TEMPLATE = (Path(__file__).parent / "chatml_tools.jinja").read_text()

@@ -15,7 +15,7 @@ from sessionproof.engine import RunPlan, SessionList, execute_run
 from sessionproof.records import ModelCallEvent, Session
 from sessionproof.suites import load_suite
 
-pytestmark = pytest.mark.llama
+pytestmark = [pytest.mark.llama, pytest.mark.slow]  # a real llama.cpp server
 pytest.importorskip("xllamacpp")
 
 

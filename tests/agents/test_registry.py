@@ -178,6 +178,7 @@ def _modules_after(code: str) -> set[str]:
     return set(out.stdout.split())
 
 
+@pytest.mark.slow
 def test_provider_sdks_load_only_with_their_provider() -> None:
     make = "from sessionproof.agents import make_agent\n"
     assert _modules_after("import sessionproof.agents") == set()

@@ -42,6 +42,7 @@ def always_429(headers: dict[str, str]) -> FakeProvider:
     return FakeProvider(responder=respond).start()  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hint", HINTS, ids=lambda h: "=".join(next(iter(h.items()))))
 async def test_a_429_storm_asking_no_wait_ends_the_session_as_infra_error(
     hint: dict[str, str],
@@ -73,6 +74,7 @@ async def test_a_429_storm_asking_no_wait_ends_the_session_as_infra_error(
     assert elapsed < 6.0
 
 
+@pytest.mark.slow
 async def test_time_queued_at_the_gate_is_not_spent_from_the_429_budget() -> None:
     # One place in the window. The request is refused (429, no wait asked), and while it backs
     # off another request takes the place for 1.5 s; then it is refused again. The wall-time

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import email.utils
-import itertools
 import socket
 import time
+from typing import Any
 
 import httpx
 import pytest
 
-from sessionproof.agents import AgentRequest
-from sessionproof.agents._retry import RetryPolicy, redact, retry_after_seconds
+from sessionproof.agents import AgentRequest, _openai
+from sessionproof.agents._retry import (
+    RetryPolicy,
+    call_with_retries,
+    redact,
+    retry_after_seconds,
+)
 from sessionproof.errors import InfraError
 from sessionproof.records import ErrorClass, Message
 
@@ -23,13 +28,30 @@ def _request() -> AgentRequest:
     return AgentRequest(messages=[Message.system("Be brief."), Message.user("Hi")], tools=[])
 
 
-def _gaps(fake: FakeProvider) -> list[float]:
-    times = [s.t for s in fake.posts()]
-    return [b - a for a, b in itertools.pairwise(times)]
+Waits = list[tuple[float, int]]
 
 
-async def test_429_retry_after_seconds_is_honoured(fake: FakeProvider) -> None:
-    # The policy's own backoff is 10 ms, so a gap near one second can only come from the header.
+@pytest.fixture
+def waits(fake: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> Waits:
+    """Each wait the agent's retries ask for, with the requests the server had seen by then.
+
+    The agent's calls go through the real `call_with_retries` with a recording sleep: the test
+    reads what was waited for and when, not the wall clock of a shared machine."""
+    seen: Waits = []
+
+    async def sleep(seconds: float) -> None:
+        seen.append((seconds, len(fake.posts())))
+
+    def with_recorded_sleep(*args: Any, **kwargs: Any) -> Any:
+        return call_with_retries(*args, **kwargs, sleep=sleep)
+
+    monkeypatch.setattr(_openai, "call_with_retries", with_recorded_sleep)
+    return seen
+
+
+@pytest.mark.slow
+async def test_429_retry_after_seconds_is_honoured(fake: FakeProvider, waits: Waits) -> None:
+    # The policy's own backoff is 10 ms, so a wait of one second can only come from the header.
     fake.push(error("slow down", 429, **{"retry-after": "1"}), Reply(completion("hello")))
     agent = compat_agent(fake)
     response = await agent.respond(_request())
@@ -37,24 +59,25 @@ async def test_429_retry_after_seconds_is_honoured(fake: FakeProvider) -> None:
     assert response.message.content == "hello"
     assert len(fake.posts()) == 2
     assert response.model_calls[0].attempts == 2
-    (gap,) = _gaps(fake)
-    assert 0.95 <= gap < 3.0
+    # One wait, of the second asked for, after the first request and before the second.
+    assert waits == [(1.0, 1)]
 
 
-async def test_retry_after_ms_wins_over_exponential_backoff(fake: FakeProvider) -> None:
+async def test_retry_after_ms_wins_over_exponential_backoff(
+    fake: FakeProvider, waits: Waits
+) -> None:
     slow = RetryPolicy(attempts=3, wait_initial=5.0, wait_max=5.0, wait_jitter=0.0)
     fake.push(
         error("busy", 429, **{"retry-after-ms": "300", "retry-after": "9"}),
         Reply(completion("ok")),
     )
     agent = compat_agent(fake, retry=slow)
-    start = time.monotonic()
     response = await agent.respond(_request())
     await agent.aclose()
     assert response.message.content == "ok"
-    (gap,) = _gaps(fake)
-    assert 0.28 <= gap < 2.0
-    assert time.monotonic() - start < 4.0
+    assert len(fake.posts()) == 2
+    # 300 ms: neither the 9 s of retry-after nor the policy's 5 s backoff.
+    assert waits == [(0.3, 1)]
 
 
 async def test_5xx_then_success_is_retried(fake: FakeProvider) -> None:
@@ -88,6 +111,7 @@ async def test_exhausted_retries_raise_infra_error(fake: FakeProvider) -> None:
     assert len(fake.posts()) == FAST.attempts
 
 
+@pytest.mark.slow
 async def test_timeouts_exhausted_raise_infra_error(fake: FakeProvider) -> None:
     fake.push(*[Reply(completion("x"), delay_s=0.6) for _ in range(2)])
     agent = compat_agent(fake, timeout_s=0.2, retry=RetryPolicy(attempts=2, wait_initial=0.01))

@@ -35,6 +35,7 @@ def storm() -> FakeProvider:
     server.stop()
 
 
+@pytest.mark.slow
 def test_a_429_storm_costs_no_session(storm: FakeProvider, tmp_path: Path) -> None:
     config = RunConfig(
         suite="tau2-airline",

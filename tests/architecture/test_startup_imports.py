@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 # scipy.stats alone took 0.6-1.4 s of the CLI's start-up; only compare's McNemar test and
 # scikit-learn (the early-warning risk model) use it now.
 HEAVY = ("scipy", "sklearn", "ray")

@@ -78,6 +78,7 @@ def test_the_scan_finds_key_reads(source: str, expected: list[int]) -> None:
     assert key_reads(source) == expected
 
 
+@pytest.mark.slow
 def test_no_payload_is_read_by_key_outside_records() -> None:
     found = [
         f"{path.relative_to(SRC)}:{line}"

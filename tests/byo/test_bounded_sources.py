@@ -20,6 +20,8 @@ from .hostile_mcp import http_server
 from .test_mcp import _run, _scenario, _suite
 from .test_unusable_sources import HOSTILE, _openapi_suite
 
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 MB = 1024 * 1024
 
 

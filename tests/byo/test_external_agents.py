@@ -81,6 +81,7 @@ def _check_scored(sessions: dict[str, Session]) -> None:
     assert sessions["moved-house"].termination is TerminationReason.user_stop
 
 
+@pytest.mark.slow
 def test_http_agent_calls_the_served_tools_and_is_scored(
     project: Path, model: FakeProvider, tmp_path: Path
 ) -> None:
@@ -109,12 +110,14 @@ def test_http_agent_calls_the_served_tools_and_is_scored(
     assert model.posts()[1].body["messages"][-1]["role"] == "tool"
 
 
+@pytest.mark.slow
 def test_mcp_agent_process_per_session_is_scored(project: Path, model: FakeProvider) -> None:
     model.push(*ORDER_STATUS, *CANCEL, *MOVED)
     sessions = _run(project, f"mcp-agent:python {AGENT} stdio")
     _check_scored(sessions)
 
 
+@pytest.mark.slow
 def test_faults_reach_an_external_agent(project: Path, model: FakeProvider) -> None:
     model.push(*ORDER_STATUS)
     sessions = _run(project, f"mcp-agent:python {AGENT} stdio", faults="100%", limit=1)
@@ -130,6 +133,7 @@ def _agent_error(session: Session) -> AgentErrorEvent:
     return event
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mode", "error_class", "says"),
     [

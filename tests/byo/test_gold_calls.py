@@ -148,6 +148,7 @@ def test_python_toolkit(tmp_path: Path) -> None:
     assert _verdicts(path, "oracle") == EXPECTED_ORACLE
 
 
+@pytest.mark.slow
 def test_mcp_server_over_stdio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _mcp_suite(tmp_path)
     monkeypatch.chdir(path.parent)

@@ -72,6 +72,7 @@ def gzip_bomb(server: RawServer) -> Script:
     return script  # type: ignore[return-value]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("build", [endless_chunks, gzip_bomb])
 async def test_an_endless_or_inflating_reply_stops_at_the_cap(
     serve: Callable[[Callable[[RawServer], Script]], RawServer],

@@ -149,6 +149,7 @@ def _watch(proc: subprocess.Popen[str], peak: list[int]) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_every_hostile_reply_kind_is_classified_and_the_run_goes_on(
     agent: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:

@@ -20,6 +20,8 @@ from sessionproof.errors import InputFileError
 from sessionproof.records import ErrorClass, Scenario, Session, TerminationReason
 from sessionproof.suites import load_suite
 
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 SERVER = Path(__file__).parent / "mcp_server.py"
 
 

@@ -37,6 +37,7 @@ def _alive(pids: list[int]) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 def test_an_mcp_agent_s_helpers_end_with_each_session(
     project: Path,  # noqa: F811
     model: FakeProvider,  # noqa: F811
@@ -74,6 +75,7 @@ def _wait_for(pids: Path, count: int, proc: subprocess.Popen[str]) -> list[int]:
     raise AssertionError("the children never started")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["mcp-agent", "mcp-domain"])
 def test_sigkill_of_the_run_leaves_no_child_behind(
     project: Path,  # noqa: F811

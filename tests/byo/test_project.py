@@ -74,6 +74,7 @@ GOOD = """scenarios:
 """
 
 
+@pytest.mark.slow
 def test_a_wrong_state_assertion_fails_the_session(tmp_path: Path) -> None:
     project = _init(tmp_path)
     _write_suite(project, GOOD % "cancelled")

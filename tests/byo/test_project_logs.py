@@ -99,6 +99,7 @@ def _json(*args: str, code: int = 0) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 def test_score_judges_an_own_log_against_the_own_project(tmp_path: Path, project: Path) -> None:
     log = _log(tmp_path / "support.jsonl")
     store = tmp_path / "s.duckdb"
@@ -231,6 +232,7 @@ def test_a_python_domain_resolves_from_the_project_folder_in_rerun(
     assert out["skipped"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -264,6 +266,7 @@ def test_broken_input_is_one_line(
     assert not (tmp_path / "s.duckdb").exists()
 
 
+@pytest.mark.slow
 def test_a_trace_of_a_project_run_is_judged_again_with_suite(tmp_path: Path, project: Path) -> None:
     """The whole path: a run of the project, its trace exported, the trace scored. The
     trace names the project, but only `--suite` loads it."""

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sessionproof.records import ToolCallEvent
 from sessionproof.store import Store
 
@@ -15,6 +17,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 CLI = Path(sys.executable).with_name("sessionproof")
 
 
+@pytest.mark.slow
 def test_the_example_agent_answers_an_order_status_question(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     args = ["run", "--suite", "demo", "--model", "python:order_status_agent:respond"]

@@ -124,6 +124,7 @@ def test_a_taken_port_is_one_config_error(project: Path) -> None:
             runs.serve(config)
 
 
+@pytest.mark.slow
 def test_the_cli_prints_the_url_then_the_verdict(project: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
     args = ["serve", "--suite", str(project), "--scenario", "cancel-teapot", "--json"]

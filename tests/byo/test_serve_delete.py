@@ -7,12 +7,14 @@ import asyncio
 from pathlib import Path
 
 import httpx
+import pytest
 
 from sessionproof import runs
 
 from .test_serve import CANCEL, _drive, project  # noqa: F401  the fixture
 
 
+@pytest.mark.slow
 def test_a_delete_without_a_session_id_does_not_end_the_served_session(
     project: Path,  # noqa: F811
 ) -> None:

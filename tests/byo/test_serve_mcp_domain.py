@@ -11,11 +11,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sessionproof import runs
 from sessionproof.records import TerminationReason
 
 from .test_mcp import STDIO, _scenario, _suite
 from .test_serve import _drive
+
+pytestmark = pytest.mark.slow  # most tests here take seconds each
 
 
 def _serve(path: Path, calls: list[tuple[str, dict[str, Any]]]) -> Any:

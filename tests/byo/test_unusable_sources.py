@@ -24,6 +24,8 @@ from sessionproof.suites import load_suite
 from .hostile_mcp import http_server as hostile_http
 from .test_mcp import SERVER, _run, _scenario, _suite, http_server  # noqa: F401  fixture
 
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 HOSTILE = Path(__file__).parent / "hostile_mcp.py"
 API = {
     "openapi": "3.0.0",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
@@ -13,6 +14,7 @@ runner = CliRunner()
 SAFE = "faults=rate_limited:5%,unavailable:5%"
 
 
+@pytest.mark.slow
 def test_arms_json_with_guard_recovery_and_paired_differences(tmp_path: Path) -> None:
     args = ["run", "--model", "oracle", "--trials", "4", "--seed", "7", "--json"]
     for arm in ("baseline", SAFE, f"{SAFE} guard", "faults=auth_expired:20% guard"):
@@ -40,6 +42,7 @@ def test_arms_json_with_guard_recovery_and_paired_differences(tmp_path: Path) ->
     assert lo <= paired[SAFE]["difference"] <= hi
 
 
+@pytest.mark.slow
 def test_drift_tolerance_is_paired_with_the_clean_arm(tmp_path: Path) -> None:
     args = ["run", "--model", "oracle", "--json", "--store", str(tmp_path / "s.duckdb")]
     result = runner.invoke(app, [*args, "--arm", "baseline", "--arm", "drift=rename_param"])

@@ -25,6 +25,7 @@ def test_the_entry_point_freezes_the_collector_after_every_other_exit_hook(
     assert registered[:1] == [gc.freeze]
 
 
+@pytest.mark.slow
 def test_a_command_s_output_and_status_survive_the_exit() -> None:
     # Exit hooks registered after the CLI's (logging's flush among them) still run.
     code = (

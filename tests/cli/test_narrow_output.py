@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -38,6 +39,7 @@ def test_ids_and_arm_names_are_never_cut_at_80_columns_on_a_terminal_or_a_pipe()
         assert "…" not in text
 
 
+@pytest.mark.slow
 def test_show_and_runs_through_a_pipe_at_80_columns_keep_every_id(tmp_path: Path) -> None:
     store = str(tmp_path / "s.duckdb")
     args = ["--suite", "demo", "--model", "oracle", "--limit", "2", "--store", store]

@@ -72,6 +72,7 @@ def _spellings(store: Path) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["report", "otlp-json", "otlp-proto", "bfcl"])
 def test_output_onto_the_store_is_refused_and_the_store_kept(
     stored: tuple[Path, str], command: str
@@ -98,6 +99,7 @@ def test_output_onto_the_store_is_refused_and_the_store_kept(
     assert _sessions(store) == sessions
 
 
+@pytest.mark.slow
 def test_score_output_onto_its_answers_is_refused(tmp_path: Path) -> None:
     answers = tmp_path / "answers.json"
     answers.write_bytes(A.read_bytes())

@@ -41,6 +41,7 @@ def test_oracle_solves_demo(tmp_path: Path) -> None:
     assert n is not None and n[0] == out["sessions"]
 
 
+@pytest.mark.slow
 def test_wrong_agent_fails_exactly_the_expected_scenarios(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     scenarios = load_scenarios()
@@ -81,6 +82,7 @@ def test_trials_give_pass_hat_k(tmp_path: Path) -> None:
     assert set(out["pass_hat_k"]) == {"1", "2", "3"}  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_runs_and_show(tmp_path: Path) -> None:
     store = str(tmp_path / "s.duckdb")
     out = run_json("--model", "oracle", "--limit", "3", "--store", store)
@@ -97,6 +99,7 @@ def test_runs_and_show(tmp_path: Path) -> None:
     assert "user_stop" in transcript.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -132,6 +135,7 @@ def test_bad_suite_file_names_the_problem(tmp_path: Path) -> None:
     assert "scenario #0" in str(result.exception) or "scenario #0" in result.output
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

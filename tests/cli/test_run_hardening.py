@@ -89,6 +89,7 @@ def test_resume_runs_the_hostile_session_it_had_left(tmp_path: Path) -> None:
         assert db.get_run(run_id).status == "finished"
 
 
+@pytest.mark.slow
 def test_agent_timeout_ends_the_hung_session_and_resume_keeps_it(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     model = "python:tests.engine.hostile:hangs"
@@ -121,6 +122,7 @@ def test_agent_raising_cancelled_error_does_not_crash_the_run(tmp_path: Path) ->
     assert out["sessions"] == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "soon"])
 def test_bad_agent_timeout_is_one_clear_line(tmp_path: Path, value: str) -> None:
     proc = cli(
@@ -150,6 +152,7 @@ def test_n_steps_counts_agent_decisions(tmp_path: Path) -> None:
     assert row.n_steps == 4
 
 
+@pytest.mark.slow
 def test_resume_of_a_score_run_says_what_it_is(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     with Store.open(store) as db:
@@ -161,6 +164,7 @@ def test_resume_of_a_score_run_says_what_it_is(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_resume_refuses_flags_it_would_ignore(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     run_id = pending_run(store, "oracle", limit=1)
@@ -189,6 +193,7 @@ def test_resume_refuses_flags_it_would_ignore(tmp_path: Path) -> None:
     assert allowed.returncode == 0, allowed.stderr
 
 
+@pytest.mark.slow
 def test_resume_a_relative_suite_file_from_another_directory(tmp_path: Path) -> None:
     here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
     (here / "suites").mkdir(parents=True)

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sessionproof.cli._safe import SafeConsole, plain_safe, terminal_safe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +45,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_run_and_show_print_no_raw_control_characters(tmp_path: Path) -> None:
     suite = _suite(tmp_path)
     done = _cli("run", "--suite", str(suite), "--model", "oracle", "--store", "s.duckdb",
@@ -92,6 +95,7 @@ def test_plain_lines_written_to_the_progress_file_are_escaped() -> None:
     assert RAW.search(out.getvalue()) is None and "\\x1b]52" in out.getvalue()
 
 
+@pytest.mark.slow
 def test_score_warnings_about_a_transcript_print_no_raw_control_characters(
     tmp_path: Path,
 ) -> None:

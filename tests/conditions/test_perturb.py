@@ -94,6 +94,7 @@ def test_oracle_asks_and_the_guessing_agent_fails_the_perturbed_arm() -> None:
     assert paired["mcnemar_p"] < 0.01
 
 
+@pytest.mark.slow
 def test_oracle_scores_one_on_every_perturbation_of_the_wild_suite() -> None:
     arms = ["baseline", MISSING, "perturb=missing_arg@2", "perturb=shifted_arg"]
     arms += ["perturb=coreference@2"]

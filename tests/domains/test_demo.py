@@ -398,7 +398,9 @@ def test_gold_actions_replay_and_back_the_criteria(scenario: Scenario) -> None:
 
 
 def test_parallel_scenarios_have_two_independent_calls_in_one_turn() -> None:
-    for s in (s for s in SCENARIOS if "parallel" in s.tags):
+    parallel = [s for s in SCENARIOS if "parallel" in s.tags]
+    assert parallel, "no demo scenario is tagged parallel"
+    for s in parallel:
         by_turn: dict[int, list[str]] = {}
         for a in s.criteria.gold_actions:
             if a.tool != "find_customer_by_email":

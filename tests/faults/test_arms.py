@@ -44,6 +44,7 @@ def _accuracy(sessions: list[Session]) -> float:
     return sum(s.success for s in sessions) / len(sessions)
 
 
+@pytest.mark.slow
 def test_safe_faults_hurt_and_the_guard_repairs(by_arm: dict[str, list[Session]]) -> None:
     assert _accuracy(by_arm["baseline"]) == 1.0
     faulted = _accuracy(by_arm[SAFE])

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from ..tau._data import (
+from ..suites.tau2._data import (
     AIRLINE_CLAUDE,
     AIRLINE_GPT,
     RETAIL_GPT,

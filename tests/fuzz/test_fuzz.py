@@ -38,6 +38,7 @@ def _cases(kind: str) -> int:
     return int(override) if override else CASES[kind]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_no_input_ends_in_a_traceback_or_a_hang(kind: str, fuzz_pool: WorkerPool) -> None:
     if kind == "inspect":

@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import psutil
+import pytest
 
 from sessionproof.records import TerminationReason
 from sessionproof.store import Store
@@ -24,6 +25,7 @@ CASES = int(os.environ.get("SESSIONPROOF_FUZZ_MCP_CASES", "24"))
 SEED = int(os.environ.get("SESSIONPROOF_FUZZ_SEED", "0"))
 
 
+@pytest.mark.slow
 def test_a_wild_mcp_server_costs_each_session_at_most_itself(tmp_path: Path) -> None:
     scenarios = "".join(
         f"  - id: c{i}\n    domain: wild\n    user: {{turns: [go]}}\n"

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 HARNESS = ("engine", "scoring", "suites", "store", "agents", "conditions", "importers", "cli")
 HEAVY = ("numpy", "scipy", "duckdb", "openai", "anthropic")
 
@@ -36,6 +38,7 @@ def test_guard_imports_without_the_harness() -> None:
     assert "sessionproof.guard" in modules
 
 
+@pytest.mark.slow
 def test_top_level_entry_points_still_resolve() -> None:
     modules = _loaded(
         "import json, sys, sessionproof\n"

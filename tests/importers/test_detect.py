@@ -10,7 +10,7 @@ import pytest
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.importers import detect_format, import_file
 
-from ..tau._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
+from ..suites.tau2._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
 
 
 def test_each_format_is_recognised() -> None:

@@ -45,6 +45,7 @@ def proto_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_our_protobuf_export_is_detected_and_imported(proto_file: Path, tmp_path: Path) -> None:
     assert detect_format(proto_file.read_bytes()) == "otlp-proto"
     back = import_traces(proto_file, store=tmp_path / "back.duckdb")

@@ -12,7 +12,7 @@ import pytest
 from sessionproof.importers import ImportResult, RecordError, import_file
 from sessionproof.suites.tau2 import import_tau2
 
-from ..tau._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
+from ..suites.tau2._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
 from .test_taubench import _records as taubench_records
 
 BOM = b"\xef\xbb\xbf"

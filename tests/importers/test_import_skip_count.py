@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
+
+@pytest.mark.slow
 def test_the_skipped_records_are_named_then_counted(tmp_path: Path) -> None:
     good = {"id": "ok", "messages": [{"role": "user", "content": "hi"}]}
     log = tmp_path / "log.jsonl"

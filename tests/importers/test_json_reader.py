@@ -9,7 +9,7 @@ import json
 from sessionproof.importers import load_salvaging
 from sessionproof.suites.tau2 import import_tau2, import_taubench
 
-from ..tau._data import AIRLINE_GPT, load
+from ..suites.tau2._data import AIRLINE_GPT, load
 from .test_taubench import _records as taubench_records
 
 DEEP = "[" * 5000 + "]" * 5000  # past orjson's limit and the standard decoder's recursion

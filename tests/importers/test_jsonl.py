@@ -11,7 +11,7 @@ import pytest
 from sessionproof.importers import import_file
 from sessionproof.suites.tau2 import score_transcripts
 
-from ..tau._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
+from ..suites.tau2._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
 
 CONVERT = {"openai": openai_messages, "anthropic": anthropic_messages}
 

@@ -12,7 +12,7 @@ from sessionproof.importers import import_file
 from sessionproof.records import EventKind
 from sessionproof.suites.tau2 import import_tau2, score_transcripts
 
-from ..tau._data import AIRLINE_GPT, RETAIL_GPT, TRAJECTORIES, load
+from ..suites.tau2._data import AIRLINE_GPT, RETAIL_GPT, TRAJECTORIES, load
 
 
 def _write(tmp_path: Path, data: Any, name: str = "f.json") -> Path:

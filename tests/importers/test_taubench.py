@@ -11,7 +11,7 @@ import pytest
 from sessionproof.importers import import_file
 from sessionproof.suites.tau2 import guess_domain, import_taubench
 
-from ..tau._data import AIRLINE_GPT, load, openai_messages
+from ..suites.tau2._data import AIRLINE_GPT, load, openai_messages
 
 
 def _records() -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from sessionproof.records import EventKind, Scenario
 from sessionproof.scoring import error_recovery
 from sessionproof.suites import load_suite
 
-pytestmark = pytest.mark.llama
+pytestmark = [pytest.mark.llama, pytest.mark.slow]  # a real llama.cpp server
 pytest.importorskip("xllamacpp")
 
 ARMS = ["faults=timeout:40%,server_error:40% drift=rename_param", "faults=rate_limited:60% guard"]

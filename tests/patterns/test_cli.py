@@ -31,6 +31,7 @@ def _patterns(*args: str) -> dict[str, object]:
     return out
 
 
+@pytest.mark.slow
 def test_known_injected_cause_is_the_top_finding_and_the_guard_removes_it(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     rid = _run(
@@ -73,6 +74,7 @@ def test_known_injected_cause_is_the_top_finding_and_the_guard_removes_it(tmp_pa
     assert set(risk["cv_auc_by_prefix"]) == set(risk["baseline_auc_by_prefix"])
 
 
+@pytest.mark.slow
 def test_real_trajectory_file_mines_cleanly(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     shutil.copy(FIXTURES / "gpt-4.1_airline_default_gpt-4.1_1trials.json", path)

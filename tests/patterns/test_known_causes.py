@@ -37,6 +37,7 @@ def _mined(tmp_path: Path, arm: str, tool: str, trials: int, seed: int) -> Patte
     return report
 
 
+@pytest.mark.slow
 def test_airline_rate_limited_write_is_the_top_finding_and_the_guard_removes_it(
     tmp_path: Path,
 ) -> None:
@@ -73,6 +74,7 @@ def test_drift_spec_targets_one_tool_and_a_share_of_sessions() -> None:
             DriftPlan.parse(bad)
 
 
+@pytest.mark.slow
 def test_drift_on_one_tool_is_the_top_finding_and_the_guarded_arm_is_measured(
     tmp_path: Path,
 ) -> None:

@@ -40,6 +40,7 @@ def _patterns(*args: str) -> tuple[dict[str, Any], str]:
     return data, result.stderr
 
 
+@pytest.mark.slow
 def test_the_arm_with_failures_is_mined_by_default_and_named(
     two_arm_run: tuple[Path, str],
 ) -> None:

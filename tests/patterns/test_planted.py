@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sessionproof.patterns import MineOptions, mine_matrix, planted_scores, planted_sessions
+
+pytestmark = pytest.mark.slow  # most tests here take seconds each
 
 
 def test_planted_patterns_come_back_and_the_confounder_does_not() -> None:

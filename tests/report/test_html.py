@@ -58,6 +58,7 @@ def test_compare_pairs_shared_trials(store: tuple[Path, str, str]) -> None:
     assert json.loads(shown.stdout)["metrics"][0]["pairs"] == 12
 
 
+@pytest.mark.slow
 def test_compare_judges_each_run_on_its_own_gold_path(tmp_path: Path) -> None:
     # Two runs of one suite share session ids ("0.t0"); each run's "on gold path" must come
     # from its own walks (both rates were run B's before).

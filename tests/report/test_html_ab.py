@@ -44,6 +44,7 @@ def _cells(page: str, table_class: str) -> list[list[str]]:
     ]
 
 
+@pytest.mark.slow
 def test_the_arms_section_has_per_arm_rows_and_the_paired_table(multi: tuple[Path, str]) -> None:
     store, run_id = multi
     page = report([run_id], store.parent / "ab.html", store).read_text(encoding="utf-8")
@@ -144,6 +145,7 @@ def test_sessions_not_judged_are_shown_apart_and_out_of_accuracy(tmp_path: Path)
     assert page.count('<a class="c unjudged"') == 2 and '<a class="c fail"' not in page
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
 def test_the_multi_arm_report_in_a_browser(multi: tuple[Path, str]) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
@@ -189,6 +191,7 @@ def test_imported_traces_without_an_outcome_are_not_judged_not_failed(tmp_path: 
     assert page.count('<a class="c none"') == 2 and '<a class="c fail"' not in page
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
 def test_an_unjudged_sessions_drill_down_says_not_judged(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")

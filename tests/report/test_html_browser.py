@@ -30,6 +30,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 def test_report_renders_and_runs_nothing_from_transcripts(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     store, demo, hostile = build_store(tmp_path)

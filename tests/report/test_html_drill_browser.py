@@ -21,9 +21,12 @@ from sessionproof.store import Store
 from ._hostile import EVIL
 from .test_html_browser import ARGS, CHROMIUM
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="needs Debian's chromium (scripts/test.sh installs it)"
-)
+pytestmark = [
+    pytest.mark.slow,  # a headless browser per test
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium (scripts/test.sh installs it)"
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,8 @@ from sessionproof.store import Store
 
 from .test_html_browser import ARGS, CHROMIUM
 
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 TAU2 = (
     Path(__file__).parents[1] / "fixtures" / "tau" / "gpt-4.1_airline_default_gpt-4.1_1trials.json"
 )

@@ -34,6 +34,7 @@ def _section(html: str) -> str:
     return found.group(0)
 
 
+@pytest.mark.slow
 def test_the_report_shows_both_readings_per_turn(store: tuple[Path, list[str], str]) -> None:
     path, ids, demo = store
     html = report([*ids, demo], path.parent / "r.html", path).read_text(encoding="utf-8")
@@ -60,6 +61,7 @@ def test_a_report_without_per_turn_verdicts_has_no_turn_section(
     assert 'id="turns"' not in html and "#turns" not in html
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
 def test_the_turn_section_renders_in_a_browser(store: tuple[Path, list[str], str]) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sessionproof.rerun import rerun
 
 from ._files import AIRLINE_GPT, load
@@ -27,6 +29,7 @@ def test_a_deep_tau2_file_reruns_what_it_can_read(tmp_path: Path) -> None:
     assert skipped.record.startswith("#2") and "deep" in skipped.why
 
 
+@pytest.mark.slow
 def test_the_rerun_command_names_a_deep_jsonl_line(tmp_path: Path) -> None:
     ask = {"role": "user", "content": "Where is order 1042?"}
     good = {"id": "ok", "domain": "demo", "outcome": True, "messages": [ask]}
@@ -47,6 +50,7 @@ def test_the_rerun_command_names_a_deep_jsonl_line(tmp_path: Path) -> None:
     assert [s["record"].split()[0] for s in summary["skipped"]] == ["#0"]
 
 
+@pytest.mark.slow
 def test_the_rerun_command_shows_import_warnings(tmp_path: Path) -> None:
     # A block without a `type` is skipped by the importer with a warning: a call the rerun
     # never sees must not go unmentioned.

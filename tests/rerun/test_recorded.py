@@ -49,6 +49,7 @@ def _originals(path: Path) -> dict[str, Session]:
     return {i.session.session_id: i.session for i in import_file(path, "tau2", run_id="o").sessions}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("domain", ["recorded", None], ids=["--domain recorded", "automatic"])
 @pytest.mark.parametrize("path", TRAJECTORIES, ids=lambda p: p.name[:24])
 def test_replaying_the_originals_calls_reproduces_every_recorded_output(

@@ -34,6 +34,7 @@ def _recorded(data: dict[str, Any]) -> dict[str, bool]:
     return {s["id"]: s["reward_info"]["reward"] == 1.0 for s in data["simulations"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", TRAJECTORIES, ids=lambda p: p.name[:24])
 def test_oracle_reruns_every_task_it_can_meet(path: Path, tmp_path: Path) -> None:
     data = load(path)

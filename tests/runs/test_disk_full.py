@@ -28,6 +28,8 @@ from sessionproof.runs import RunConfig, run
 from sessionproof.store import Store
 from tests.store.factory import manifest, session
 
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 TRIALS = 24
 SCENARIOS = 16  # the demo suite
 TOTAL = TRIALS * SCENARIOS

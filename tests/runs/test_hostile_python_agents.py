@@ -18,6 +18,8 @@ from sessionproof.store import Store
 
 from .hostile_agents import SPANS_ENV, TARGET
 
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 SPEC = "python:tests.runs.hostile_agents:"
 
 

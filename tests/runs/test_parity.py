@@ -54,6 +54,7 @@ def _stored(store: Path, run_id: str) -> dict[tuple[str, int, str], dict[str, An
         return {(s.scenario_id, s.trial, s.arm): _shape(s) for s in db.load_sessions(run_id)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arms", list(ARMS.values()), ids=list(ARMS))
 def test_cli_and_api_store_identical_sessions(tmp_path: Path, arms: list[str]) -> None:
     settings = {"limit": 4, "trials": 2, "seed": 7, "max_steps": 12}

@@ -174,9 +174,14 @@ async def test_unjudged_successful_and_unscenarioed_sessions() -> None:
 
 
 def test_tau2_trajectories() -> None:
-    for path in sorted(TAU.glob("*.json")):
+    paths = sorted(TAU.glob("*.json"))
+    # The three recorded tau2 runs of tests/fixtures/tau: a missing file must not pass unseen.
+    assert len(paths) == 3, paths
+    checked_task_23 = False
+    for path in paths:
         result = import_file(path, "tau2", run_id="t")
         assert result.domain is not None
+        assert result.sessions, f"{path.name} imported no session"
         spec = get_domain(result.domain)
         sessions, scenarios, survivals = [], {}, {}
         for imported in result.sessions:
@@ -197,3 +202,5 @@ def test_tau2_trajectories() -> None:
             by_task = {a.scenario_id: a for a in report.sessions}
             assert source(by_task["23"]) == (FailureSource.user, "user_stopped_before_write")
             assert "I confirm" in by_task["23"].evidence
+            checked_task_23 = True
+    assert checked_task_23, "the claude-sonnet-4-5 airline run was not among the fixtures"

@@ -53,6 +53,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_output_that_is_an_input_file_is_refused_and_the_input_kept(tmp_path: Path) -> None:
     src = _write(tmp_path / "in.jsonl", _oracle_outputs(4))
     before = src.read_bytes()
@@ -144,6 +145,7 @@ def test_byte_order_marks_are_accepted_in_every_bfcl_file(tmp_path: Path) -> Non
     assert marked == plain and plain.categories["simple_python"].valid == 4
 
 
+@pytest.mark.slow
 def test_an_empty_outputs_file_is_a_clear_error(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n  \n")

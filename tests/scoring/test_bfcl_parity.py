@@ -34,6 +34,7 @@ def _matcher(category: str) -> BfclMatcher:
     return BfclMatcher(DATA / name, DATA / "possible_answer" / name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_agreement_with_bfcl_is_at_least_99_5_percent(category: str) -> None:
     matcher = _matcher(category)

@@ -190,6 +190,7 @@ async def test_infra_and_unknown_scenarios_are_left_out() -> None:
     assert empty.single_call_accuracy is None and empty.call_validity_rate is None
 
 
+@pytest.mark.slow
 def test_tau2_trajectories_agree_with_tau2_action_checks() -> None:
     compared = total = 0
     for path in sorted(TAU.glob("*.json")):

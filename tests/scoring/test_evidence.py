@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from tests.tau._data import RETAIL_GPT, load
+from tests.suites.tau2._data import RETAIL_GPT, load
 from typer.testing import CliRunner
 
 from sessionproof.cli import app

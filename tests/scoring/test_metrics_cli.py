@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -31,6 +32,7 @@ def metrics(store: Path, run_id: str) -> dict[str, Any]:
     return cli_json("show", run_id, "--store", str(store), "--metrics")
 
 
+@pytest.mark.slow
 def test_sloppy_agent_on_the_demo_suite(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     run = cli_json("run", "--model", SLOPPY, "--store", str(store))
@@ -149,6 +151,7 @@ def test_suite_file_gone_skips_what_needs_scenarios(tmp_path: Path) -> None:
     assert text.exit_code == 0 and "skipped" in text.output
 
 
+@pytest.mark.slow
 def test_scored_transcripts_reread_their_file(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
     source = tmp_path / "retail.json"

@@ -157,6 +157,7 @@ def test_unpaired_sample_size_matches_statsmodels(a: float, b: float) -> None:
     assert scenarios_needed(a, b) == math.ceil(ref)
 
 
+@pytest.mark.slow
 def test_paired_sample_size_by_hand_and_by_simulation() -> None:
     # Connor: delta 0.16, psi 0.2: (1.95996*sqrt(.2) + 0.84162*sqrt(.2-.0256))^2 / .0256
     n = scenarios_needed(0.70, 0.86, discordant=0.2)

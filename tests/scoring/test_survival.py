@@ -362,7 +362,7 @@ def _imported() -> list[tuple[str, ImportedSession]]:
         for imported in result.sessions:
             reported = imported.reported
             assert reported is not None and reported.success is not None
-            # The file's own verdict stands in for ours (scoring agrees with it: tests/tau).
+            # The file's own verdict stands in for ours (scoring agrees with it: tests/suites/tau2).
             imported.session.outcome = Outcome(
                 success=reported.success, reward=reported.reward or 0
             )

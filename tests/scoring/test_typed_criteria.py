@@ -151,6 +151,7 @@ def test_unset_typed_fields_leave_dumps_and_hashes_as_they_were() -> None:
     assert "compare_args" in _cancel(["order_id"]).model_dump()["criteria"]["gold_actions"][0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["tau2-airline", "bfcl:parallel"])
 def test_benchmark_suite_hashes_leave_out_what_they_derive(name: str) -> None:
     # Runs of these suites stored before the typed fields existed must still resume: their

@@ -44,6 +44,7 @@ def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_header_and_home_made_secrets_stay_out_of_store_show_and_collector(
     tmp_path: Path, receiver: tuple[str, list[tuple[str, dict[str, str], bytes]]]
 ) -> None:

@@ -42,6 +42,7 @@ def _tracked_text_files() -> list[Path]:
     return [ROOT / name for name in listed.decode().split("\0") if name]
 
 
+@pytest.mark.slow
 def test_no_tracked_file_holds_a_key_shaped_literal() -> None:
     found = []
     files = _tracked_text_files()

@@ -69,6 +69,7 @@ def _leaks(text: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_no_secret_reaches_the_store_the_export_or_the_terminal(
     cli: list[tuple[list[str], str]],
     capsys: pytest.CaptureFixture[str],
@@ -161,6 +162,7 @@ def test_no_secret_reaches_the_store_the_export_or_the_terminal(
         assert _leaks(text) == [], f"`sessionproof {' '.join(args)}` printed {_leaks(text)}"
 
 
+@pytest.mark.slow
 def test_a_run_whose_model_url_held_credentials_resumes_with_the_spec_given_again(
     cli: list[tuple[list[str], str]],
     capsys: pytest.CaptureFixture[str],

@@ -110,6 +110,7 @@ def _cli(*args: str) -> Any:
     return result
 
 
+@pytest.mark.slow
 def test_reading_a_trace_that_names_a_project_runs_none_of_its_code(tmp_path: Path) -> None:
     project, markers = _project(tmp_path)
     trace = _trace_naming(tmp_path, project.resolve())
@@ -163,6 +164,7 @@ def test_a_suite_is_loaded_when_the_user_names_it(tmp_path: Path) -> None:
     assert all(m.exists() for m in markers)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["import", "score"])
 def test_a_store_row_of_an_import_never_loads_the_suite_it_names(
     tmp_path: Path, command: str

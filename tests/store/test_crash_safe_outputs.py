@@ -21,6 +21,8 @@ from sessionproof.store import Store
 
 from .test_store_snapshot import live_store
 
+pytestmark = pytest.mark.slow  # most tests here take seconds each
+
 __all__ = ["live_store"]
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 4096

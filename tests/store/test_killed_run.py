@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
@@ -56,6 +57,7 @@ def test_owner_checks() -> None:
     assert owner_gone(me.model_copy(update={"started": started + 1}))
 
 
+@pytest.mark.slow
 def test_a_killed_run_is_interrupted_and_resumes(tmp_path: Path) -> None:
     (tmp_path / "hang_agent.py").write_text(AGENT, encoding="utf-8")
     store = tmp_path / "s.duckdb"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
+
 from sessionproof._gc import paused_gc, tuned_gc
 
 
@@ -14,6 +16,7 @@ def _young(made: list[list[int]]) -> int:
     return sum(id(o) in ids for o in gc.get_objects(generation=0))
 
 
+@pytest.mark.slow
 def test_what_a_paused_block_made_is_old_after_it_and_the_collector_is_back() -> None:
     assert gc.isenabled()
     with paused_gc():
@@ -49,6 +52,7 @@ def test_a_disabled_collector_stays_disabled_and_untouched() -> None:
         gc.enable()
 
 
+@pytest.mark.slow
 def test_cycles_made_in_the_block_are_still_collected() -> None:
     class Node:
         other: object = None

@@ -75,6 +75,7 @@ def test_bulk_write_scrubs_a_secret_in_one_payload_of_a_clean_session(
     assert dump.count(REDACTED) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["bulk", "bulk-direct"])
 def test_kill_mid_bulk_write_loses_no_acknowledged_batch_and_duplicates_none(
     store_path: Path, mode: str

@@ -129,6 +129,7 @@ def test_missing_file_read_only_and_folder_path(tmp_path: Path) -> None:
         Store.open(tmp_path)
 
 
+@pytest.mark.slow
 def test_store_locked_by_another_process(store_path: Path) -> None:
     Store.open(store_path).close()
     holder = _writer(str(store_path), "hold")
@@ -146,6 +147,7 @@ def test_store_locked_by_another_process(store_path: Path) -> None:
         assert store.list_runs() == []
 
 
+@pytest.mark.slow
 def test_sessions_survive_a_kill_exactly_once(store_path: Path) -> None:
     Store.open(store_path).close()
     child = _writer(str(store_path), "write", "rkill", "100000")

@@ -47,6 +47,7 @@ def live_store(store_path: Path) -> Iterator[tuple[Path, int]]:
     assert holder.returncode == 0
 
 
+@pytest.mark.slow
 def test_runs_show_and_export_read_a_store_that_is_being_written(
     live_store: tuple[Path, int], tmp_path: Path
 ) -> None:
@@ -69,6 +70,7 @@ def test_runs_show_and_export_read_a_store_that_is_being_written(
     assert (out / "events.parquet").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_a_snapshot_is_read_only_and_cleaned_up(live_store: tuple[Path, int]) -> None:
     path, pid = live_store
     with Store.open_for_reading(path) as store:

@@ -26,6 +26,7 @@ def _op(span: ReadableSpan) -> str:
     return str(_a(span).get("gen_ai.operation.name", ""))
 
 
+@pytest.mark.slow
 def test_openinference_kinds_sessions_models_and_tools(faulty_run: tuple[Path, RunReport]) -> None:
     store, report = faulty_run
     _, spans = run_spans(report.run_id, store=store, compat="openinference")
@@ -92,6 +93,7 @@ def test_langfuse_sessions_names_tags_and_failed_tools(faulty_run: tuple[Path, R
     assert failed > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compat", ["openinference", "langfuse"])
 def test_an_import_of_a_compat_export_keeps_the_verdicts(
     faulty_run: tuple[Path, RunReport], tmp_path: Path, compat: str

@@ -18,6 +18,7 @@ from sessionproof.telemetry import (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [False, True])
 @pytest.mark.parametrize("compat", [None, "openinference", "langfuse"])
 def test_the_direct_encoding_is_the_sdks_byte_for_byte(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 
 from sessionproof.domains import get_domain
@@ -33,6 +34,7 @@ def _sessions(store: Path, run_id: str) -> dict[str, Session]:
         return {s.session_id: s for s in db.load_sessions(run_id)}
 
 
+@pytest.mark.slow
 def test_session_metrics_are_evaluation_events_on_the_agent_span(
     faulty_run: tuple[Path, RunReport],
 ) -> None:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sessionproof.records import ToolCallEvent, ToolResultEvent
 from sessionproof.telemetry import import_traces
 from sessionproof.telemetry._decode import MAX_TEXT
@@ -57,6 +59,7 @@ print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
+@pytest.mark.slow
 def test_the_import_of_a_60_mb_value_stays_a_small_multiple_of_the_file(tmp_path: Path) -> None:
     path = _huge(tmp_path, 60 * 1024 * 1024, arguments_only=True)
     size_mb = path.stat().st_size / 2**20

@@ -49,6 +49,7 @@ def test_import_stores_them_and_the_times_are_finite(tmp_path: Path) -> None:
     assert report.summary.sessions == 2 and not [e for e in report.errors if e.fatal]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["import", "score", "patterns"])
 def test_the_commands_reading_traces_finish_without_a_traceback(
     command: str, tmp_path: Path

@@ -210,6 +210,7 @@ def test_openinference_attributes_are_read(tmp_path: Path) -> None:
     assert sessions[0].tool_calls()[0].arguments == {"q": 1}
 
 
+@pytest.mark.slow
 def test_a_truncated_protobuf_is_one_clear_error(
     faulty_run: tuple[Path, RunReport], tmp_path: Path
 ) -> None:

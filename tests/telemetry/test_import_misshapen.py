@@ -44,6 +44,7 @@ def _write(path: Path, resource_spans: Any) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_a_misshapen_file_says_what_it_found_and_stores_nothing(shape: str, tmp_path: Path) -> None:
     resource_spans, words = SHAPES[shape]

@@ -131,6 +131,7 @@ def test_bad_specs_and_formats_without_labels_are_config_errors(tmp_path: Path) 
         import_file(chat, "auto", run_id="r", label_from=LabelRule.parse("x"))
 
 
+@pytest.mark.slow
 def test_import_stores_the_labels_and_the_cli_takes_the_flag(tmp_path: Path) -> None:
     a = _with_root_attr(_session(T1, "conv-1", 100), "user.feedback", "thumbs_down")
     b = _with_root_attr(_session(T2, "conv-2", 100), "user.feedback", "thumbs_up")

@@ -74,6 +74,7 @@ def _spans(received: list[tuple[str, dict[str, str], bytes]]) -> list[Span]:
     return spans
 
 
+@pytest.mark.slow
 def test_a_faulty_session_reaches_the_receiver_with_genai_names_and_structure(
     faulty_run: tuple[Path, RunReport],
     receiver: tuple[str, list[tuple[str, dict[str, str], bytes]]],
@@ -165,6 +166,7 @@ def test_the_standard_otlp_variables_choose_the_endpoint(
     assert all(h.get("x-env") == "yes" for _, h, _ in received)
 
 
+@pytest.mark.slow
 def test_a_live_run_sends_every_session_as_it_ends(
     receiver: tuple[str, list[tuple[str, dict[str, str], bytes]]], tmp_path: Path
 ) -> None:

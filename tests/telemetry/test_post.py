@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sessionproof.runs import RunReport
 from sessionproof.store import Store
 from sessionproof.telemetry import default_resource, export_request, otlp_spans
@@ -14,6 +16,7 @@ from .test_otlp_receiver import receiver  # noqa: F401  (the fixture)
 Received = tuple[str, list[tuple[str, dict[str, str], bytes]]]
 
 
+@pytest.mark.slow
 def test_an_exporter_without_its_http_client_gets_the_sdks_spans_and_sends_the_same(
     faulty_run: tuple[Path, RunReport],
     receiver: Received,  # noqa: F811

@@ -25,6 +25,7 @@ def _metrics(run_id: str, store: Path) -> dict[str, Any]:
     return {k: v for k, v in found.items() if k not in ("run_id", "command", "suite")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["otlp-json", "otlp-proto"])
 def test_export_then_import_keeps_sessions_and_metrics(
     faulty_run: tuple[Path, RunReport], tmp_path: Path, fmt: str

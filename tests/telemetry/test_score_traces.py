@@ -25,6 +25,7 @@ def test_score_lists_every_import_format(fmt: str) -> None:
     assert fmt in SCORE_FORMATS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["otlp-json", "otlp-proto"])
 def test_score_judges_an_exported_run_again_and_agrees(
     faulty_run: tuple[Path, RunReport], tmp_path: Path, fmt: str

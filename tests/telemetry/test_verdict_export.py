@@ -183,6 +183,7 @@ def langfuse_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("langfuse_env")
 def test_an_export_files_langfuse_scores_on_the_traces_it_sent(
     mixed_run: tuple[Path, str, list[Session]], caplog: pytest.LogCaptureFixture
@@ -246,6 +247,7 @@ def test_an_unknown_langfuse_address_is_said_and_the_traces_still_go(
     assert langfuse.root_traces and langfuse.scores == []
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("langfuse_env")
 def test_a_live_export_files_each_batchs_scores(
     mixed_run: tuple[Path, str, list[Session]],

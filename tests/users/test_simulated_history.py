@@ -3,6 +3,8 @@ flipping the whole conversation gives."""
 
 from __future__ import annotations
 
+import pytest
+
 from sessionproof.records import Message
 from sessionproof.users._simulated import _flip, _Flipped
 
@@ -20,6 +22,7 @@ def test_the_incremental_history_equals_a_full_flip_as_the_conversation_grows() 
     assert len(history.of(conversation)) == 12
 
 
+@pytest.mark.slow
 def test_a_rewritten_conversation_is_flipped_again_from_its_start() -> None:
     history = _Flipped()
     first = [Message.assistant("hello"), Message.user("hi")]

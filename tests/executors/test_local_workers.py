@@ -29,6 +29,7 @@ def _most_children(stop: threading.Event, seen: list[int], before: set[int]) -> 
         time.sleep(0.005)
 
 
+@pytest.mark.slow
 def test_workers_never_outnumber_the_sessions(tmp_path: Path) -> None:
     config = RunConfig(
         suite="demo", model="oracle", limit=2, trials=1, store=tmp_path / "s.duckdb",
@@ -75,6 +76,7 @@ def _run_on_one_core(executor: str, tmp_path: Path) -> subprocess.CompletedProce
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_more_workers_than_usable_cores_is_said_in_one_line(tmp_path: Path) -> None:
     many = _run_on_one_core("local:2", tmp_path)
     assert many.returncode == 0, many.stderr

@@ -76,6 +76,7 @@ def both(cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tu
     return done
 
 
+@pytest.mark.slow
 def test_ray_stores_the_verdicts_terminations_and_faults_of_the_local_run(
     both: dict[str, tuple[Path, str]],
 ) -> None:
@@ -88,6 +89,7 @@ def test_ray_stores_the_verdicts_terminations_and_faults_of_the_local_run(
             assert db.get_run(run_id).options["executor"] == executor
 
 
+@pytest.mark.slow
 def test_ray_runs_the_perturbed_scenarios_the_local_pool_runs(cluster: Any, tmp_path: Path) -> None:
     # A perturbation rewrites the scenario and wraps the user; a worker that skipped that
     # would run the plain scenario, and the guessing agent would pass it.
@@ -108,6 +110,7 @@ def test_ray_runs_the_perturbed_scenarios_the_local_pool_runs(cluster: Any, tmp_
     assert any(not outcome["success"] for _, outcome, _, _, _ in decided["local"])
 
 
+@pytest.mark.slow
 def test_a_killed_worker_s_sessions_are_retried_and_stored_exactly_once(
     cluster: Any, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,6 +133,7 @@ def test_a_killed_worker_s_sessions_are_retried_and_stored_exactly_once(
     assert_stored_once(store, report.run_id, 12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("first", "then"), [("local", "ray"), ("ray", "local")])
 def test_a_run_resumes_on_the_other_executor(
     both: dict[str, tuple[Path, str]], tmp_path: Path, first: str, then: str
@@ -152,6 +156,7 @@ def test_a_run_resumes_on_the_other_executor(
         assert len(db.session_rows(run_id)) == len(before)
 
 
+@pytest.mark.slow  # it starts the module's Ray cluster (over 10 s)
 def test_the_local_cluster_listens_on_loopback_only(cluster: Any) -> None:
     psutil = pytest.importorskip("psutil")
     mine = {p.pid for p in psutil.Process().children(recursive=True)}
@@ -209,6 +214,7 @@ def test_the_token_bucket_spaces_requests_beyond_its_burst() -> None:
         TokenBucket(rate_per_s=0)
 
 
+@pytest.mark.slow
 def test_every_worker_s_model_calls_go_through_the_shared_limiter(cluster: Any) -> None:
     loaded = load("demo", 4)
     plan = RunPlan(run_id="limited", trials=2, concurrency=4)
@@ -231,6 +237,7 @@ def test_every_worker_s_model_calls_go_through_the_shared_limiter(cluster: Any) 
     assert cluster.get(limiter.granted.remote()) == decisions  # one token per model call
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_bad_executor_in_one_line(tmp_path: Path) -> None:
     src = Path(__file__).resolve().parents[2] / "src"
     args = ["run", "--model", "oracle", "--limit", "1", "--executor", "ray:"]
@@ -246,6 +253,7 @@ def test_the_cli_refuses_a_bad_executor_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_rate_limits_with_the_ray_executor_are_refused_not_dropped() -> None:
     with pytest.raises(ConfigError, match="--rpm/--tpm apply to the local executor only"):
         RunConfig(suite="demo", model="oracle", executor="ray", rpm=60)

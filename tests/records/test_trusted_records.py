@@ -32,7 +32,7 @@ from sessionproof.records import (
     make_event,
 )
 
-from ..tau._data import (
+from ..suites.tau2._data import (
     AIRLINE_GPT,
     RETAIL_GPT,
     TRAJECTORIES,
@@ -113,6 +113,7 @@ def _inputs(tmp_path: Path) -> list[tuple[Path, str]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_format_imports_the_same_sessions_either_way(tmp_path: Path) -> None:
     for path, fmt in _inputs(tmp_path):
         fast, checked = _both(lambda p=path, f=fmt: import_file(p, f, run_id="r"))

@@ -11,7 +11,7 @@ store refuses by name: that file is then written one session at a time), floats,
 session id holding a key.
 
 Rewrite it (only when a change of stored output is intended, and say so in the commit):
-`SESSIONPROOF_REGEN_GOLDEN=1 pytest tests/tau/test_score_golden.py`.
+`SESSIONPROOF_REGEN_GOLDEN=1 pytest tests/suites/tau2/test_score_golden.py`.
 """
 
 from __future__ import annotations
@@ -119,6 +119,7 @@ def _snapshot(path: Path, store: Path) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_score_and_store_match_the_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SESSIONPROOF_GOLDEN_API_KEY", SECRET)
     monkeypatch.chdir(tmp_path)

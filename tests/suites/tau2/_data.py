@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tau"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "tau"
 AIRLINE_GPT = FIXTURES / "gpt-4.1_airline_default_gpt-4.1_1trials.json"
 AIRLINE_CLAUDE = FIXTURES / "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json"
 RETAIL_GPT = FIXTURES / "gpt-4.1_retail_defautl_gpt-4.1_1trials.json"

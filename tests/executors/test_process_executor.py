@@ -46,6 +46,7 @@ def _config(store: Path, executor: str, **extra: Any) -> RunConfig:
     return RunConfig(**fields)
 
 
+@pytest.mark.slow
 def test_worker_processes_store_the_verdicts_terminations_and_faults_of_one_process(
     tmp_path: Path,
 ) -> None:
@@ -68,6 +69,7 @@ def marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_killed_worker_s_sessions_run_again_and_are_stored_exactly_once(
     tmp_path: Path, marker: Path
 ) -> None:
@@ -78,6 +80,7 @@ def test_a_killed_worker_s_sessions_run_again_and_are_stored_exactly_once(
     assert_stored_once(store, report.run_id, 24)
 
 
+@pytest.mark.slow
 def test_an_agent_asking_to_exit_ends_its_session_as_in_one_process(tmp_path: Path) -> None:
     # Issue 41.22 changed this: an agent function calling sys.exit() used to stop the run
     # (left `running`, nothing stored); it now ends only its own session, as the agent's
@@ -99,6 +102,7 @@ def _chat(seen: Seen) -> Reply:
     return Reply(completion("Thanks, that is all. ###STOP###" if long else "Tell me more?"))
 
 
+@pytest.mark.slow
 def test_requests_go_through_each_worker_s_share_of_the_window(tmp_path: Path) -> None:
     fake = FakeProvider(_chat).start()
     try:
@@ -139,6 +143,7 @@ def _sessions_by_process(log: Path) -> dict[str, int]:
     return {pid: len(ids) for pid, ids in seen.items()}
 
 
+@pytest.mark.slow
 def test_fewer_sessions_than_the_window_are_spread_over_every_worker(
     tmp_path: Path, agent_log: Path
 ) -> None:
@@ -160,6 +165,7 @@ def test_fewer_sessions_than_the_window_are_spread_over_every_worker(
     assert sorted(by_process.values()) == [3, 3]
 
 
+@pytest.mark.slow
 def test_a_run_tunes_the_collector_for_its_sessions_and_restores_it(
     tmp_path: Path, agent_log: Path
 ) -> None:
@@ -250,6 +256,7 @@ def _gone(pids: list[int], within: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_workers_at_once_and_the_run_resumes(tmp_path: Path) -> None:
     proc, workers = _start(tmp_path)
     proc.send_signal(signal.SIGINT)
@@ -267,6 +274,7 @@ def test_ctrl_c_stops_the_workers_at_once_and_the_run_resumes(tmp_path: Path) ->
     assert len(keys) == len(set(keys)) == everything > len(report.sessions)
 
 
+@pytest.mark.slow
 def test_workers_end_when_their_driver_is_killed(tmp_path: Path) -> None:
     proc, workers = _start(tmp_path)
     proc.kill()  # no clean-up at all: the workers see their socket close

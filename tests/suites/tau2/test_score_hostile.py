@@ -47,6 +47,7 @@ def _stored(store: Path, run_id: str) -> int:
         return len(s.session_rows(run_id))
 
 
+@pytest.mark.slow
 def test_a_trial_too_big_for_the_store_is_named_and_the_rest_stored(tmp_path: Path) -> None:
     def big(data: dict[str, Any]) -> None:
         data["simulations"][3]["trial"] = 2**31
@@ -124,6 +125,7 @@ def test_an_unknown_domain_in_one_record_costs_only_that_record(tmp_path: Path) 
     assert report.sessions == 2 and report.graded == 2
 
 
+@pytest.mark.slow
 def test_typod_tool_use_blocks_are_warned_counted_and_flagged(tmp_path: Path) -> None:
     lines = _log_lines(anthropic_messages)
     typod = 0
