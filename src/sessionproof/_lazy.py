@@ -10,12 +10,19 @@ from typing import Any
 
 
 def lazy_exports(
-    package: str, module_of: Mapping[str, str]
+    package: str, module_of: Mapping[str, str], *, submodules: bool = False
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The `__getattr__` and `__dir__` of `package`, whose names live in the submodules
-    `module_of` gives (relative, e.g. "._suite")."""
+    `module_of` gives (relative, e.g. "._suite"). With `submodules`, a private submodule
+    (`package._x`) is imported on first access too, as an eager package's would be there."""
 
     def __getattr__(name: str) -> Any:
+        if submodules and name.startswith("_") and not name.startswith("__"):
+            try:
+                return importlib.import_module(f".{name}", package)
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{package}.{name}":
+                    raise
         module = module_of.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")

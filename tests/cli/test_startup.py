@@ -126,7 +126,7 @@ NOT_FOR_SCORE = (
 
 
 def test_score_of_a_tau2_file_loads_only_what_judging_it_needs(tmp_path: Path) -> None:
-    from tests.tau._data import RETAIL_GPT
+    from tests.suites.tau2._data import RETAIL_GPT
 
     store = tmp_path / "s.duckdb"
     out, modules = _cli_modules(

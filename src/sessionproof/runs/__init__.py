@@ -11,8 +11,7 @@ same whichever way it is started:
   replays their user side against a candidate model.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
@@ -130,15 +129,4 @@ __all__ = [
     "suite_reference",
 ]
 
-_exported, __dir__ = lazy_exports(__name__, _MODULE_OF)
-
-
-def __getattr__(name: str) -> Any:
-    """An exported name, or a submodule (`runs._run`), imported on first use."""
-    if name.startswith("_") and not name.startswith("__"):
-        try:
-            return importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-    return _exported(name)
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF, submodules=True)

@@ -1,7 +1,6 @@
 """Scoring: session verdicts, call matching, error recovery, metrics and statistics."""
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
@@ -213,15 +212,4 @@ __all__ = [
     "with_termination",
 ]
 
-_exported, __dir__ = lazy_exports(__name__, _MODULE_OF)
-
-
-def __getattr__(name: str) -> Any:
-    """An exported name, or a submodule (`_x`), imported on first use."""
-    if name.startswith("_") and not name.startswith("__"):
-        try:
-            return importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-    return _exported(name)
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF, submodules=True)
