@@ -10,14 +10,18 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from google.protobuf.json_format import MessageToDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.trace.v1.trace_pb2 import Span
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
+from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
+from sessionproof.importers import RecordError
 from sessionproof.records import Session
 from sessionproof.runs import RunReport
 from sessionproof.store import Store
 from sessionproof.telemetry import export_traces, import_traces, otlp_json
-from sessionproof.telemetry._decode import MAX_TEXT
+from sessionproof.telemetry._decode import MAX_TEXT, _span
+from sessionproof.telemetry._proto_walk import span_dict
 from sessionproof.telemetry._rebuild import read_otlp_run
 
 _RENAMED = ("sessionproof.scenario.id", "gen_ai.conversation.id")
@@ -104,3 +108,48 @@ def test_spans_are_held_in_full_one_session_at_a_time(
     # Beyond the sessions it returns, reading held every span in full at once: 3.3x the
     # file's bytes before, 0.4x now (a slim span per span, one session's spans in full).
     assert peak - kept < 1.5 * len(raw), (peak - kept) / len(raw)
+
+
+def test_a_span_reads_as_protobufs_json_mapping_reads() -> None:
+    """Each span is read straight from its message; the edge cases read as the generic JSON
+    mapping of the same message did: values of no kind we keep, an empty key, ids of the
+    wrong length, an unknown status code, times, nested arrays, NaN."""
+    span = Span(
+        trace_id=b"\x01" * 16,
+        span_id=b"\x02" * 7,  # wrong length: the span is named and skipped
+        name="n",
+        start_time_unix_nano=2**64 - 1,
+        status=Status(code=7, message="m"),  # type: ignore[arg-type]
+    )
+    kinds = {
+        "s": AnyValue(string_value="x" * (MAX_TEXT + 1)),
+        "b": AnyValue(bool_value=False),
+        "i": AnyValue(int_value=-(2**63)),
+        "d": AnyValue(double_value=float("nan")),
+        "raw": AnyValue(bytes_value=b"\x00"),
+        "kv": AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key="k")])),
+        "none": AnyValue(),
+        "": AnyValue(string_value="empty key"),
+    }
+    nested = ArrayValue(values=[AnyValue(int_value=1), AnyValue(array_value=ArrayValue())])
+    kinds["a"] = AnyValue(array_value=nested)
+    span.attributes.extend(KeyValue(key=k, value=v) for k, v in kinds.items())
+    span.attributes.add(key="unset")
+    event = span.events.add(name="e", time_unix_nano=5)
+    event.attributes.add(key="s", value=AnyValue(string_value="y"))
+    for fixed in (span, _with(span, span_id=b"\x02" * 8, parent_span_id=b"\x03" * 3)):
+        mapped = MessageToDict(fixed, use_integers_for_enums=True)
+        ours: list[RecordError] = []
+        theirs: list[RecordError] = []
+        got, want = _span(span_dict(fixed), 0, ours), _span(mapped, 0, theirs)
+        assert repr(got) == repr(want) and ours == theirs  # repr: NaN is not equal to itself
+    assert got is not None and got.attrs["b"] is False and got.parent_id == ""
+    assert [p.field for p in ours] == ["attributes.s"]
+
+
+def _with(span: Span, **changes: Any) -> Span:
+    out = Span()
+    out.CopyFrom(span)
+    for key, value in changes.items():
+        setattr(out, key, value)
+    return out

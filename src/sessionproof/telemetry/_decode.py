@@ -15,14 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from ..errors import ForeignJSONError, InputFileError
 from ..importers import RecordError, load_json
-from ._proto_walk import resource_spans
+from ._proto_walk import key_values, resource_spans, span_dict
 
 Value = str | bool | int | float | list[Any] | None
 
@@ -165,8 +164,7 @@ def _proto_span(raw: bytes, place: tuple[int, int]) -> dict[str, Any]:
         message = Span.FromString(raw[place[0] : place[1]])
     except DecodeError as exc:
         raise InputFileError(f"not an OTLP protobuf trace request (cut short?): {exc}") from None
-    found: dict[str, Any] = MessageToDict(message, use_integers_for_enums=True)
-    return found
+    return span_dict(message)
 
 
 def _proto_parts(
@@ -182,7 +180,7 @@ def _proto_parts(
             raise InputFileError(
                 f"not an OTLP protobuf trace request (cut short?): {exc}"
             ) from None
-        attrs = _attrs(MessageToDict(resource).get("attributes"))
+        attrs = _attrs(key_values(resource.attributes))
         yield attrs, ((place, _proto_span(raw, place)) for place in places)
 
 
