@@ -8,6 +8,7 @@ runs in a subprocess (this interpreter, PYTHONPATH as set), its peak RSS read fr
 children's resource usage, its time from the wall clock.
 
     PYTHONPATH=src .venv/bin/python benchmarks/import_scale.py [--spans 100000] [--keep DIR]
+        [--no-content] [--file FILE.pb]
 """
 
 from __future__ import annotations
@@ -30,14 +31,14 @@ _CLI = Path(sys.executable).with_name("sessionproof")
 _RENAMED = ("sessionproof.scenario.id", "gen_ai.conversation.id", "session.id")
 
 
-def _seed(folder: Path) -> ExportTraceServiceRequest:
-    """Our export (protobuf, with content) of one oracle run of the demo suite."""
+def _seed(folder: Path, content: bool) -> ExportTraceServiceRequest:
+    """Our export (protobuf, with content or not) of one oracle run of the demo suite."""
     store = folder / "seed.duckdb"
     argv = [str(_CLI), "run", "--suite", "demo", "--model", "oracle", "--store", str(store)]
     done = subprocess.run([*argv, "--json"], check=True, capture_output=True, text=True)
     run_id = json.loads(done.stdout)["run_id"]
     out = folder / "seed.pb"
-    export_traces(run_id, store=store, fmt="otlp-proto", output=out, content=True)
+    export_traces(run_id, store=store, fmt="otlp-proto", output=out, content=content)
     return ExportTraceServiceRequest.FromString(out.read_bytes())
 
 
@@ -52,9 +53,9 @@ def _copy(span: Span, number: int) -> Span:
     return out
 
 
-def write_file(path: Path, spans: int, folder: Path) -> tuple[int, int]:
+def write_file(path: Path, spans: int, folder: Path, content: bool) -> tuple[int, int]:
     """Write an OTLP protobuf file of about `spans` spans; its span and session counts."""
-    seed = _seed(folder)
+    seed = _seed(folder, content)
     scope = seed.resource_spans[0].scope_spans[0]
     template = list(scope.spans)
     sessions = len({s.trace_id for s in template})
@@ -90,6 +91,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spans", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="a folder to keep the file and store in")
+    parser.add_argument(
+        "--no-content", action="store_true", help="spans without message text (smaller spans)"
+    )
     parser.add_argument("--file", type=Path, help="import this file instead of writing one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +102,7 @@ def main() -> None:
         path = args.file or folder / f"scale-{args.spans}.pb"
         if args.file is None:
             start = time.perf_counter()
-            count, sessions = write_file(path, args.spans, folder)
+            count, sessions = write_file(path, args.spans, folder, not args.no_content)
             took = time.perf_counter() - start
             print(f"wrote {path}: {count:,} spans, {sessions:,} sessions in {took:.1f} s")
         size = path.stat().st_size / 2**20
