@@ -5,7 +5,11 @@ from __future__ import annotations
 from ..errors import InputFileError, StoreError
 from ..records import Session
 from ..store import Store, unstorable
-from ._common import ImportResult, RecordError
+from ._common import ImportedSession, ImportResult, RecordError
+
+WRITE_BATCH = 1000
+"""Sessions written to the store at a time: all of a large file's at once held every row
+they become, beside the sessions, until the store took them (issue 41.25)."""
 
 
 def write_imported(db: Store, result: ImportResult) -> list[Session]:
@@ -14,21 +18,40 @@ def write_imported(db: Store, result: ImportResult) -> list[Session]:
     with no JSON form) is taken out of `result` with a RecordError naming it; the rest are
     written. Raises InputFileError when no session of the file can be stored.
 
-    The whole batch is tried first: the sessions are prepared one by one only when it fails.
+    Sessions go in batches of WRITE_BATCH, in file order; each batch is tried whole first,
+    its sessions prepared one by one only when it fails.
     """
     _drop_repeats(result)
-    sessions = [item.session for item in result.sessions]
-    if not sessions:
-        return []
+    total = len(result.sessions)
+    kept: list[ImportedSession] = []
+    first = ""
+    for start in range(0, total, WRITE_BATCH):
+        stored, problem = _write_batch(db, result, result.sessions[start : start + WRITE_BATCH])
+        kept.extend(stored)
+        first = first or problem
+    if total and not kept:
+        raise InputFileError(
+            f"{result.source}: none of its {total} sessions can be stored; the first: {first}"
+        )
+    result.sessions = kept
+    return [item.session for item in kept]
+
+
+def _write_batch(
+    db: Store, result: ImportResult, batch: list[ImportedSession]
+) -> tuple[list[ImportedSession], str]:
+    """Write `batch`, each session the store cannot hold named in `result`'s errors instead;
+    the sessions written and the first problem ("" when none)."""
+    sessions = [item.session for item in batch]
     try:
         db.write_sessions(sessions)
-        return sessions
+        return batch, ""
     except StoreError:
         problems = unstorable(sessions)
         if not problems:
             raise  # the store itself failed, not a session: nothing to skip
     kept = []
-    for position, item in enumerate(result.sessions):
+    for position, item in enumerate(batch):
         problem = problems.get(position)
         if problem is None:
             kept.append(item)
@@ -43,16 +66,9 @@ def write_imported(db: Store, result: ImportResult) -> list[Session]:
                 record_id=item.session.session_id,
             )
         )
-    result.sessions = kept
-    if not kept:
-        first = next(iter(problems.values()))
-        raise InputFileError(
-            f"{result.source}: none of its {len(sessions)} sessions can be stored; the first: "
-            f"{first}"
-        )
-    written = [item.session for item in kept]
-    db.write_sessions(written)
-    return written
+    if kept:
+        db.write_sessions([item.session for item in kept])
+    return kept, next(iter(problems.values()))
 
 
 def _drop_repeats(result: ImportResult) -> None:

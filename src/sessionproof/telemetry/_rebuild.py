@@ -26,7 +26,7 @@ from ..importers import (
 )
 from . import _names as n
 from ._conversations import units
-from ._decode import SpanData, decode_spans
+from ._decode import Restore, SpanData, decode_slim
 from ._labelled import apply_label
 from ._session_spans import SessionSpans, text_attr
 
@@ -60,6 +60,19 @@ def _group(spans: list[SpanData], problems: list[RecordError]) -> list[SessionSp
         if root is not None and (group.root is None or root.start_ns < group.root.start_ns):
             group.root = root
     return list(sessions.values())
+
+
+_GROUPING = frozenset({n.OPERATION, n.CONVERSATION_ID, n.OI_SESSION, n.TRIAL})
+"""The attributes grouping spans into sessions reads (all a slim span keeps)."""
+
+
+def _in_full(group: SessionSpans, restore: Restore) -> SessionSpans:
+    """`group` with its spans (and root) decoded in full, in the same order."""
+    full = SessionSpans(group.key)
+    full.spans = [restore(s) for s in group.spans]
+    if group.root is not None:
+        full.root = next(s for s in full.spans if s.index == group.root.index)
+    return full
 
 
 @dataclass
@@ -111,12 +124,13 @@ def read_otlp_run(
 ) -> tuple[ImportResult, RunInfo]:
     """The sessions an OTLP file holds, and what its resource says of the run; with
     `label_from`, each session's outcome is the label it names instead of its own verdict."""
-    spans, problems = decode_spans(raw, fmt)
+    spans, problems, restore = decode_slim(raw, fmt, _GROUPING)
     groups = _group(spans, problems)
     result = ImportResult(format=fmt, source=source, domain=domain)
     # The result copies its lists: every problem goes on its own.
     result.errors.extend(problems)
-    for index, group in enumerate(groups):
+    for index, slim in enumerate(groups):
+        group = _in_full(slim, restore)  # one session's spans in full at a time
         try:
             session = group.build(run_id)
         except (ValidationError, ValueError) as exc:
