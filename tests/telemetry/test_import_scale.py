@@ -153,3 +153,25 @@ def _with(span: Span, **changes: Any) -> Span:
     for key, value in changes.items():
         setattr(out, key, value)
     return out
+
+
+def test_protobuf_made_from_otlp_json_by_protobufs_own_parser_keeps_its_ids(
+    faulty_run: tuple[Path, RunReport], tmp_path: Path
+) -> None:
+    """OTLP-JSON turned into protobuf with `json_format.ParseDict` reads each hex id as
+    base64 (24 and 12 bytes). Those ids read back as the hex they were written as, so the
+    file stores what its JSON stores (the span-by-span reader once refused every span)."""
+    from google.protobuf.json_format import ParseDict
+
+    request = _replicated(faulty_run, tmp_path, 2)
+    as_json = tmp_path / "t.json"
+    as_json.write_text(json.dumps(otlp_json(request)))
+    mistaken = ExportTraceServiceRequest()
+    ParseDict(json.loads(as_json.read_text()), mistaken, ignore_unknown_fields=True)
+    first = mistaken.resource_spans[0].scope_spans[0].spans[0]
+    assert (len(first.trace_id), len(first.span_id)) == (24, 12)  # the mistake is made
+    proto = tmp_path / "t.pb"
+    proto.write_bytes(mistaken.SerializeToString())
+    sessions, report = _stored(proto, tmp_path / "p.duckdb")
+    assert (sessions, report) == _stored(as_json, tmp_path / "j.duckdb")
+    assert report["sessions"] == len(sessions) > 0

@@ -9,6 +9,8 @@ A decoded span becomes the OTLP-JSON object `_decode` reads (`span_dict`).
 
 from __future__ import annotations
 
+import base64
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -18,6 +20,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from ..errors import InputFileError
 
 _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
+_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 def _broken(why: str) -> InputFileError:
@@ -102,7 +105,17 @@ def key_values(items: Iterable[KeyValue]) -> list[dict[str, Any]]:
 
 
 def _hex(raw: bytes, size: int) -> str:
-    return raw.hex() if len(raw) == size else ""  # a wrong length reads as no id
+    """An id as hex; a wrong length reads as no id, except the one a common mistake makes:
+    OTLP-JSON turned into protobuf with protobuf's own JSON parser, which reads the hex text
+    as base64 (3/2 of the size). Its base64 is then the hex written, and is read as such (as
+    the generic JSON mapping of the message did before)."""
+    if len(raw) == size:
+        return raw.hex()
+    if len(raw) * 2 == size * 3:
+        text = base64.b64encode(raw).decode("ascii")
+        if len(text) == 2 * size and _HEX.fullmatch(text):
+            return text.lower()
+    return ""
 
 
 def span_dict(span: Span) -> dict[str, Any]:
