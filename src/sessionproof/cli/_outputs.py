@@ -9,23 +9,11 @@ that ignores case) a name spelled in another case.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from .._paths import same_file
 from ..errors import ConfigError
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-    except OSError:
-        pass
-    try:
-        return a.resolve() == b.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: compare the names as given
-        return a.absolute() == b.absolute()
 
 
 def refuse_clobber(
@@ -41,13 +29,13 @@ def refuse_clobber(
     if store is not None:
         base = Path(store)
         for guarded in (base, base.with_name(base.name + ".wal")):
-            if _same(out, guarded):
+            if same_file(out, guarded):
                 raise ConfigError(
                     f"-o {output} is the store {store} (writing there would destroy every run "
                     "in it); write the output somewhere else"
                 )
     for given in inputs:
-        if given is not None and _same(out, Path(given)):
+        if given is not None and same_file(out, Path(given)):
             raise ConfigError(
                 f"-o {output} is an input file ({given}); write the output somewhere else"
             )

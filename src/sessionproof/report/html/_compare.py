@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...errors import StatisticsInputError
 from ...records import Session
 from ...scoring import SessionSurvival
-from ...scoring.stats import Interval, paired_comparison, scenarios_needed
+from ...scoring.stats import Interval, PairedComparison, paired_comparison, scenarios_needed
 
 
 class MetricDifference(BaseModel):
@@ -43,6 +43,26 @@ class MetricDifference(BaseModel):
     pairs_needed: int | None
     """Pairs needed to detect the observed difference (α 0.05, power 0.8); None when the
     rates are equal."""
+
+    @classmethod
+    def of(cls, metric: str, pc: PairedComparison) -> MetricDifference:
+        """`metric`'s row from a paired comparison, with the pairs needed to detect it."""
+        needed: int | None = None
+        if pc.rate_a != pc.rate_b:
+            needed = scenarios_needed(
+                pc.rate_a, pc.rate_b, discordant=(pc.only_a + pc.only_b) / pc.scenarios
+            )
+        return cls(
+            metric=metric,
+            pairs=pc.scenarios,
+            rate_a=pc.rate_a,
+            rate_b=pc.rate_b,
+            only_a=pc.only_a,
+            only_b=pc.only_b,
+            difference=pc.difference,
+            mcnemar_p=pc.mcnemar_p,
+            pairs_needed=needed,
+        )
 
 
 class Comparison(BaseModel):
@@ -165,24 +185,7 @@ def compare_sessions(
         except StatisticsInputError:
             out.skipped[name] = f"no pair ({paired_on}) has it in both runs"
             continue
-        needed: int | None = None
-        if pc.rate_a != pc.rate_b:
-            needed = scenarios_needed(
-                pc.rate_a, pc.rate_b, discordant=(pc.only_a + pc.only_b) / pc.scenarios
-            )
-        out.metrics.append(
-            MetricDifference(
-                metric=name,
-                pairs=pc.scenarios,
-                rate_a=pc.rate_a,
-                rate_b=pc.rate_b,
-                only_a=pc.only_a,
-                only_b=pc.only_b,
-                difference=pc.difference,
-                mcnemar_p=pc.mcnemar_p,
-                pairs_needed=needed,
-            )
-        )
+        out.metrics.append(MetricDifference.of(name, pc))
         if name == "session_success":
             out.unpaired = len(pc.unpaired)
     return out

@@ -9,7 +9,7 @@ from html import escape
 
 from ...errors import StatisticsInputError
 from ...records import Session
-from ...scoring.stats import paired_comparison, scenarios_needed
+from ...scoring.stats import paired_comparison
 from .._format import pct
 from ._compare import Comparison, MetricDifference
 from ._data import Original, ReportRun, verdict
@@ -39,24 +39,7 @@ def rerun_comparison(
         out.skipped["session_success"] = str(exc)
         out.unpaired = len(a)
         return out
-    needed = None
-    if pc.rate_a != pc.rate_b:
-        needed = scenarios_needed(
-            pc.rate_a, pc.rate_b, discordant=(pc.only_a + pc.only_b) / pc.scenarios
-        )
-    out.metrics.append(
-        MetricDifference(
-            metric="session_success",
-            pairs=pc.scenarios,
-            rate_a=pc.rate_a,
-            rate_b=pc.rate_b,
-            only_a=pc.only_a,
-            only_b=pc.only_b,
-            difference=pc.difference,
-            mcnemar_p=pc.mcnemar_p,
-            pairs_needed=needed,
-        )
-    )
+    out.metrics.append(MetricDifference.of("session_success", pc))
     out.unpaired = len(pc.unpaired)
     return out
 

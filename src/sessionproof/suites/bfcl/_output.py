@@ -14,16 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
+from ..._paths import same_file
 from ...errors import ConfigError, InputFileError
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-    except OSError:
-        pass
-    return a.resolve() == b.resolve()
 
 
 def refuse_input_as_output(output: Path, inputs: Iterable[Path | str | None]) -> None:
@@ -33,7 +25,7 @@ def refuse_input_as_output(output: Path, inputs: Iterable[Path | str | None]) ->
     the questions) would destroy what was to be read.
     """
     for given in inputs:
-        if given is not None and _same(Path(output), Path(given)):
+        if given is not None and same_file(Path(output), Path(given)):
             raise ConfigError(
                 f"-o {output} is an input file ({given}); write the verdicts somewhere else"
             )
