@@ -12,7 +12,7 @@ from ..conditions import Condition, parse_arm
 from ..records import Session
 from ._recovery import error_recovery
 from ._summary import RunSummary, VerdictLike, summarize, verdict_of
-from .stats import paired_comparison, scenarios_needed
+from .stats import paired_comparison
 
 ARM_DEFINITIONS: dict[str, str] = {
     "error_recovery_rate": "share of tool failures (injected or natural) after which the failed "
@@ -127,12 +127,6 @@ def compare_arms(
     base = names[0]
     for name in names[1:]:
         cmp = paired_comparison(verdicts[base], verdicts[name])
-        discordant = (cmp.only_a + cmp.only_b) / cmp.scenarios
-        needed = (
-            scenarios_needed(cmp.rate_a, cmp.rate_b, discordant=discordant)
-            if cmp.rate_a != cmp.rate_b
-            else None
-        )
         paired.append(
             PairedRow(
                 a=base,
@@ -145,7 +139,7 @@ def compare_arms(
                 mcnemar_p=cmp.mcnemar_p,
                 only_a=cmp.only_a,
                 only_b=cmp.only_b,
-                pairs_needed=needed,
+                pairs_needed=cmp.pairs_needed(),
             )
         )
     return ArmsReport(arms=arms, paired=paired)

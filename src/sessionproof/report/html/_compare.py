@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...errors import StatisticsInputError
 from ...records import Session
 from ...scoring import SessionSurvival
-from ...scoring.stats import Interval, PairedComparison, paired_comparison, scenarios_needed
+from ...scoring.stats import Interval, PairedComparison, paired_comparison
 
 
 class MetricDifference(BaseModel):
@@ -47,11 +47,6 @@ class MetricDifference(BaseModel):
     @classmethod
     def of(cls, metric: str, pc: PairedComparison) -> MetricDifference:
         """`metric`'s row from a paired comparison, with the pairs needed to detect it."""
-        needed: int | None = None
-        if pc.rate_a != pc.rate_b:
-            needed = scenarios_needed(
-                pc.rate_a, pc.rate_b, discordant=(pc.only_a + pc.only_b) / pc.scenarios
-            )
         return cls(
             metric=metric,
             pairs=pc.scenarios,
@@ -61,7 +56,7 @@ class MetricDifference(BaseModel):
             only_b=pc.only_b,
             difference=pc.difference,
             mcnemar_p=pc.mcnemar_p,
-            pairs_needed=needed,
+            pairs_needed=pc.pairs_needed(),
         )
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import StatisticsInputError
+from ._proportion import scenarios_needed
 
 
 class Interval(BaseModel):
@@ -116,6 +117,14 @@ class PairedComparison(BaseModel):
     """Two-sided exact McNemar p-value on the discordant pairs."""
     unpaired: list[str] = Field(default_factory=list)
     """Scenarios left out: present in one run only, or not judged (None) in either."""
+
+    def pairs_needed(self) -> int | None:
+        """Pairs needed to detect the observed difference (two-sided α 0.05, power 0.8,
+        McNemar with the observed discordant share); None when the rates are equal."""
+        if self.rate_a == self.rate_b:
+            return None
+        discordant = (self.only_a + self.only_b) / self.scenarios
+        return scenarios_needed(self.rate_a, self.rate_b, discordant=discordant)
 
 
 def paired_comparison(
