@@ -55,16 +55,23 @@ def resolve(ref: str, *, what: str = "reference") -> Any:
 
 
 _GROUPS: dict[str, dict[str, EntryPoint]] = {}
+_ALL: list[EntryPoint] | None = None
 _GROUPS_LOCK = threading.Lock()
 
 
 def group_entry_points(group: str) -> dict[str, EntryPoint]:
     """The entry points of `group` in every installed distribution, by name (read once)."""
+    global _ALL
     with _GROUPS_LOCK:
         found = _GROUPS.get(group)
         if found is None:
+            # Every distribution's metadata is read once per process (~15 ms with 160
+            # distributions), then each group is selected from it: a second group costs
+            # microseconds, not another scan.
+            if _ALL is None:
+                _ALL = [ep for ep in entry_points() if ep.group.startswith(GROUP_PREFIX)]
             found = {}
-            for ep in entry_points(group=group):
+            for ep in (e for e in _ALL if e.group == group):
                 # Two distributions declaring one name: the first found wins, as importlib's
                 # own order (sys.path order) decides; the same for every look-up.
                 found.setdefault(ep.name, ep)
@@ -74,8 +81,10 @@ def group_entry_points(group: str) -> dict[str, EntryPoint]:
 
 def forget_entry_points() -> None:
     """Read the entry points again on next use (after installing a plug-in in this process)."""
+    global _ALL
     with _GROUPS_LOCK:
         _GROUPS.clear()
+        _ALL = None
 
 
 @dataclass(frozen=True)
