@@ -21,7 +21,7 @@ import importlib
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint, distributions
 from typing import Any, Generic, TypeVar
 
 from .errors import ConfigError
@@ -59,6 +59,21 @@ _ALL: list[EntryPoint] | None = None
 _GROUPS_LOCK = threading.Lock()
 
 
+def _ours() -> list[EntryPoint]:
+    """Every `sessionproof.*` entry point of every installed distribution, read in one pass
+    (a distribution found twice on sys.path counts once, the first, as importlib's own
+    `entry_points` does)."""
+    seen: set[str] = set()
+    out: list[EntryPoint] = []
+    for dist in distributions():
+        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if name in seen:
+            continue
+        seen.add(name)
+        out.extend(ep for ep in dist.entry_points if ep.group.startswith(GROUP_PREFIX))
+    return out
+
+
 def group_entry_points(group: str) -> dict[str, EntryPoint]:
     """The entry points of `group` in every installed distribution, by name (read once)."""
     global _ALL
@@ -69,7 +84,7 @@ def group_entry_points(group: str) -> dict[str, EntryPoint]:
             # distributions), then each group is selected from it: a second group costs
             # microseconds, not another scan.
             if _ALL is None:
-                _ALL = [ep for ep in entry_points() if ep.group.startswith(GROUP_PREFIX)]
+                _ALL = _ours()
             found = {}
             for ep in (e for e in _ALL if e.group == group):
                 # Two distributions declaring one name: the first found wins, as importlib's
