@@ -59,7 +59,7 @@ def test_an_installed_package_adds_a_suite_and_a_domain(probe_dist: Path) -> Non
     assert suite.name == "probe:smoke"
     assert len(suite.scenarios) == 2
     # `run --help` lists it, marked as another package's.
-    assert suite_help()["probe[:PART]"] == "two probe scenarios [from probe-suites]"
+    assert suite_help()["probe[:PART]"] == "two probe scenarios (from probe-suites)"
     assert "probe-world" in domain_names()
     assert "probe-world" in domain_names(installed=True)
     assert get_domain("probe-world").name == "probe-world"

@@ -101,6 +101,6 @@ def suite_help() -> dict[str, str]:
             continue
         text = plugin.describe
         if not is_own(entry.name):
-            text += f" [from {entry.origin}]"
+            text += f" (from {entry.origin})"
         out[plugin.usage or entry.name] = text
     return out

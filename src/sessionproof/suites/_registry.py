@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputFileError, UnknownSuiteError
 from ._files import load_suite_dir, load_suite_file
+from ._judges import judge_of
 from ._plugin import IN_CODE, SUITES, SuitePlugin, is_own, plugin_key, suite_help
 from ._suite import Suite
 
@@ -96,7 +97,21 @@ def recorded_suite(command: str, suite: str | None) -> str | None:
 
 
 def load_suite(name: str) -> Suite:
-    """Resolve a registered suite name (`NAME` or `NAME:PART`) or a scenario file path."""
+    """Resolve a registered suite name (`NAME` or `NAME:PART`) or a scenario file path.
+
+    Raises `ConfigError` when a scenario names an evaluator no installed package registers
+    as a judge: said when the suite loads, never judged generically instead.
+    """
+    return _checked(_load(name))
+
+
+def _checked(suite: Suite) -> Suite:
+    for scenario in suite.scenarios:
+        judge_of(scenario)
+    return suite
+
+
+def _load(name: str) -> Suite:
     key = plugin_key(name)
     if key is not None:
         return SUITES.require(key).load(name)

@@ -30,6 +30,7 @@ from ._match import (
     check_kind,
     decoded_calls,
 )
+from ._report import BfclReport, bfcl_summary
 from ._rules import BFCL_TYPES, CallRule, ParamRule, standardise
 from ._schema import PYTHON_HINT, parameters_schema, safe_tool_names, to_json_schema
 from ._score import INPUT_ERROR, BfclMatcher, BfclScore, CategoryScore, score_bfcl_file
@@ -50,6 +51,7 @@ __all__ = [
     "BfclDomainSpec",
     "BfclMatcher",
     "BfclQuestion",
+    "BfclReport",
     "BfclScore",
     "BfclState",
     "BfclSuite",
@@ -60,6 +62,7 @@ __all__ = [
     "ParamRule",
     "QuestionRule",
     "bfcl_domain",
+    "bfcl_summary",
     "category_of",
     "check_kind",
     "compile_question",
