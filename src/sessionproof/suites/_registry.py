@@ -6,19 +6,14 @@ from the `sessionproof.suites` entry-point group (see `_plugin`), sessionproof's
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..errors import InputFileError, UnknownSuiteError
 from ._files import load_suite_dir, load_suite_file
 from ._judges import judge_of
 from ._plugin import IN_CODE, SUITES, SuitePlugin, is_own, plugin_key, suite_help
 from ._suite import Suite
-
-if TYPE_CHECKING:
-    BUILTIN_SUITES: dict[str, str]
-    """Each registered suite as written in help → its description (built on first use)."""
-
 
 QUICKSTART_SCENARIOS: tuple[str, ...] = (
     "order-status-shipped",
@@ -58,10 +53,26 @@ def _register_demo() -> None:
 _register_demo()
 
 
-def __getattr__(name: str) -> Any:
-    if name == "BUILTIN_SUITES":
-        return suite_help()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class _SuiteHelp(Mapping[str, str]):
+    """The registered suites as written in help → their descriptions, read when asked (a
+    package installed or registered later is listed too)."""
+
+    def __getitem__(self, key: str) -> str:
+        return suite_help()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(suite_help())
+
+    def __len__(self) -> int:
+        return len(suite_help())
+
+    def __repr__(self) -> str:
+        return repr(suite_help())
+
+
+BUILTIN_SUITES: Mapping[str, str] = _SuiteHelp()
+"""Every registered suite as written in help (`bfcl:CATEGORY`) → its one-line description;
+another package's suite says which package it comes from."""
 
 
 RUN_COMMANDS = frozenset({"run", "serve"})
