@@ -118,18 +118,20 @@ def test_run_and_score_use_the_packages_suite_domain_and_judge(cli: Cli, tmp_pat
     assert ran["sessions"] == 2 and ran["judged"] == 2 and ran["successes"] == 2
     _judged_by_acme(_sessions(store, ran["run_id"]))
 
-    trace = tmp_path / "trace.json"
-    cli(
-        "export",
-        ran["run_id"],
-        "--format",
-        "otlp-json",
-        "--otel-content",
-        "-o",
-        str(trace),
-        "--store",
-        str(store),
+    # A run made by `run` reloads its suite (the user named it) for the metrics.
+    shown = json.loads(
+        cli("show", ran["run_id"], "--metrics", "--json", "--store", str(store)).stdout
     )
+    assert shown["suite"] == "acme:smoke"
+    assert shown["scenarios"] == {"source": "suite acme:smoke", "available": 2}
+    page = tmp_path / "report.html"
+    cli("report", ran["run_id"], "--store", str(store), "-o", str(page))
+    assert "acme_orders" in page.read_text()  # the judge's criterion, in the report
+
+    trace = tmp_path / "trace.json"
+    export = ["--format", "otlp-json", "--otel-content", "-o", str(trace), "--store", str(store)]
+    cli("export", ran["run_id"], *export)
+    assert "acme_orders" in trace.read_text()  # and in the exported trace
     scored_store = tmp_path / "scored.duckdb"
     scored = json.loads(
         cli(
