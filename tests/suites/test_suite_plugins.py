@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sessionproof._plugins import forget_entry_points
-from sessionproof.domains import domain_names, get_domain
+from sessionproof.domains import _registry, domain_names, get_domain
 from sessionproof.suites import BUILTIN_SUITES, is_builtin_suite, load_suite, recorded_suite
 from sessionproof.suites._plugin import SUITES, suite_help
 
@@ -51,6 +51,7 @@ def probe_dist(tmp_path: Path) -> Iterator[Path]:
     sys.path.remove(str(tmp_path))
     sys.modules.pop("probe_suites", None)
     SUITES.remove("probe")
+    _registry._REGISTERED.pop("probe-world", None)  # the domain built from the entry point
     forget_entry_points()
 
 
