@@ -56,7 +56,7 @@ class CountingJudge:
         return None
 
     def domain_name(self, name: str) -> str:
-        return f"counted-{name}"
+        return "demo" if name == "demo-alias" else name
 
 
 @pytest.fixture
@@ -114,3 +114,34 @@ def test_an_unknown_evaluator_is_said_when_the_suite_loads(tmp_path: Path) -> No
     assert "tau2" in str(err.value)  # the known judges are listed
     with pytest.raises(ConfigError, match="no installed judge"):
         judge_of(_scenario("nobody-registered-this"))
+
+
+def test_a_rerun_skips_a_transcript_whose_evaluator_no_package_provides(
+    counting: CountingJudge,
+) -> None:
+    from sessionproof.importers import ImportedSession, ImportResult
+    from sessionproof.rerun import plan_reruns
+
+    def imported(index: int, evaluator: str) -> ImportedSession:
+        session = Session(
+            run_id="r",
+            session_id=f"s{index}.t0",
+            scenario_id=f"s{index}",
+            trial=0,
+            termination=TerminationReason.user_stop,
+        )
+        scenario = _scenario(evaluator).model_copy(update={"id": f"s{index}"})
+        return ImportedSession(index=index, session=session, scenario=scenario)
+
+    result = ImportResult(
+        format="probe",
+        source="probe.jsonl",
+        sessions=[imported(0, "counting"), imported(1, "nobody-registered-this")],
+    )
+    items, skipped = plan_reruns(result, domain="demo-alias")
+    # The registered judge judges its transcript's original and maps the domain it is given.
+    assert [(i.transcript_id, i.judged_by, i.scenario.domain) for i in items] == [
+        ("s0.t0", "counting", "demo")
+    ]
+    assert counting.recorded == 1 and items[0].original is True
+    assert len(skipped) == 1 and "'nobody-registered-this' is no installed judge" in skipped[0].why
