@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import sessionproof.suites.bfcl as bfcl
-from sessionproof.cli._score_bfcl import score_bfcl_command
+from sessionproof.cli._score_outputs import score_outputs_command
 from sessionproof.errors import InputFileError
 from sessionproof.suites.bfcl import INPUT_ERROR, score_bfcl_file
 
@@ -155,7 +155,7 @@ def test_command_prints_a_json_summary_and_exit_code(
         )
     )
     src = _write(tmp_path / "in.jsonl", [json.dumps(r) for r in rows])
-    code = score_bfcl_command(src, Q, A, tmp_path / "out.jsonl", as_json=True)
+    code = score_outputs_command(src, "bfcl", Q, A, tmp_path / "out.jsonl", as_json=True)
     summary = json.loads(capsys.readouterr().out)
     assert code == 0
     par = summary["categories"]["parallel"]
@@ -170,7 +170,7 @@ def test_command_table_and_input_error_exit_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     src = _write(tmp_path / "in.jsonl", [json.dumps(_real_rows("parallel", 1)[0]), "oops"])
-    code = score_bfcl_command(src, Q, A, None, as_json=False)
+    code = score_outputs_command(src, "bfcl", Q, A, None, as_json=False)
     printed = capsys.readouterr().out
     assert code == 1
     assert "parallel" in printed and "bad_json" in printed

@@ -17,7 +17,8 @@ from sessionproof.importers import import_file
 from sessionproof.records import Action, Criteria, Scenario, ToolCall, UserSpec
 from sessionproof.rerun import plan_reruns
 from sessionproof.scoring import call_rule_names, match_gold, register_call_rules
-from sessionproof.suites import Suite, load_suite
+from sessionproof.suites import Suite, judge_named, load_suite, register_judge
+from sessionproof.suites._judges import JUDGES
 from sessionproof.suites.tau2 import (
     Tau2Task,
     TauBenchTask,
@@ -128,7 +129,13 @@ def test_user_files_may_set_the_typed_fields_and_still_validate(tmp_path: Path) 
         "    evaluator: mine\n    call_rules: bfcl\n    gold_actions:\n"
         "      - {tool: cancel_order, args: {order_id: '1042'}, compare_args: [order_id]}\n",
     )
-    (scenario,) = load_suite(str(path)).scenarios
+    # An evaluator must name an installed judge (issue 35: judges are looked up in the
+    # registry, an unknown one is refused at load): "mine" is registered for this test.
+    register_judge("mine", judge_named("tau2"))
+    try:
+        (scenario,) = load_suite(str(path)).scenarios
+    finally:
+        JUDGES.remove("mine")
     assert scenario.criteria.call_rules == "bfcl" and scenario.criteria.evaluator == "mine"
     assert scenario.criteria.gold_actions[0].compare_args == ["order_id"]
     assert Scenario.model_validate_json(scenario.model_dump_json()) == scenario

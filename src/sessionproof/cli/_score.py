@@ -1,5 +1,5 @@
-"""`sessionproof score`: judge recorded sessions offline (tau2, tau-bench, chat logs, traces,
-ATIF trajectories, inspect_ai logs, BFCL)."""
+"""`sessionproof score`: judge recorded sessions offline (chat logs, traces, ATIF trajectories,
+inspect_ai logs, a benchmark's trajectories) or a benchmark's model outputs."""
 
 from __future__ import annotations
 
@@ -43,10 +43,21 @@ def score(
             "a session whose scenario id is one of its scenarios is judged against it."
         ),
     ] = None,
-    questions: Annotated[Path | None, typer.Option(help="BFCL questions file.")] = None,
-    answers: Annotated[Path | None, typer.Option(help="BFCL possible-answers file.")] = None,
+    questions: Annotated[
+        Path | None,
+        typer.Option(
+            help="Questions file, for formats that score against question and answer files."
+        ),
+    ] = None,
+    answers: Annotated[
+        Path | None,
+        typer.Option(
+            help="Answers file, for formats that score against question and answer files."
+        ),
+    ] = None,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="BFCL: write one verdict per line.")
+        Path | None,
+        typer.Option("-o", "--output", help="Model outputs: write one verdict per line."),
     ] = None,
     judge: Annotated[str | None, typer.Option(help="Judge model for NL assertions.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
@@ -54,8 +65,8 @@ def score(
     strict_empty_turns: Annotated[
         bool,
         typer.Option(
-            help="BFCL multi-turn: also fail a call made in a turn whose gold is empty (BFCL "
-            "2026.3.23 does not check this)."
+            help="Multi-turn model outputs: also fail a call made in a turn whose gold is "
+            "empty (a check some benchmarks' own scorers leave out)."
         ),
     ] = False,
     no_report: NoReportOpt = False,
@@ -63,28 +74,31 @@ def score(
 ) -> None:
     """Judge recorded sessions offline and report agreement with the file's own verdicts.
 
-    Each session's tool calls are replayed into its domain and judged like a live run.
-    BFCL outputs (`--format bfcl`) are matched with BFCL's AST semantics.
+    Each session's tool calls are replayed into its domain and judged like a live run (a
+    benchmark's task by its package's judge). Model outputs in a format an installed package
+    scores (e.g. `--format bfcl`, with --questions and --answers) go to that package's scorer.
 
     Exit code: 0 when every record was read and judged cleanly; 1 when some records were
     skipped, or kept with a warning (an unknown content block type, a tool result that
-    answers no call, a repeated call id), or (BFCL) some lines were input errors: each is
+    answers no call, a repeated call id), or (model outputs) some lines were input errors: each is
     named on stderr and listed in --json (`skipped`, `warnings`), and the rest are judged;
     2 when a file or an option cannot be used at all. `-o` must not name an input file.
     """
-    if fmt == "bfcl":
+    from ..suites import scorer_names
+
+    if fmt in scorer_names():
         if suite is not None:
-            raise ConfigError("--suite names a project for transcripts, not for BFCL outputs")
-        from ._score_bfcl import score_bfcl_command
+            raise ConfigError(f"--suite names a project for transcripts, not for {fmt} outputs")
+        from ._score_outputs import score_outputs_command
 
         refuse_clobber(output, store=store, inputs=[path, questions, answers])
-        code = score_bfcl_command(
-            path, questions, answers, output, as_json, strict_empty_turns=strict_empty_turns
+        code = score_outputs_command(
+            path, fmt, questions, answers, output, as_json, strict_empty_turns=strict_empty_turns
         )
     else:
-        from ._score_tau import score_tau_command
+        from ._score_transcripts import score_transcripts_command
 
-        code = score_tau_command(
+        code = score_transcripts_command(
             path, fmt, domain, store, as_json, judge, no_report, label_from=label_from, suite=suite
         )
     raise typer.Exit(code)

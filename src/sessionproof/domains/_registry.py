@@ -1,21 +1,24 @@
-"""Domain registry. Built-ins are imported only when asked for (no import side effects)."""
+"""Domain registry: domains by name, imported only when asked for (no import side effects).
+
+A domain comes from one of three places: registered at run time (`register_domain`, what a
+`domains:` file does), declared lazily in code (`register_builtin`; the demo world), or the
+`sessionproof.domains` entry-point group of an installed distribution, whose entries name a
+zero-argument factory returning a `DomainSpec` (sessionproof's own benchmarks declare their
+domains this way, as any package may).
+"""
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 
+from .._plugins import Registry, resolve
 from ..errors import UnknownDomainError
 from ._domain import DomainSpec
 
 # name -> "module:attribute" of a zero-argument factory returning a DomainSpec.
-_BUILTIN: dict[str, str] = {
-    "demo": "sessionproof.domains.demo:spec",
-    "retail": "sessionproof.suites.tau2.retail:spec",
-    "airline": "sessionproof.suites.tau2.airline:spec",
-    "taubench-retail": "sessionproof.suites.tau2.taubench:retail_spec",
-    "taubench-airline": "sessionproof.suites.tau2.taubench:airline_spec",
-}
+_BUILTIN: dict[str, str] = {"demo": "sessionproof.domains.demo:spec"}
 _REGISTERED: dict[str, DomainSpec] = {}
+_PLUGINS: Registry[Callable[[], DomainSpec]] = Registry("domains")
 
 
 def register_domain(spec: DomainSpec) -> None:
@@ -28,9 +31,11 @@ def register_builtin(name: str, factory_path: str) -> None:
     _BUILTIN[name] = factory_path
 
 
-def domain_names() -> list[str]:
-    """Every known domain name."""
-    return sorted({*_BUILTIN, *_REGISTERED})
+def domain_names(*, installed: bool = False) -> list[str]:
+    """Every known domain name; `installed`: only those declared in code or by an installed
+    package's entry point (not those a file registered at run time)."""
+    names = {*_BUILTIN, *_PLUGINS.names()}
+    return sorted(names if installed else {*names, *_REGISTERED})
 
 
 def get_domain(name: str) -> DomainSpec:
@@ -38,11 +43,11 @@ def get_domain(name: str) -> DomainSpec:
     if name in _REGISTERED:
         return _REGISTERED[name]
     path = _BUILTIN.get(name)
-    if path is None:
+    factory = resolve(path, what=f"domain {name!r}") if path is not None else _PLUGINS.get(name)
+    if factory is None:
         raise UnknownDomainError(
             f"unknown domain {name!r}; known domains: {', '.join(domain_names())}"
         )
-    module_name, attr = path.split(":")
-    spec: DomainSpec = getattr(importlib.import_module(module_name), attr)()
+    spec: DomainSpec = factory()
     _REGISTERED[name] = spec
     return spec

@@ -99,12 +99,16 @@ class Criteria(BaseModel):
     """Compare the final DB state with the gold replay (domains with a DB). Off (e.g. for
     read-only info tasks), a user suite judges its gold actions as required calls instead."""
     evaluator: str | None = Field(default=None, exclude_if=_unset)
-    """The benchmark whose own reward judges this scenario's sessions ("tau2", "tau-bench",
-    "bfcl"), set by that benchmark's package; None: the criteria above, judged generically."""
+    """The name of the judge whose own reward judges this scenario's sessions, set by the
+    benchmark package that built the scenario and registered by it in the
+    `sessionproof.judges` entry-point group (e.g. tau2's tasks name `tau2`); None: the
+    criteria above, judged generically. A name no installed package registers is an error
+    when the scenario is judged, never a generic verdict."""
     call_rules: str | None = Field(default=None, exclude_if=_unset)
-    """The name of a call-matching rule set registered in `sessionproof.scoring` (e.g. "bfcl":
-    BFCL's acceptable-value rules) that decides which agent calls equal the expected calls;
-    None: gold actions compared argument by argument."""
+    """The name of a call-matching rule set (registered in `sessionproof.scoring` or the
+    `sessionproof.call_rules` entry-point group; e.g. BFCL's acceptable-value rules, `bfcl`)
+    that decides which agent calls equal the expected calls; None: gold actions compared
+    argument by argument."""
     state: dict[str, Any] = Field(default_factory=dict, exclude_if=_empty)
     """Final-state assertions: a dotted path into the final DB (`orders.O1.status`, list
     items by index) -> the value it must have."""

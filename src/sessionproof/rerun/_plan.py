@@ -8,18 +8,18 @@ from dataclasses import dataclass
 
 from ..domains import DomainSpec, get_domain
 from ..domains.sources import RecordedDomainSpec
-from ..errors import UnknownDomainError
+from ..errors import ConfigError, UnknownDomainError
 from ..importers import ImportedSession, ImportResult, RecordError
 from ..records import Action, Criteria, Outcome, Scenario, UserMessageEvent, UserSpec
 from ..scoring import evaluate_session, with_termination
-from ..suites import RECORDED_DOMAIN, Project
-from ..suites.tau2 import (
+from ..suites import (
+    RECORDED_DOMAIN,
+    Judge,
     NLJudge,
-    judge_tau2,
-    judge_taubench,
+    Project,
+    judge_of,
     replay,
     replayed_calls,
-    taubench_domain,
 )
 from ._report import JudgedBy, OriginalSource, Skipped
 
@@ -96,28 +96,29 @@ def import_problems(result: ImportResult) -> tuple[list[Skipped], list[str]]:
     return skipped, warnings
 
 
-def _kind(scenario: Scenario) -> JudgedBy:
-    # The benchmark package that built the scenario names its evaluator in the criteria.
-    evaluator = scenario.criteria.evaluator
-    if evaluator == "tau2":
-        return "tau2"
-    if evaluator == "tau-bench":
-        return "tau-bench"
-    return "criteria"
+def _judge(scenario: Scenario) -> tuple[JudgedBy, Judge | None]:
+    """How the scenario is judged: by the judge its benchmark's package registered under
+    `criteria.evaluator` (its name), else by its criteria. An evaluator no installed package
+    registers costs this record (a ValueError naming it), never a generic verdict."""
+    try:
+        own = judge_of(scenario)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    if own is None or scenario.criteria.evaluator is None:
+        return "criteria", None
+    return scenario.criteria.evaluator, own
 
 
 def _judge_original(
-    kind: JudgedBy,
+    own: Judge | None,
     scenario: Scenario,
     item: ImportedSession,
     judge: NLJudge | None,
     project: Project | None = None,
 ) -> Outcome:
     session = item.session
-    if kind == "tau2":
-        return judge_tau2(scenario, session, judge=judge).outcome
-    if kind == "tau-bench":
-        return judge_taubench(scenario, session).outcome
+    if own is not None:
+        return own.judge_recorded(scenario, session, nl_judge=judge).outcome
     calls = ((c.name, c.arguments or {}) for c in replayed_calls(session))
     if project is not None and project.suite is not None:
         spec = project.suite.domain_for(scenario)
@@ -154,13 +155,13 @@ def _with_task(
     judge: NLJudge | None,
     project: Project | None = None,
 ) -> RerunItem:
-    kind = _kind(scenario)
+    kind, own_judge = _judge(scenario)
     own = project is not None and project.owns(scenario) and domain in (None, scenario.domain)
     if not own:
         project = None
     if domain:
         scenario = scenario.model_copy(
-            update={"domain": taubench_domain(domain) if kind == "tau-bench" else domain}
+            update={"domain": own_judge.domain_name(domain) if own_judge else domain}
         )
     scenario = scenario.model_copy(update={"id": tid})
     get_domain(scenario.domain)  # an unknown domain costs this record only
@@ -168,7 +169,7 @@ def _with_task(
     if reported is not None and reported.success is not None:
         return RerunItem(item, scenario, kind, reported.success, "recorded", own=own)
     try:
-        outcome = _judge_original(kind, scenario, item, judge, project)
+        outcome = _judge_original(own_judge, scenario, item, judge, project)
     except Exception as exc:  # a record the evaluator chokes on must not end the rerun
         note = f"the original could not be judged: {type(exc).__name__}: {exc}"
         return RerunItem(item, scenario, kind, None, None, note, own=own)

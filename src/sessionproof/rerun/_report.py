@@ -10,10 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..records import EventKind, Session
 from ..scoring.stats import PairedComparison
 
-JudgedBy = Literal["tau2", "tau-bench", "criteria", "reference_state", "recorded", "none"]
+JudgedBy = str
 """How a transcript's reruns are judged:
 
-- `tau2` / `tau-bench`: the reward of the task embedded in the file, as the original was scored;
+- the name of a judge (a benchmark's `criteria.evaluator`, registered in the
+  `sessionproof.judges` entry-point group, e.g. `tau2` or `tau-bench`): the reward of the task
+  embedded in the file, as the original was scored;
 - `criteria`: the generic verdict of a sessionproof scenario attached to a chat log;
 - `reference_state`: a chat log with no task whose own `outcome` marks it a success: a rerun
   succeeds when it leaves the domain in the state the original's tool calls left it in;

@@ -12,8 +12,7 @@ from ..errors import ConfigError
 from ..importers import LabelRule, import_file
 from ..records import EventKind, Session
 from ..store import RunManifest, Store, new_run_id, recorded_run
-from ..suites import RECORDED_DOMAIN, Project, attach_scenarios
-from ..suites.tau2 import AgentJudge, NLJudge, make_judge
+from ..suites import RECORDED_DOMAIN, AgentJudge, NLJudge, Project, attach_scenarios, make_judge
 from ._collect import accuracies, collect, paired
 from ._plan import RerunItem, import_problems, plan_reruns
 from ._report import RerunReport

@@ -8,8 +8,7 @@ from typing import Any
 
 from ..domains import Domain, DomainSpec
 from ..records import CriterionResult, Outcome, Scenario, Session
-from ..suites import Suite
-from ..suites.tau2 import NLJudge, evaluate_tau2, judge_taubench
+from ..suites import NLJudge, Suite, judge_named
 from ._report import JudgedBy
 
 
@@ -24,8 +23,9 @@ def _unjudged(name: str, evidence: str) -> Outcome:
 
 
 class RerunSuite(Suite):
-    """Transcripts as scenarios. tau2 and tau-bench tasks keep their own reward; a scenario
-    with criteria (or the reference state of a successful log) gets the generic verdict."""
+    """Transcripts as scenarios. A benchmark's task keeps its own reward (the judge its package
+    registered); a scenario with criteria (or the reference state of a successful log) gets
+    the generic verdict."""
 
     def __init__(
         self,
@@ -48,7 +48,7 @@ class RerunSuite(Suite):
         self.judged_by = dict(judged_by)
         """Scenario id → how its sessions are judged."""
         self.judge = judge
-        """Judge for tau2 NL assertions; None reports them as not evaluated."""
+        """Judge for a task's NL assertions; None reports them as not evaluated."""
 
     def domain_for(self, scenario: Scenario) -> DomainSpec:
         """The transcript's recorded responses when its domain is not available, else its
@@ -70,10 +70,9 @@ class RerunSuite(Suite):
         if kind in ("none", "recorded"):
             return _unjudged("criteria", "no criterion to judge by")
         try:
-            if kind == "tau2":
-                outcome = evaluate_tau2(scenario, session, final_domain, self.judge)
-            elif kind == "tau-bench":
-                outcome = judge_taubench(scenario, session, final_domain).outcome
+            if kind not in ("criteria", "reference_state"):
+                own = judge_named(kind)
+                outcome = own.evaluate(scenario, session, final_domain, self.judge)
             elif self.project is not None and scenario.id in self.own:
                 outcome = self.project.evaluate(scenario, session, final_domain)
             else:

@@ -34,13 +34,12 @@ if TYPE_CHECKING:
     from ._results import RunReport, RunStart
     from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
     from ._run import StartHook, arun, run
-    from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, rerun, score
+    from ._score import SCORE_FORMATS, rerun, score
     from ._serve import SERVED_MODEL, ServeConfig, ServeReport, aserve, find_scenario, serve
 
 # Imported on first use (PEP 562): `score` needs neither the executors nor the metrics, the
 # report or the serving of a scenario.
 _MODULE_OF: dict[str, str] = {
-    "BfclReport": "._score",
     "LOCAL_CONCURRENCY": "._config",
     "PatternsRun": "._patterns",
     "REMOTE_CONCURRENCY": "._config",
@@ -62,7 +61,6 @@ _MODULE_OF: dict[str, str] = {
     "arm_names": "._config",
     "arun": "._run",
     "aserve": "._serve",
-    "bfcl_summary": "._score",
     "compare": "._report",
     "default_arm": "._patterns",
     "default_concurrency": "._config",
@@ -92,7 +90,6 @@ __all__ = [
     "SCORE_FORMATS",
     "SERVED_MODEL",
     "TOOL_MODES",
-    "BfclReport",
     "PatternsRun",
     "RunConfig",
     "RunMetrics",
@@ -107,7 +104,6 @@ __all__ = [
     "arm_names",
     "arun",
     "aserve",
-    "bfcl_summary",
     "compare",
     "default_arm",
     "default_concurrency",

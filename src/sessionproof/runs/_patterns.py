@@ -81,7 +81,7 @@ def patterns(
     opts = options or MineOptions()
     path = Path(target)
     if path.is_file():
-        from ..suites.tau2 import score_transcripts
+        from ..suites import score_transcripts
 
         project = open_project(suite, domain)
         scored = score_transcripts(

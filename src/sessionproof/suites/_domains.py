@@ -37,8 +37,6 @@ from ..errors import ConfigError, InputFileError, SessionproofError
 from ..records import ErrorClass
 from ._yaml import load_yaml
 
-_BUILTIN_NAMES = frozenset({"demo", "retail", "airline", "taubench-retail", "taubench-airline"})
-
 
 class McpRef(BaseModel):
     """An MCP server: a command started over stdio, or the URL of a streamable HTTP one."""
@@ -224,7 +222,7 @@ def register_references(data: object, source: str, base: Path, lines: dict[str, 
     names = []
     for name, raw in data.items():
         where = f"{source}: domains.{name}" + (f" at line {lines[name]}" if name in lines else "")
-        if not isinstance(name, str) or not name or name in _BUILTIN_NAMES:
+        if not isinstance(name, str) or not name or name in domain_names(installed=True):
             raise InputFileError(f"{where}: a domain name must be a new, non-empty name")
         try:
             ref = DomainRef.model_validate(raw)

@@ -1,27 +1,19 @@
-"""Suite names → suites. Built-ins load lazily; a YAML or JSON path is a user's own suite."""
+"""Suite names → suites: the registered suite plug-ins, or a user's YAML/JSON file or project.
+
+The demo suites (`demo`, `quickstart`) are registered here in code; every benchmark comes
+from the `sessionproof.suites` entry-point group (see `_plugin`), sessionproof's own as well.
+"""
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ..errors import InputFileError, UnknownSuiteError
 from ._files import load_suite_dir, load_suite_file
+from ._judges import judge_of
+from ._plugin import IN_CODE, SUITES, SuitePlugin, is_own, plugin_key, suite_help
 from ._suite import Suite
-
-BUILTIN_SUITES: dict[str, str] = {
-    "demo": "the built-in orders/help-desk world (scripted users, deterministic)",
-    "quickstart": "four demo scenarios (a lookup, a cancellation, a ticket, a refusal and "
-    "hand-off): the README's first command, about a minute on the embedded model",
-    "tau2-retail[:SPLIT]": "tau2-bench retail tasks (simulated user; split from split_tasks.json)",
-    "tau2-airline[:SPLIT]": "tau2-bench airline tasks (simulated user)",
-    "bfcl:CATEGORY": "BFCL v4 single-call questions: simple_python, multiple, parallel, "
-    "parallel_multiple, irrelevance; multi-turn entries (BFCL's classes, from bfcl-eval): "
-    "multi_turn_base, multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context",
-    "wild": "WildToolBench-style sessions of four tasks over the demo world (scripted users; "
-    "breakdowns by task position, type, intent and transitions)",
-}
-
 
 QUICKSTART_SCENARIOS: tuple[str, ...] = (
     "order-status-shipped",
@@ -44,13 +36,44 @@ def _load_demo(name: str = "demo") -> Suite:
     return Suite(name, scenarios)
 
 
-def _load_factory(module: str, attr: str, name: str) -> Suite:
-    factory = getattr(importlib.import_module(module), attr)
-    suite: Suite = factory(name)
-    return suite
+def _register_demo() -> None:
+    demo = SuitePlugin(
+        "the built-in orders/help-desk world (scripted users, deterministic)", _load_demo
+    )
+    quick = SuitePlugin(
+        "four demo scenarios (a lookup, a cancellation, a ticket, a refusal and hand-off): the "
+        "README's first command, about a minute on the embedded model",
+        _load_demo,
+    )
+    for name, plugin in (("demo", demo), ("quickstart", quick)):
+        SUITES.add(name, plugin)
+        IN_CODE.add(name)
 
 
-_BUILTIN_PREFIXES = ("tau2-retail", "tau2-airline", "bfcl:")
+_register_demo()
+
+
+class _SuiteHelp(Mapping[str, str]):
+    """The registered suites as written in help → their descriptions, read when asked (a
+    package installed or registered later is listed too)."""
+
+    def __getitem__(self, key: str) -> str:
+        return suite_help()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(suite_help())
+
+    def __len__(self) -> int:
+        return len(suite_help())
+
+    def __repr__(self) -> str:
+        return repr(suite_help())
+
+
+BUILTIN_SUITES: Mapping[str, str] = _SuiteHelp()
+"""Every registered suite as written in help (`bfcl:CATEGORY`) → its one-line description;
+another package's suite says which package it comes from."""
+
 
 RUN_COMMANDS = frozenset({"run", "serve"})
 """Stored runs whose suite the user named to the command that made them (`run --suite`,
@@ -59,8 +82,10 @@ RUN_COMMANDS = frozenset({"run", "serve"})
 
 def is_builtin_suite(name: str) -> bool:
     """True when `name` is one of sessionproof's own suites, built by its own code alone (no
-    file of anyone else's is imported or started when it loads)."""
-    return name in ("demo", "quickstart", "wild") or name.startswith(_BUILTIN_PREFIXES)
+    file of anyone else's is imported or started when it loads): a suite plug-in registered
+    by sessionproof's code or by an entry point of the sessionproof distribution."""
+    key = plugin_key(name)
+    return key is not None and is_own(key)
 
 
 def recorded_suite(command: str, suite: str | None) -> str | None:
@@ -69,10 +94,11 @@ def recorded_suite(command: str, suite: str | None) -> str | None:
 
     A user's suite file or project directory is code (its `python:` modules are imported, its
     `mcp:` commands started), so reading a trace or a store never loads one that the file
-    merely names: a built-in suite always loads; a user's suite only for a run made by `run`
-    or `serve` with that suite (the user named it then). The suite an import, a score or a
-    rerun names is a file's claim and never loads (a score or rerun given `--suite PROJECT`
-    records that project apart, in its options, and only that is loaded again).
+    merely names: a built-in suite always loads; a user's suite (a file, a project, or a
+    suite plug-in of another distribution) only for a run made by `run` or `serve` with that
+    suite (the user named it then). The suite an import, a score or a rerun names is a
+    file's claim and never loads (a score or rerun given `--suite PROJECT` records that
+    project apart, in its options, and only that is loaded again).
     """
     if not suite:
         return None
@@ -82,15 +108,24 @@ def recorded_suite(command: str, suite: str | None) -> str | None:
 
 
 def load_suite(name: str) -> Suite:
-    """Resolve a suite name or a scenario file path."""
-    if name in ("demo", "quickstart"):
-        return _load_demo(name)
-    if name.startswith(("tau2-retail", "tau2-airline")):
-        return _load_factory("sessionproof.suites.tau2", "tau2_suite", name)
-    if name == "wild":
-        return _load_factory("sessionproof.suites.wild", "make_wild_suite", name)
-    if name.startswith("bfcl:"):
-        return _load_factory("sessionproof.suites.bfcl", "make_bfcl_suite", name)
+    """Resolve a registered suite name (`NAME` or `NAME:PART`) or a scenario file path.
+
+    Raises `ConfigError` when a scenario names an evaluator no installed package registers
+    as a judge: said when the suite loads, never judged generically instead.
+    """
+    return _checked(_load(name))
+
+
+def _checked(suite: Suite) -> Suite:
+    for scenario in suite.scenarios:
+        judge_of(scenario)
+    return suite
+
+
+def _load(name: str) -> Suite:
+    key = plugin_key(name)
+    if key is not None:
+        return SUITES.require(key).load(name)
     path = Path(name)
     if path.is_dir():
         return load_suite_dir(path)
@@ -98,7 +133,7 @@ def load_suite(name: str) -> Suite:
         if not path.exists():
             raise InputFileError(f"{path}: no such suite file")
         return load_suite_file(path)
-    known = ", ".join(BUILTIN_SUITES)
+    known = ", ".join(suite_help())
     raise UnknownSuiteError(
         f"unknown suite {name!r}; use one of {known}, or a .yaml/.json file or a project directory"
     )

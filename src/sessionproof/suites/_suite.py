@@ -11,6 +11,7 @@ import orjson
 from ..domains import Domain, DomainSpec, get_domain
 from ..records import Outcome, Scenario, Session
 from ..scoring import Breakdowns, evaluate_session
+from ._judges import judge_of
 
 _INT64 = range(-(2**63), 2**64)
 """Integers orjson can write."""
@@ -99,7 +100,11 @@ class Suite:
         return get_domain(scenario.domain)
 
     def evaluate(self, scenario: Scenario, session: Session, final_domain: Domain[Any]) -> Outcome:
-        """Judge one finished session."""
+        """Judge one finished session: by the judge its `criteria.evaluator` names (a
+        benchmark package's, see `register_judge`), else by its generic criteria."""
+        own = judge_of(scenario)
+        if own is not None:
+            return own.evaluate(scenario, session, final_domain)
         return evaluate_session(scenario, session, final_domain, self.domain_for(scenario))
 
     def breakdowns(self, sessions: Sequence[Session]) -> Breakdowns | None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sessionproof.cli._score_tau import score_tau_command
+from sessionproof.cli._score_transcripts import score_transcripts_command
 from sessionproof.store import Store
 from sessionproof.suites.tau2 import score_transcripts
 
@@ -78,7 +78,9 @@ def test_a_flipped_reported_reward_is_a_disagreement(tmp_path: Path) -> None:
 def test_cli_json_has_exactly_the_documented_keys(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = score_tau_command(AIRLINE_GPT, "tau2", "airline", tmp_path / "s.duckdb", True, None)
+    code = score_transcripts_command(
+        AIRLINE_GPT, "tau2", "airline", tmp_path / "s.duckdb", True, None
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out) == [
@@ -106,7 +108,7 @@ def test_cli_table_and_skipped_records_exit_code(
         del data["simulations"][3]["messages"]
 
     path = _rewrite(AIRLINE_GPT, tmp_path / "broken.json", break_one)
-    code = score_tau_command(path, "auto", None, tmp_path / "s.duckdb", False, None)
+    code = score_transcripts_command(path, "auto", None, tmp_path / "s.duckdb", False, None)
     captured = capsys.readouterr()
     assert code == 1
     assert "reward agreement" in captured.out and "19/19" in captured.out

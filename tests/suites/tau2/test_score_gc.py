@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from sessionproof.suites.tau2 import _score, score_transcripts
+from sessionproof.suites import _score
+from sessionproof.suites.tau2 import score_transcripts
 
 from ._data import RETAIL_GPT
 

@@ -18,19 +18,21 @@ from typing import TYPE_CHECKING
 from ..._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._evaluate import (
-        Judgement,
-        evaluate_tau2,
-        evaluate_taubench,
-        judge_tau2,
-        judge_taubench,
-    )
-    from ._judge import (
+    from .._judges import Judgement
+    from .._nl_judge import (
         AgentJudge,
         NLJudge,
         make_judge,
         parse_judgement,
         transcript_text,
+    )
+    from .._score import score_transcripts
+    from .._score_report import Agreement, Disagreement, ScoreReport, SessionScore
+    from ._evaluate import (
+        evaluate_tau2,
+        evaluate_taubench,
+        judge_tau2,
+        judge_taubench,
     )
     from ._replay import (
         DEFAULT_GOLD_CACHE,
@@ -39,8 +41,6 @@ if TYPE_CHECKING:
         replay,
         replayed_calls,
     )
-    from ._score import score_transcripts
-    from ._score_report import Agreement, Disagreement, ScoreReport, SessionScore
     from ._suite import (
         DOMAINS,
         Tau2Suite,
@@ -67,26 +67,26 @@ if TYPE_CHECKING:
     )
 
 _MODULE_OF: dict[str, str] = {
-    "Judgement": "._evaluate",
+    "Judgement": ".._judges",
     "evaluate_tau2": "._evaluate",
     "evaluate_taubench": "._evaluate",
     "judge_tau2": "._evaluate",
     "judge_taubench": "._evaluate",
-    "AgentJudge": "._judge",
-    "NLJudge": "._judge",
-    "make_judge": "._judge",
-    "parse_judgement": "._judge",
-    "transcript_text": "._judge",
+    "AgentJudge": ".._nl_judge",
+    "NLJudge": ".._nl_judge",
+    "make_judge": ".._nl_judge",
+    "parse_judgement": ".._nl_judge",
+    "transcript_text": ".._nl_judge",
     "DEFAULT_GOLD_CACHE": "._replay",
     "GoldCache": "._replay",
     "GoldState": "._replay",
     "replay": "._replay",
     "replayed_calls": "._replay",
-    "Agreement": "._score_report",
-    "Disagreement": "._score_report",
-    "ScoreReport": "._score_report",
-    "SessionScore": "._score_report",
-    "score_transcripts": "._score",
+    "Agreement": ".._score_report",
+    "Disagreement": ".._score_report",
+    "ScoreReport": ".._score_report",
+    "SessionScore": ".._score_report",
+    "score_transcripts": ".._score",
     "DOMAINS": "._suite",
     "Tau2Suite": "._suite",
     "load_tau2_suite": "._suite",

@@ -26,13 +26,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from ...domains import Domain, DomainSpec, get_domain
 from ...records import CriterionResult, Mismatch, Outcome, Scenario, Session, TerminationReason
 from ...scoring import MAX_DETAILS, state_diff
 from ...scoring import normalise_text as normalise  # tau2's fact search is ours exactly
-from ._judge import NLJudge, transcript_text
+from .._judges import Judgement
+from .._nl_judge import NLJudge, transcript_text
 from ._replay import DEFAULT_GOLD_CACHE, GoldCache, GoldState, replay, replayed_calls
 from ._tau2task import Tau2Task
 from ._taubench_task import TauBenchTask
@@ -41,20 +42,6 @@ STOPPED = frozenset({"user_stop", "agent_stop", "transfer"})
 """Terminations tau2 evaluates; any other ends the session with reward 0."""
 TERMINATE_TOOLS = frozenset({"transfer_to_human_agents"})
 """tau-bench leaves these out of its gold replay (they end the episode, not change the DB)."""
-
-
-class Judgement(BaseModel):
-    """Our verdict on one session, with the parts agreement reports compare."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    outcome: Outcome
-    db_match: bool | None = None
-    """Our DB verdict whether or not DB is in the reward basis (None: not computed)."""
-    breakdown: dict[str, float] = Field(default_factory=dict)
-    """Reward of each judged basis component."""
-    changed: list[str] = Field(default_factory=list)
-    """Records where the session's final state differs from the gold state ("table/key")."""
 
 
 def _agent_texts(session: Session) -> list[str]:

@@ -1,4 +1,4 @@
-"""Replaying tool calls into a fresh domain: the session's recorded calls, and gold actions.
+"""Replaying tool calls into a fresh tau domain: the session's recorded calls, and gold actions.
 
 Only tools that can write are run (a read cannot move the state), in the order they were
 made, each with its recorded arguments; calls that failed are run too, because a failing
@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 import orjson
 
 from ...domains import Domain, DomainSpec
-from ...errors import ToolError
-from ...records import Session, ToolCall, ToolCallEvent, ToolResultEvent
+from .._replay import replay_into
+from .._replay import replayed_calls as replayed_calls
 from ._tau import TauDomain
 
 T = TypeVar("T")
@@ -44,46 +44,18 @@ class GoldState:
     """The shared base DB (`SharedBase`) the gold actions were replayed on."""
 
 
-def _writes_only(domain: Domain[Any], name: str) -> bool:
-    if isinstance(domain, TauDomain):
-        return name in domain.write_tools
-    spec = next((t for t in domain.tools() if t.name == name), None)
-    return spec is None or spec.write
-
-
-def replayed_calls(session: Session) -> list[ToolCall]:
-    """The session's tool calls that reached the domain (they have a recorded reply that the
-    domain gave: an injected fault's reply means the call never got there)."""
-    answered: set[str] = set()
-    calls: list[ToolCall] = []
-    for event in session.events:  # one pass, not one per kind
-        if isinstance(event, ToolResultEvent):
-            if not event.payload.injected:
-                answered.add(event.payload.call_id)
-        elif isinstance(event, ToolCallEvent):
-            calls.append(event.payload)
-    return [c for c in calls if c.id in answered and c.arguments is not None]
-
-
 def replay(
     spec: DomainSpec, calls: Iterable[tuple[str, dict[str, Any]]]
 ) -> tuple[Domain[Any], list[str]]:
     """A fresh domain after running the write calls; the failures met on the way."""
     domain = spec.create()
-    # A tau domain's raw value is enough: rendering it as the agent saw it (json.dumps of
-    # model_dump) changes nothing and cost a quarter of judging a session.
-    run = domain.apply if isinstance(domain, TauDomain) else domain.call
-    failures: list[str] = []
-    for name, args in calls:
-        if not _writes_only(domain, name):
-            continue
-        try:
-            run(name, dict(args))
-        except ToolError as exc:
-            failures.append(f"{name}: {exc}")
-        except Exception as exc:  # a non-tau domain's tool may raise anything
-            failures.append(f"{name}: {type(exc).__name__}: {exc}")
-    return domain, failures
+    if isinstance(domain, TauDomain):
+        # A tau domain's raw value is enough: rendering it as the agent saw it (json.dumps
+        # of model_dump) changes nothing and cost a quarter of judging a session.
+        return domain, replay_into(
+            domain, calls, writes=domain.write_tools.__contains__, run=domain.apply
+        )
+    return domain, replay_into(domain, calls)
 
 
 class GoldCache:

@@ -16,9 +16,9 @@ from pydantic import ValidationError
 from ...domains import Domain
 from ...errors import InputFileError, UnknownSuiteError, describe_validation
 from ...records import Outcome, Scenario, Session
+from .._nl_judge import NLJudge
 from .._suite import Suite, without_derived_fields
 from ._evaluate import evaluate_tau2
-from ._judge import NLJudge
 from ._tau import read_package_json
 from ._tau2task import Tau2Task, scenario_from_task
 

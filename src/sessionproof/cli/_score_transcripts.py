@@ -1,4 +1,5 @@
-"""`sessionproof score` for transcripts (tau2, tau-bench, OpenAI and Anthropic logs)."""
+"""`sessionproof score` for transcripts (every registered format: chat logs, traces, benchmark
+trajectories)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import orjson
 from rich.markup import escape
 from rich.table import Table
 
-from ..runs import BfclReport, score
-from ..suites.tau2 import ScoreReport
+from ..runs import score
+from ..suites import ScoreReport
 from ._safe import SafeConsole as Console  # control characters escaped
 
 
@@ -43,7 +44,7 @@ def _table(report: ScoreReport) -> Table:
     return table
 
 
-def score_tau_command(
+def score_transcripts_command(
     path: Path,
     fmt: str,
     domain: str | None,
@@ -73,8 +74,8 @@ def score_tau_command(
         label_from=label_from,
         suite=suite,
     )
-    if isinstance(report, BfclReport):
-        raise TypeError("BFCL outputs are scored by score_bfcl_command")
+    if not isinstance(report, ScoreReport):
+        raise TypeError("model outputs are scored by score_outputs_command")
     err = Console(stderr=True)
     for reason, count in report.not_judged.items():
         # On stderr too, so it is seen with --json: these sessions are neither pass nor fail.

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...importers import RecordError
-from ...records import Scenario, Session
+from ..importers import RecordError
+from ..records import Scenario, Session
 
 
 class Agreement(BaseModel):

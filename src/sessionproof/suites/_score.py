@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..._gc import paused_gc
-from ...domains import get_domain
-from ...errors import SessionproofError, StoreError
-from ...importers import ImportedSession, LabelRule, RecordError, import_file
-from ...records import (
+from .._gc import paused_gc
+from ..domains import get_domain
+from ..errors import SessionproofError, StoreError
+from ..importers import ImportedSession, LabelRule, RecordError, import_file
+from ..records import (
     EventKind,
     Outcome,
     Session,
@@ -19,15 +19,15 @@ from ...records import (
     ToolResultEvent,
     make_event,
 )
-from ...scoring import evaluate_session
-from .._project import RECORDED_DOMAIN, Project, attach_scenarios
-from ._evaluate import Judgement, judge_tau2, judge_taubench
-from ._judge import NLJudge, make_judge
-from ._replay import GoldCache, replay, replayed_calls
+from ..scoring import evaluate_session
+from ._judges import Judge, Judgement, judge_of
+from ._nl_judge import NLJudge, make_judge
+from ._project import RECORDED_DOMAIN, Project, attach_scenarios
+from ._replay import replay, replayed_calls
 from ._score_report import Agreement, Disagreement, ScoreReport, SessionScore
 
 if TYPE_CHECKING:
-    from ...store import Store
+    from ..store import Store
 
 NO_SCENARIO = (
     "no task or scenario: the record names none, so nothing says what success is (give the "
@@ -46,16 +46,28 @@ def _unjudged(reason: str) -> Judgement:
     return Judgement(outcome=Outcome(success=False, reward=0.0, not_judged=reason), db_match=None)
 
 
+class _Caches:
+    """Each judge's cache for one file (gold states shared by its sessions)."""
+
+    def __init__(self) -> None:
+        self._by_judge: dict[int, tuple[Judge, Any]] = {}
+
+    def of(self, judge: Judge) -> Any:
+        found = self._by_judge.get(id(judge))
+        if found is None:
+            found = self._by_judge[id(judge)] = (judge, judge.new_cache())
+        return found[1]
+
+
 def _grade(
-    item: ImportedSession, judge: NLJudge | None, cache: GoldCache, project: Project | None
+    item: ImportedSession, judge: NLJudge | None, caches: _Caches, project: Project | None
 ) -> Judgement:
     scenario = item.scenario
     if scenario is None:
         return _unjudged(NO_SCENARIO)
-    if "tau2_task" in scenario.metadata:
-        return judge_tau2(scenario, item.session, judge=judge, cache=cache)
-    if "taubench_task" in scenario.metadata:
-        return judge_taubench(scenario, item.session, cache=cache)
+    own = judge_of(scenario)  # the benchmark's own judge, when its package built the task
+    if own is not None:
+        return own.judge_recorded(scenario, item.session, nl_judge=judge, cache=caches.of(own))
     calls = ((c.name, c.arguments or {}) for c in replayed_calls(item.session))
     if project is not None and project.owns(scenario):
         # The project's own lookup and verdict, as `run` judges it (initial_state applied;
@@ -75,7 +87,7 @@ def _verdict(
     item: ImportedSession,
     recorded: bool,
     judge: NLJudge | None,
-    cache: GoldCache,
+    caches: _Caches,
     project: Project | None,
 ) -> Judgement | None:
     """Our verdict of one session; None when it keeps the verdict it came with (a trace's
@@ -84,7 +96,7 @@ def _verdict(
         return _unjudged(RECORDED_REASON)
     if item.scenario is None and item.session.outcome is not None:
         return None
-    return _grade(item, judge, cache, project)
+    return _grade(item, judge, caches, project)
 
 
 def _why(ours: Judgement, item: ImportedSession) -> str:
@@ -160,7 +172,7 @@ def _score_transcripts(
     started: float,
     project: Project | None = None,
 ) -> ScoreReport:
-    from ...store import new_run_id
+    from ..store import new_run_id
 
     run_id = run_id or new_run_id()
     nl_judge = make_judge(judge) if isinstance(judge, str) else judge
@@ -173,7 +185,7 @@ def _score_transcripts(
         attach_scenarios(result.sessions, project)
     not_judged: dict[str, int] = {}
     divergences = 0
-    cache = GoldCache()
+    caches = _Caches()
     reward, db = Agreement(), Agreement()
     disagreements: list[Disagreement] = []
     scores: list[SessionScore] = []
@@ -183,7 +195,7 @@ def _score_transcripts(
     for item in result.sessions:
         session = item.session
         try:
-            verdict = _verdict(item, recorded, nl_judge, cache, project)
+            verdict = _verdict(item, recorded, nl_judge, caches, project)
         except SessionproofError as exc:
             # One session that cannot be judged (its scenario names a domain or tool we lack)
             # costs itself, not the file.
@@ -315,7 +327,7 @@ def _store(
     suite: str | None = None,
 ) -> list[RecordError]:
     # Imported here: judging alone (and the suites that use it) needs no database.
-    from ...store import RunManifest, Store, recorded_run
+    from ..store import RunManifest, Store, recorded_run
 
     models = sorted({s.session.model for s in sessions if s.session.model})
     manifest = RunManifest(

@@ -1,4 +1,5 @@
-"""NL assertions: judged by a model, or reported as not evaluated (never passed silently)."""
+"""NL assertions (a task's natural-language checks): judged by a model, or reported as not
+evaluated (never passed silently)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import json
 from collections.abc import Coroutine, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from ...agents import Agent, AgentRequest
-from ...errors import ConfigError
-from ...records import (
+from ..agents import Agent, AgentRequest
+from ..errors import ConfigError
+from ..records import (
     AssistantMessageEvent,
     Message,
     Session,
@@ -119,7 +120,7 @@ class AgentJudge:
 
 def make_judge(spec: str) -> NLJudge:
     """An NL judge from a model spec string (the same specs as --model)."""
-    from ...agents import make_agent  # at call time: offline scoring needs no adapters
+    from ..agents import make_agent  # at call time: offline scoring needs no adapters
 
     agent = make_agent(spec)
     if not isinstance(agent, Agent):
