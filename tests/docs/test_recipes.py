@@ -26,8 +26,9 @@ PAGE = RECIPES.parents[1] / "extending.md"
 def recipe(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], ModuleType]]:
     """Imports a recipe module fresh; the registries it writes to are restored afterwards."""
     monkeypatch.syspath_prepend(str(RECIPES))
-    monkeypatch.setattr(_formats, "_READERS", dict(_formats._READERS))
-    monkeypatch.setattr(_formats, "_LABELLED", set(_formats._LABELLED))
+    for registry in (_formats.FORMAT_REGISTRY,):
+        monkeypatch.setattr(registry, "_refs", dict(registry._refs))
+        monkeypatch.setattr(registry, "_objects", dict(registry._objects))
     monkeypatch.setattr(_calls, "_CALL_RULES", dict(_calls._CALL_RULES))
     loaded: list[str] = []
 
@@ -85,6 +86,7 @@ def test_format_recipe(recipe: Callable[[str], ModuleType], tmp_path: Path) -> N
         '"result": "Error: no loan L9"}]}, {"agent": "Sorry."}]}\n'
     )
     result = import_file(log, "support-log", run_id="tickets")
+    assert import_file(log, "auto", run_id="tickets").format == "support-log"  # its sniff
     assert [s.session.session_id for s in result.sessions] == ["T1", "T2"]
     assert [s.reported.success for s in result.sessions if s.reported] == [True, False]
     assert [e.index for e in result.skipped] == [1]
