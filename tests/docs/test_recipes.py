@@ -26,10 +26,9 @@ PAGE = RECIPES.parents[1] / "extending.md"
 def recipe(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], ModuleType]]:
     """Imports a recipe module fresh; the registries it writes to are restored afterwards."""
     monkeypatch.syspath_prepend(str(RECIPES))
-    for registry in (_formats.FORMAT_REGISTRY,):
+    for registry in (_formats.FORMAT_REGISTRY, _calls.CALL_RULES):
         monkeypatch.setattr(registry, "_refs", dict(registry._refs))
         monkeypatch.setattr(registry, "_objects", dict(registry._objects))
-    monkeypatch.setattr(_calls, "_CALL_RULES", dict(_calls._CALL_RULES))
     loaded: list[str] = []
 
     def load(name: str) -> ModuleType:
