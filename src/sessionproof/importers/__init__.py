@@ -8,6 +8,8 @@ inspect_ai eval logs through inspect's own reader) and format detection; outcome
 The helpers below are the kit for writing another format's reader.
 """
 
+from typing import TYPE_CHECKING
+
 from ._atif import read_atif
 from ._common import (
     ForeignRecord,
@@ -25,7 +27,7 @@ from ._common import (
     trial_problem,
     unanswered_result,
 )
-from ._detect import FORMATS, detect_format, import_file
+from ._detect import detect_format, import_file
 from ._formats import (
     FormatReader,
     LabelledFormatReader,
@@ -95,3 +97,14 @@ __all__ = [
     "without_bom",
     "write_imported",
 ]
+
+if TYPE_CHECKING:
+    FORMATS: tuple[str, ...]
+    """Every format `import_file` reads (besides "auto"), those of plug-ins included."""
+
+
+def __getattr__(name: str) -> object:
+    # FORMATS is computed when asked: the entry points are read then, not at import.
+    if name == "FORMATS":
+        return format_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

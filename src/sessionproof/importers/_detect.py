@@ -5,16 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError, ForeignJSONError, InputFileError
-from ._builtin_formats import BUILTIN_FORMATS
+from . import _builtin_formats  # noqa: F401  registers the generic formats
 from ._common import ImportResult
 from ._formats import detection_order, format_names, format_reader, format_sniff, labelled_reader
 from ._json import without_bom
 from ._labels import LabelRule
 from ._sample import Sample
-
-FORMATS = tuple(BUILTIN_FORMATS)
-"""The generic formats `import_file` reads with no plug-in (plus "auto"); `format_names()`
-lists every format, those of plug-ins included."""
 
 
 def detect_format(raw: bytes) -> str:
