@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from sessionproof.domains import get_domain
 from sessionproof.importers import _formats, import_file
 from sessionproof.records import Scenario, TerminationReason, ToolCall, ToolCallEvent
 from sessionproof.scoring import _calls, match_gold
-from sessionproof.suites import load_suite
+from sessionproof.suites import _domains, load_suite
 
 RECIPES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recipes"
 PAGE = RECIPES.parents[1] / "extending.md"
@@ -26,9 +27,9 @@ PAGE = RECIPES.parents[1] / "extending.md"
 def recipe(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], ModuleType]]:
     """Imports a recipe module fresh; the registries it writes to are restored afterwards."""
     monkeypatch.syspath_prepend(str(RECIPES))
-    monkeypatch.setattr(_formats, "_READERS", dict(_formats._READERS))
-    monkeypatch.setattr(_formats, "_LABELLED", set(_formats._LABELLED))
-    monkeypatch.setattr(_calls, "_CALL_RULES", dict(_calls._CALL_RULES))
+    for registry in (_formats.FORMAT_REGISTRY, _calls.CALL_RULES, _domains.TOOL_SOURCES):
+        monkeypatch.setattr(registry, "_refs", dict(registry._refs))
+        monkeypatch.setattr(registry, "_objects", dict(registry._objects))
     loaded: list[str] = []
 
     def load(name: str) -> ModuleType:
@@ -85,6 +86,7 @@ def test_format_recipe(recipe: Callable[[str], ModuleType], tmp_path: Path) -> N
         '"result": "Error: no loan L9"}]}, {"agent": "Sorry."}]}\n'
     )
     result = import_file(log, "support-log", run_id="tickets")
+    assert import_file(log, "auto", run_id="tickets").format == "support-log"  # its sniff
     assert [s.session.session_id for s in result.sessions] == ["T1", "T2"]
     assert [s.reported.success for s in result.sessions if s.reported] == [True, False]
     assert [e.index for e in result.skipped] == [1]
@@ -92,6 +94,22 @@ def test_format_recipe(recipe: Callable[[str], ModuleType], tmp_path: Path) -> N
     assert first.termination is TerminationReason.agent_stop
     assert [r.error_class for r in first.tool_results()] == [None]
     assert [r.error_class is not None for r in second.tool_results()] == [True]
+
+
+def test_tool_source_recipe(recipe: Callable[[str], ModuleType], tmp_path: Path) -> None:
+    module = recipe("canned_tool_source")
+    _domains.register_tool_source("canned", module.canned_source)
+    (tmp_path / "domains.yaml").write_text(
+        "domains:\n  weather:\n    canned: {get_forecast: {sky: sunny, c: 21}}\n"
+    )
+    (tmp_path / "scenarios.yaml").write_text(
+        "scenarios:\n  - id: forecast\n    domain: weather\n"
+        '    user: {turns: ["Weather in Lisbon?"]}\n'
+        "    criteria: {gold_actions: [{tool: get_forecast, args: {city: Lisbon}}]}\n"
+    )
+    (session,) = sessionproof.run_suite(str(tmp_path), "oracle").sessions
+    assert session.verdict is True
+    assert [json.loads(r.output) for r in session.tool_results()] == [{"sky": "sunny", "c": 21}]
 
 
 def test_call_rules_recipe(recipe: Callable[[str], ModuleType]) -> None:

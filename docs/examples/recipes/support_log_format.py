@@ -1,9 +1,10 @@
-"""Recipe: a transcript format, so `import_file(path, "support-log", ...)` reads your logs.
+"""Recipe: a transcript format, so `sessionproof import tickets.jsonl` reads your logs.
 
-A format is a reader function registered under a name: it gets the file's bytes and returns
-an `ImportResult` (sessions, and every problem met). `SessionBuilder` turns a conversation
-into numbered events; a broken record becomes a `RecordError` naming its index and field,
-and the rest of the file is still read.
+A format is a `TranscriptFormat`: a reader that gets the file's bytes and returns an
+`ImportResult` (sessions, and every problem met), and a sniff that tells your files from
+others', so `import` and `score` recognise them with no `--format`. `SessionBuilder` turns
+a conversation into numbered events; a broken record becomes a `RecordError` naming its
+index and field, and the rest of the file is still read.
 
 The format here: JSON lines such as
 {"ticket": "T1", "resolved": true, "turns": [{"customer": "..."},
@@ -19,7 +20,9 @@ from sessionproof.importers import (
     ImportResult,
     RecordError,
     ReportedVerdict,
+    Sample,
     SessionBuilder,
+    TranscriptFormat,
     register_format,
 )
 from sessionproof.records import TerminationReason, ToolCall
@@ -60,5 +63,18 @@ def read_support_log(raw: bytes, *, source: str, run_id: str, domain: str | None
     return result
 
 
-# The reader is named by "module:function" and imported when a file of this format is read.
-register_format("support-log", "support_log_format:read_support_log")
+def looks_like_support_log(sample: Sample) -> bool:
+    """True when the file's first JSON line is a ticket with turns."""
+    return any(isinstance(r, dict) and "ticket" in r and "turns" in r for r in sample.records[:1])
+
+
+# What the `sessionproof.formats` entry point names. The reader is a "module:function",
+# imported only when a file of this format is read; the sniff runs on every auto-detection.
+SUPPORT_LOG = TranscriptFormat(
+    "support_log_format:read_support_log",
+    sniff=looks_like_support_log,
+    shape='a support log ({"ticket": ..., "turns": [...]} per line)',
+)
+
+# From Python without installing a package: register it at import time instead.
+register_format("support-log", "support_log_format:read_support_log", sniff=looks_like_support_log)

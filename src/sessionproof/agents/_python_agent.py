@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import importlib
 import inspect
 import os
 import sys
@@ -13,7 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InfraError, ModelSpecError
+from .._plugins import resolve
+from ..errors import ConfigError, InfraError, ModelSpecError
 from ..records import ErrorClass, Message
 from ._parse import unusable_reply
 from ._protocol import AgentFailure, AgentRequest, AgentResponse, OutputIssue
@@ -28,34 +28,40 @@ def load_function(target: str) -> Callable[..., Any]:
     if not sep or not module_name or not attr:
         raise ModelSpecError(f"expected python:pkg.module:function, got python:{target}")
     try:
-        module = _import(module_name)
-    except Exception as exc:  # any failure inside the user's module is a bad spec for us
+        obj = _resolve(target, module_name)
+    except ConfigError as exc:
+        missing = exc.__cause__
+        if isinstance(missing, ModuleNotFoundError):
+            raise ModelSpecError(_cannot_import(module_name, target, missing)) from None
+        if module_name not in sys.modules:  # the module itself raised it
+            raise ModelSpecError(_cannot_import(module_name, target, exc)) from None
         raise ModelSpecError(
-            f"cannot import {module_name!r} for python:{target}: {type(exc).__name__}: {exc}"
+            f"{module_name!r} has no attribute {attr!r} (python:{target})"
         ) from None
-    obj: Any = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ModelSpecError(f"{module_name!r} has no attribute {attr!r} (python:{target})")
-        obj = getattr(obj, part)
+    except Exception as exc:  # any failure inside the user's module is a bad spec for us
+        raise ModelSpecError(_cannot_import(module_name, target, exc)) from None
     if not callable(obj):
         raise ModelSpecError(f"python:{target} is not callable")
     fn: Callable[..., Any] = obj
     return fn
 
 
-def _import(module_name: str) -> Any:
+def _cannot_import(module_name: str, target: str, exc: BaseException) -> str:
+    return f"cannot import {module_name!r} for python:{target}: {type(exc).__name__}: {exc}"
+
+
+def _resolve(target: str, module_name: str) -> Any:
     try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
+        return resolve(target, what="python agent")
+    except ConfigError as exc:
         # A console script does not put the working directory on sys.path the way
         # `python -m` does; users expect their agent file next to them to be found.
+        missing, cwd = exc.__cause__, os.getcwd()
         top = module_name.split(".")[0]
-        cwd = os.getcwd()
-        if exc.name != top or cwd in sys.path:
+        if not isinstance(missing, ModuleNotFoundError) or missing.name != top or cwd in sys.path:
             raise
         sys.path.insert(0, cwd)
-        return importlib.import_module(module_name)
+        return resolve(target, what="python agent")
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:

@@ -7,6 +7,11 @@ Users register their own providers the same way the built-in ones are registered
 
     @provider("myco", accepts="myco:MODEL")
     def myco(argument: str | None, options: AgentOptions) -> Agent: ...
+
+A package may also declare the kind as a `sessionproof.providers` entry point naming that
+decorated factory (or a `Provider`): `--model myco:X` then works with nothing imported by the
+user first. Listing the kinds reads only the entry points' metadata; a plug-in's module is
+imported when a spec of its kind is first made.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from .._plugins import Registry
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
@@ -124,10 +130,35 @@ def unregister_provider(name: str) -> None:
         _PROVIDERS.pop(name, None)
 
 
-def get_provider(name: str) -> Provider | None:
-    """The provider registered for spec kind `name`, if any."""
+def _installed(name: str, obj: Any) -> Provider:
+    """The provider an entry point names: a `Provider`, or a factory `@provider` registered."""
+    if isinstance(obj, Provider):
+        if obj.name != name:
+            raise ConfigError(f"providers entry point {name!r} names provider {obj.name!r}")
+        return obj
     with _LOCK:
-        return _PROVIDERS.get(name)
+        found = _PROVIDERS.get(name)
+    if found is None or found.factory is not obj:
+        raise ConfigError(
+            f"providers entry point {name!r} names {type(obj).__name__} "
+            f"{getattr(obj, '__name__', '')!r}, not a factory registered with "
+            f'@provider("{name}", ...)'
+        )
+    return found
+
+
+_INSTALLED: Registry[Provider] = Registry("providers", check=_installed)
+"""The `sessionproof.providers` entry points: kind → the `@provider` factory of a package."""
+
+
+def get_provider(name: str) -> Provider | None:
+    """The provider registered for spec kind `name`, if any: registered in code, else
+    declared by an installed package's entry point (imported now)."""
+    with _LOCK:
+        found = _PROVIDERS.get(name)
+    if found is not None or name not in _INSTALLED:
+        return found
+    return _INSTALLED.get(name)
 
 
 def providers() -> tuple[Provider, ...]:
@@ -136,7 +167,15 @@ def providers() -> tuple[Provider, ...]:
         return tuple(_PROVIDERS.values())
 
 
+def installed_kinds() -> list[str]:
+    """The kinds installed packages declare and no code has registered yet (metadata only)."""
+    with _LOCK:
+        known = set(_PROVIDERS)
+    return [name for name in _INSTALLED.names() if name not in known]
+
+
 def accepted_specs() -> str:
     """The spec forms `make_agent` accepts, comma-separated: the one list shown in error
-    messages and `--help`."""
-    return ", ".join(form for entry in providers() for form in entry.accepts)
+    messages and `--help`. A kind from an entry point not yet used shows as `kind:...`."""
+    forms = [form for entry in providers() for form in entry.accepts]
+    return ", ".join([*forms, *(f"{name}:..." for name in installed_kinds())])

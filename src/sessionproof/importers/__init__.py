@@ -3,10 +3,12 @@ graded against), with a clear error per broken record and the rest imported.
 
 Generic formats only (OpenAI and Anthropic chat logs as JSONL, Harbor ATIF trajectories,
 inspect_ai eval logs through inspect's own reader) and format detection; outcome labels
-(`--label-from`); the
-benchmark formats (tau2, tau-bench) live with their suites and are registered here lazily by
-name (`register_format`). The helpers below are the kit for writing another format's reader.
+(`--label-from`); every other format (traces, the benchmarks' results files) is a
+`TranscriptFormat` plug-in from the `sessionproof.formats` entry points or `register_format`.
+The helpers below are the kit for writing another format's reader.
 """
+
+from typing import TYPE_CHECKING
 
 from ._atif import read_atif
 from ._common import (
@@ -25,11 +27,12 @@ from ._common import (
     trial_problem,
     unanswered_result,
 )
-from ._detect import FORMATS, detect_format, import_file
+from ._detect import detect_format, import_file
 from ._formats import (
     FormatReader,
     LabelledFormatReader,
     TaskReader,
+    TranscriptFormat,
     format_names,
     format_reader,
     labelled_reader,
@@ -42,6 +45,7 @@ from ._json import MAX_DEPTH, TOO_DEEP, load_json, load_salvaging, too_deep, wit
 from ._jsonl import import_jsonl
 from ._labels import LABEL_CRITERION, LabelRule, label_rule, label_session, set_outcome
 from ._openai import read_openai_messages
+from ._sample import Sample
 from ._storing import nothing_imported, write_imported
 from ._tools import known_tools
 
@@ -58,8 +62,10 @@ __all__ = [
     "LabelledFormatReader",
     "RecordError",
     "ReportedVerdict",
+    "Sample",
     "SessionBuilder",
     "TaskReader",
+    "TranscriptFormat",
     "detect_format",
     "distinct_trials",
     "domain_problem",
@@ -91,3 +97,14 @@ __all__ = [
     "without_bom",
     "write_imported",
 ]
+
+if TYPE_CHECKING:
+    FORMATS: tuple[str, ...]
+    """Every format `import_file` reads (besides "auto"), those of plug-ins included."""
+
+
+def __getattr__(name: str) -> object:
+    # FORMATS is computed when asked: the entry points are read then, not at import.
+    if name == "FORMATS":
+        return format_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,95 +2,47 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..errors import ConfigError, ForeignJSONError, InputFileError
-from ._atif import looks_like_atif
+from . import _builtin_formats  # noqa: F401  registers the generic formats
 from ._common import ImportResult
-from ._formats import format_names, format_reader, labelled_reader
-from ._inspect import looks_like_inspect
-from ._inspect_read import ZIP_MAGIC
-from ._json import load_json, load_salvaging, without_bom
-from ._jsonl import import_jsonl
+from ._formats import detection_order, format_names, format_reader, format_sniff, labelled_reader
+from ._json import without_bom
 from ._labels import LabelRule
-from ._proto_sniff import looks_like_otlp_proto
-
-FORMATS = format_names()
-"""Every built-in format `import_file` reads (plus "auto"); see `format_names()` for the
-formats registered since."""
-
-_ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
-_OTLP_START = re.compile(rb'\s*\{\s*"resourceSpans"\s*:')
-"""How an OTLP-JSON request begins (as our export and the collector's file exporter write it)."""
-_SNIFFED_LINES = 5
-"""JSON Lines records looked at to tell a chat log's flavour: a broken first line (cut short,
-nested too deep) must not hide a log whose other lines are fine."""
-
-
-def _chat_flavour(record: object) -> str | None:
-    if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
-        return None
-    for msg in record["messages"]:
-        if not isinstance(msg, dict):
-            continue
-        if msg.get("role") in ("tool", "system", "function", "developer") or msg.get("tool_calls"):
-            return "openai"
-        content = msg.get("content")
-        if isinstance(content, list) and any(
-            # `type` may be any JSON value: a dict or list in it is not hashable.
-            isinstance(b, dict)
-            and isinstance(b.get("type"), str)
-            and b["type"] in _ANTHROPIC_BLOCKS
-            for b in content
-        ):
-            return "anthropic"
-    return "anthropic" if isinstance(record.get("system"), str | list) else "openai"
+from ._sample import Sample
 
 
 def detect_format(raw: bytes) -> str:
-    """The format of a transcript file's content; raises InputFileError when it is none."""
-    if raw.startswith(ZIP_MAGIC):
-        return "inspect"  # an inspect_ai `.eval` log is a zip archive
-    raw = without_bom(raw)
-    head = raw.lstrip()[:1]
-    if head == b"{":
-        if _OTLP_START.match(raw, 0, 4096):
-            return "otlp-json"  # said at once: the first line may be the whole (huge) file
-        lines = [line for line in raw.split(b"\n", 4 * _SNIFFED_LINES) if line.strip()]
-        for line in lines[:_SNIFFED_LINES]:
-            try:
-                flavour = _chat_flavour(load_json(line))
-            except ForeignJSONError:
-                continue
-            if flavour:
-                return flavour
-        if b'"resourceSpans"' in raw[:4096]:
-            return "otlp-json"
-        doc = load_salvaging(raw)
-        if isinstance(doc.value, dict) and "simulations" in doc.value:
-            return "tau2"
-        if looks_like_atif(doc.value):
-            return "atif"
-        if looks_like_inspect(raw, doc.value):
-            return "inspect"
-    elif head == b"[":
-        doc = load_salvaging(raw)
-        items = doc.value if isinstance(doc.value, list) else []
-        if items and isinstance(items[0], dict) and "traj" in items[0]:
-            return "tau-bench"
-        if looks_like_atif(items):
-            return "atif"
-    # Last: a protobuf request starts with a newline byte, and may then look like JSON text.
-    if raw[:1] == b"\n" and looks_like_otlp_proto(raw):
-        return "otlp-proto"
-    raise InputFileError(
-        'cannot tell the format: expected a tau2 results file ({..., "simulations": [...]}), '
-        'a tau-bench trajectory list ([{..., "traj": [...]}]), a JSONL chat log '
-        '(one {"messages": [...]} per line), OTLP-JSON traces ({"resourceSpans": [...]}), an '
-        'ATIF trajectory ({"schema_version": "ATIF-v1.x", "steps": [...]}), an inspect_ai '
-        "eval log or OTLP protobuf traces; pass --format"
-    )
+    """The format of a transcript file's content; raises InputFileError when it is none.
+
+    Every registered format's sniff is asked, in detection order: the first that is sure
+    (True) wins, else the most confident; a format with no sniff is never guessed.
+    """
+    sample = Sample(without_bom(raw))
+    best, best_score = "", 0.0
+    shapes: list[str] = []
+    for name, fmt in detection_order():
+        if fmt.shape and fmt.shape not in shapes:
+            shapes.append(fmt.shape)
+        sniff = format_sniff(name, fmt)
+        if sniff is None:
+            continue
+        try:
+            said = sniff(sample)
+        except Exception as exc:  # a plug-in's bug: said, never taken for "not this format"
+            raise ConfigError(
+                f"format {name!r}: its sniff failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        score = float(said)
+        if score >= 1.0:
+            return name
+        if score > best_score:
+            best, best_score = name, score
+    if best:
+        return best
+    expected = ", ".join(shapes[:-1]) + f" or {shapes[-1]}" if len(shapes) > 1 else "".join(shapes)
+    raise InputFileError(f"cannot tell the format: expected {expected}; pass --format")
 
 
 def import_file(
@@ -125,12 +77,12 @@ def import_file(
     if label_from is not None:
         labelled = labelled_reader(fmt)
         if labelled is None:
+            takes = ", ".join(n for n, f in detection_order() if f.labels)
             raise ConfigError(
-                f"--label-from reads trace, ATIF and inspect files; a {fmt} file carries its "
-                "own verdicts"
+                f"--label-from reads {takes} files; a {fmt} file carries its own verdicts"
             )
         return labelled(raw, source=source, run_id=run_id, domain=domain, label_from=label_from)
     reader = format_reader(fmt)
-    if reader is not None:
-        return reader(raw, source=source, run_id=run_id, domain=domain)
-    return import_jsonl(raw, fmt=fmt, source=source, run_id=run_id, domain=domain)
+    if reader is None:  # unregistered since the check above
+        raise ConfigError(f"unknown format {fmt!r}; use auto, {', '.join(format_names())}")
+    return reader(raw, source=source, run_id=run_id, domain=domain)

@@ -24,7 +24,6 @@ counted apart (`drift_unjudged`).
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -33,6 +32,7 @@ import jsonschema
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._plugins import Registry
 from ..domains import DomainSpec, ToolSpec
 from ..errors import ConfigError
 from ..records import Scenario, Session, ToolCall
@@ -148,38 +148,46 @@ def comparable_args(
 ArgumentCheck = Callable[[dict[str, Any]], bool]
 """Whether a call's arguments satisfy one expected call of a benchmark's own rules."""
 
-_CALL_RULES: dict[str, str] = {"bfcl": "sessionproof.suites.bfcl:expected_calls"}
-"""Call-matching rule sets by the name a scenario gives in `Criteria.call_rules` ->
-"module:function" taking the scenario and returning, per expected call, the tool name and an
-`ArgumentCheck` (None when the scenario is not theirs). Imported only when a scenario names
-one, so generic scoring imports no benchmark."""
+CallRules = Callable[[Scenario], list[tuple[str, ArgumentCheck]] | None]
+"""A call-matching rule set: per expected call of a scenario, the tool name and an
+`ArgumentCheck` (None when the scenario is not the rule set's)."""
 
 
-def register_call_rules(name: str, factory_path: str) -> None:
-    """Declare a call-matching rule set (see `_CALL_RULES`) under `name`, imported lazily."""
-    _CALL_RULES[name] = factory_path
+def _check_rules(name: str, obj: Any) -> CallRules:
+    if not callable(obj):
+        raise ConfigError(f"call rules {name!r} are a {type(obj).__name__}, not a function")
+    rules: CallRules = obj
+    return rules
+
+
+CALL_RULES: Registry[CallRules] = Registry("call_rules", check=_check_rules)
+"""Call-matching rule sets by the name a scenario gives in `Criteria.call_rules`: those
+registered at run time and the `sessionproof.call_rules` entry points (a benchmark's among
+them). Each is imported only when a scenario names it, so generic scoring imports none."""
+
+
+def register_call_rules(name: str, factory_path: str | CallRules) -> None:
+    """Declare a call-matching rule set under `name`: a `CallRules` function or its
+    `module:function`, imported when a scenario first names it."""
+    CALL_RULES.add(name, factory_path)
 
 
 def call_rule_names() -> list[str]:
-    """The names `Criteria.call_rules` may give, sorted."""
-    return sorted(_CALL_RULES)
+    """The names `Criteria.call_rules` may give, sorted (imports no rule set)."""
+    return CALL_RULES.names()
 
 
 def _own_rules(scenario: Scenario) -> list[tuple[str, ArgumentCheck]] | None:
     name = scenario.criteria.call_rules
     if name is None:
         return None
-    path = _CALL_RULES.get(name)
-    if path is None:
+    factory = CALL_RULES.get(name)
+    if factory is None:
         raise ConfigError(
             f"scenario {scenario.id!r} names call rules {name!r}; known: "
             + ", ".join(call_rule_names())
         )
-    module_name, attr = path.split(":")
-    rules: list[tuple[str, ArgumentCheck]] | None = getattr(
-        importlib.import_module(module_name), attr
-    )(scenario)
-    return rules
+    return factory(scenario)
 
 
 class _Expected:

@@ -11,17 +11,23 @@ A suite file (or a project directory's `domains.yaml`) may declare domains by na
 
 and a scenario then says `domain: shop`. A scenario may also name a toolkit class inline,
 `domain: "python:shop_tools:ShopTools"`. Paths are relative to the file that declares them.
-Each reference is validated (`DomainRef`) and resolved to a `DomainSpec` at load, so a bad
-reference fails before any session runs.
+Each reference is validated and resolved to a `DomainSpec` at load, so a bad reference fails
+before any session runs.
+
+The key that names the source (`python`, `mcp`, `tools`, `openapi`) is a tool-source kind,
+looked up in a registry: a package adds its own kind (say `grpc:`) with a
+`sessionproof.tool_sources` entry point or `register_tool_source`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .._plugins import Registry
 from ..domains import DomainSpec, domain_names, register_domain
 from ..domains.sources import (
     Fixture,
@@ -166,50 +172,120 @@ def _policy(ref: DomainRef, base: Path) -> str | None:
     return ref.policy
 
 
-def resolve_reference(name: str, ref: DomainRef, base: Path) -> DomainSpec:
-    """The domain `ref` describes, named `name`; paths relative to `base`."""
-    policy = _policy(ref, base)
-    transfer = frozenset(ref.transfer_tools)
-    if ref.python is not None:
-        state = ref.state
-        if isinstance(state, str):
-            loaded = _read_data(base / state)
-            if not isinstance(loaded, dict):
-                raise InputFileError(f"{base / state}: expected a mapping (the initial DB)")
-            state = loaded
-        return python_domain(name, ref.python, base, state, policy, transfer)
-    if ref.mcp is not None:
-        from ..domains.sources.mcp_source import McpDomainSpec
+def _python_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
+    assert ref.python is not None  # the kind says so
+    state = ref.state
+    if isinstance(state, str):
+        loaded = _read_data(base / state)
+        if not isinstance(loaded, dict):
+            raise InputFileError(f"{base / state}: expected a mapping (the initial DB)")
+        state = loaded
+    policy, transfer = _policy(ref, base), frozenset(ref.transfer_tools)
+    return python_domain(name, ref.python, base, state, policy, transfer)
 
-        cwd = str(base / ref.mcp.cwd) if ref.mcp.cwd else str(base)
-        return McpDomainSpec(
-            name,
-            command=ref.mcp.command,
-            url=ref.mcp.url,
-            env=ref.mcp.env,
-            cwd=cwd,
-            shared=ref.mcp.shared,
-            policy=policy or "",
-            transfer_tools=transfer,
-            timeout_s=ref.timeout_s,
-        )
+
+def _mcp_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
+    from ..domains.sources.mcp_source import McpDomainSpec
+
+    assert ref.mcp is not None  # the kind says so
+    cwd = str(base / ref.mcp.cwd) if ref.mcp.cwd else str(base)
+    return McpDomainSpec(
+        name,
+        command=ref.mcp.command,
+        url=ref.mcp.url,
+        env=ref.mcp.env,
+        cwd=cwd,
+        shared=ref.mcp.shared,
+        policy=_policy(ref, base) or "",
+        transfer_tools=frozenset(ref.transfer_tools),
+        timeout_s=ref.timeout_s,
+    )
+
+
+def _document_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
+    """A `tools` JSON file or an OpenAPI document: answered from fixtures, or live."""
+    policy, transfer = _policy(ref, base) or "", frozenset(ref.transfer_tools)
     document = base / (ref.tools or ref.openapi or "")
     try:
         if ref.tools is not None:
             specs = read_openai_tools(_read_data(document))
             return FixtureDomainSpec(
-                name, specs, _fixtures(ref.fixtures or [], base), policy or "", transfer
+                name, specs, _fixtures(ref.fixtures or [], base), policy, transfer
             )
         api = read_openapi(_read_data(document))
         if ref.base_url is not None:
             return HttpDomainSpec(
-                name, api, ref.base_url, policy or "", transfer, ref.timeout_s, ref.headers
+                name, api, ref.base_url, policy, transfer, ref.timeout_s, ref.headers
             )
         return FixtureDomainSpec(
-            name, api.specs, _fixtures(ref.fixtures or [], base), policy or "", transfer
+            name, api.specs, _fixtures(ref.fixtures or [], base), policy, transfer
         )
     except (OpenAPIError, ValueError) as exc:
         raise InputFileError(f"{document}: {exc}") from None
+
+
+ToolSourceBuilder = Callable[[str, dict[str, Any], Path], DomainSpec]
+"""Builds the domain `name` from its `domains:` entry (the mapping as written, its kind's key
+among the others) and the directory its paths are relative to. Raises `ValueError` or a
+`SessionproofError` with a plain reason for an entry it cannot use."""
+
+
+def _ref(entry: object) -> DomainRef:
+    return DomainRef.model_validate(entry)
+
+
+def _builtin(build: Callable[[str, DomainRef, Path], DomainSpec]) -> ToolSourceBuilder:
+    def from_entry(name: str, entry: dict[str, Any], base: Path) -> DomainSpec:
+        return build(name, _ref(entry), base)
+
+    return from_entry
+
+
+def _check_builder(kind: str, obj: Any) -> ToolSourceBuilder:
+    if not callable(obj):
+        raise ConfigError(f"tool source {kind!r} is a {type(obj).__name__}, not a function")
+    builder: ToolSourceBuilder = obj
+    return builder
+
+
+BUILTIN_KINDS = ("python", "mcp", "tools", "openapi")
+TOOL_SOURCES: Registry[ToolSourceBuilder] = Registry("tool_sources", check=_check_builder)
+"""Tool-source kinds by the key a `domains:` entry names: the built-in ones, the
+`sessionproof.tool_sources` entry points and `register_tool_source`'s."""
+for _kind, _build in zip(
+    BUILTIN_KINDS, (_python_source, _mcp_source, _document_source, _document_source), strict=True
+):
+    TOOL_SOURCES.add(_kind, _builtin(_build))
+
+
+def register_tool_source(kind: str, builder: ToolSourceBuilder | str) -> None:
+    """Add a tool-source kind: `domains: {name: {KIND: ..., ...}}` entries are then built by
+    `builder` (a `ToolSourceBuilder` or its `module:function`, imported on first use)."""
+    if kind in BUILTIN_KINDS or not kind.isidentifier():
+        raise ConfigError(f"tool source kind {kind!r} must be a new identifier")
+    TOOL_SOURCES.add(kind, builder)
+
+
+def _source_kind(entry: Mapping[str, Any]) -> str | None:
+    """The one registered kind `entry` names; None when it names none (the built-in
+    reference's checks then say what is wrong)."""
+    known = TOOL_SOURCES.names()
+    kinds = [key for key in entry if key in known]
+    if len(kinds) > 1:
+        listed = ", ".join(f"`{k}`" for k in known)
+        raise ValueError(f"give exactly one of {listed} (got {', '.join(kinds)})")
+    return kinds[0] if kinds else None
+
+
+def resolve_reference(name: str, ref: DomainRef | Mapping[str, Any], base: Path) -> DomainSpec:
+    """The domain `ref` describes, named `name`; paths relative to `base`. `ref` is a
+    validated `DomainRef` or a `domains:` entry as written (of any registered kind)."""
+    entry = ref.model_dump(exclude_defaults=True) if isinstance(ref, DomainRef) else dict(ref)
+    kind = _source_kind(entry)
+    if kind is None:
+        _ref(entry)  # says which key is missing or unknown
+        raise ValueError(f"names no tool source; known: {', '.join(TOOL_SOURCES.names())}")
+    return TOOL_SOURCES.require(kind)(name, entry, base)
 
 
 def register_references(data: object, source: str, base: Path, lines: dict[str, int]) -> list[str]:
@@ -225,17 +301,15 @@ def register_references(data: object, source: str, base: Path, lines: dict[str, 
         if not isinstance(name, str) or not name or name in domain_names(installed=True):
             raise InputFileError(f"{where}: a domain name must be a new, non-empty name")
         try:
-            ref = DomainRef.model_validate(raw)
+            spec = resolve_reference(name, raw if isinstance(raw, dict) else _ref(raw), base)
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"])
             msg = str(err["msg"]).removeprefix("Value error, ")
             raise InputFileError(f"{where}: {field + ': ' if field else ''}{msg}") from None
-        try:
-            spec = resolve_reference(name, ref, base)
         except InputFileError:
             raise
-        except SessionproofError as exc:
+        except (SessionproofError, ValueError) as exc:
             raise InputFileError(f"{where}: {exc}") from None
         spec.name = name
         register_domain(spec)

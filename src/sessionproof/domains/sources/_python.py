@@ -8,7 +8,6 @@ scenario's `initial_state`; the policy from the reference or the class docstring
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import sys
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from ..._plugins import resolve
 from ...errors import ConfigError
 from ...records import ToolSpec
 from .. import Domain, DomainSpec, Toolkit
@@ -37,21 +37,22 @@ def import_object(target: str, base_dir: Path | None = None) -> Any:
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
         raise ConfigError(f"python reference {target!r}: expected `pkg.module:Name`")
+    failed: BaseException
     with _importable_from(base_dir):
         try:
-            module = importlib.import_module(module_name)
+            return resolve(target, what="python reference")
+        except ConfigError as exc:
+            failed = exc.__cause__ if isinstance(exc.__cause__, ModuleNotFoundError) else exc
+            if failed is exc and module_name in sys.modules:  # imported: the name is missing
+                raise ConfigError(
+                    f"python reference {target!r}: {module_name} has no {attr}"
+                ) from None
         except Exception as exc:  # a syntax error or a failing import in the team's code
-            raise ConfigError(
-                f"python reference {target!r}: cannot import {module_name}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from None
-    value = module
-    for part in attr.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise ConfigError(f"python reference {target!r}: {module_name} has no {attr}") from None
-    return value
+            failed = exc
+    raise ConfigError(
+        f"python reference {target!r}: cannot import {module_name}: "
+        f"{type(failed).__name__}: {failed}"
+    ) from None
 
 
 def db_model_of(toolkit: type[Toolkit[Any]]) -> type[BaseModel]:
