@@ -28,7 +28,9 @@ if TYPE_CHECKING:
         model_name,
         suite_reference,
     )
+    from ._live import OtlpExport
     from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
+    from ._options import RunOptions, RunSettings
     from ._patterns import PatternsRun, default_arm, patterns
     from ._report import REPORT_NAME, compare, default_report_path, report
     from ._results import RunReport, RunStart
@@ -42,12 +44,15 @@ if TYPE_CHECKING:
 _MODULE_OF: dict[str, str] = {
     "BfclReport": "._score",
     "LOCAL_CONCURRENCY": "._config",
+    "OtlpExport": "._live",
     "PatternsRun": "._patterns",
     "REMOTE_CONCURRENCY": "._config",
     "REPORT_NAME": "._report",
     "RESUME_KEEPS": "._resume",
     "RunConfig": "._config",
     "RunMetrics": "._metrics",
+    "RunOptions": "._options",
+    "RunSettings": "._options",
     "RunReport": "._results",
     "RunStart": "._results",
     "SCORE_FORMATS": "._score",
@@ -93,10 +98,13 @@ __all__ = [
     "SERVED_MODEL",
     "TOOL_MODES",
     "BfclReport",
+    "OtlpExport",
     "PatternsRun",
     "RunConfig",
     "RunMetrics",
+    "RunOptions",
     "RunReport",
+    "RunSettings",
     "RunStart",
     "ScenarioSource",
     "ServeConfig",
