@@ -8,7 +8,7 @@ same whichever way it is started:
 - `metrics(run_id)` computes every metric of a stored run per arm (`RunMetrics`);
   `patterns(run_id or path)` mines the sequences that precede failure (`PatternsRun`).
 - `score(path)` judges recorded transcripts (or BFCL outputs) offline; `rerun(path, model)`
-  replays their user side against a candidate model.
+  replays their user side against a candidate model (`RerunConfig`).
 """
 
 from typing import TYPE_CHECKING
@@ -33,10 +33,11 @@ if TYPE_CHECKING:
     from ._options import RunOptions, RunSettings
     from ._patterns import PatternsRun, default_arm, patterns
     from ._report import REPORT_NAME, compare, default_report_path, report
+    from ._rerun import RerunConfig, RerunSettings, rerun
     from ._results import RunReport, RunStart
     from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
     from ._run import StartHook, arun, run
-    from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, rerun, score
+    from ._score import SCORE_FORMATS, BfclReport, bfcl_summary, score
     from ._serve import SERVED_MODEL, ServeConfig, ServeReport, aserve, find_scenario, serve
 
 # Imported on first use (PEP 562): `score` needs neither the executors nor the metrics, the
@@ -49,6 +50,8 @@ _MODULE_OF: dict[str, str] = {
     "REMOTE_CONCURRENCY": "._config",
     "REPORT_NAME": "._report",
     "RESUME_KEEPS": "._resume",
+    "RerunConfig": "._rerun",
+    "RerunSettings": "._rerun",
     "RunConfig": "._config",
     "RunMetrics": "._metrics",
     "RunOptions": "._options",
@@ -79,7 +82,7 @@ _MODULE_OF: dict[str, str] = {
     "patterns": "._patterns",
     "refuse_given": "._resume",
     "report": "._report",
-    "rerun": "._score",
+    "rerun": "._rerun",
     "resume": "._resume",
     "resumed_config": "._resume",
     "run": "._run",
@@ -100,6 +103,8 @@ __all__ = [
     "BfclReport",
     "OtlpExport",
     "PatternsRun",
+    "RerunConfig",
+    "RerunSettings",
     "RunConfig",
     "RunMetrics",
     "RunOptions",
