@@ -7,6 +7,9 @@ same whichever way it is started:
   finishes a killed run with the settings of its manifest. Both return a `RunReport`.
 - `metrics(run_id)` computes every metric of a stored run per arm (`RunMetrics`);
   `patterns(run_id or path)` mines the sequences that precede failure (`PatternsRun`).
+- `import_traces(path)` reads a trace or transcript file in as a stored run;
+  `export_traces(run_id, ...)` sends a stored run out as OpenTelemetry traces (a run sends
+  its sessions live with `RunConfig.export`).
 - `score(path)` judges recorded transcripts (or BFCL outputs) offline; `rerun(path, model)`
   replays their user side against a candidate model (`RerunConfig`).
 """
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
         model_name,
         suite_reference,
     )
+    from ._export import ExportConfig, ExportSettings, export_traces
+    from ._import import ImportConfig, ImportSettings, TraceImport, import_traces
     from ._live import OtlpExport
     from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
     from ._options import RunOptions, RunSettings
@@ -44,6 +49,13 @@ if TYPE_CHECKING:
 # report or the serving of a scenario.
 _MODULE_OF: dict[str, str] = {
     "BfclReport": "._score",
+    "ExportConfig": "._export",
+    "ExportSettings": "._export",
+    "ImportConfig": "._import",
+    "ImportSettings": "._import",
+    "TraceImport": "._import",
+    "export_traces": "._export",
+    "import_traces": "._import",
     "LOCAL_CONCURRENCY": "._config",
     "OtlpExport": "._live",
     "PatternsRun": "._patterns",
@@ -101,6 +113,10 @@ __all__ = [
     "SERVED_MODEL",
     "TOOL_MODES",
     "BfclReport",
+    "ExportConfig",
+    "ExportSettings",
+    "ImportConfig",
+    "ImportSettings",
     "OtlpExport",
     "PatternsRun",
     "RerunConfig",
@@ -116,6 +132,7 @@ __all__ = [
     "ServeReport",
     "StartHook",
     "ToolMode",
+    "TraceImport",
     "aresume",
     "arm_names",
     "arun",
@@ -125,8 +142,10 @@ __all__ = [
     "default_arm",
     "default_concurrency",
     "default_report_path",
+    "export_traces",
     "find_scenario",
     "hooks_factory",
+    "import_traces",
     "metrics",
     "model_name",
     "patterns",

@@ -18,6 +18,14 @@ Compat = Literal["openinference", "langfuse"]
 `--otel-compat` values; a test keeps the two lists equal)."""
 
 
+def known_compat(value: object) -> object:
+    """`value` when it is None or a `Compat`; else `ConfigError` naming `--otel-compat`."""
+    if value is not None and value not in get_args(Compat):
+        known = ", ".join(get_args(Compat))
+        raise ConfigError(f"--otel-compat must be one of {known}, not {value!r}")
+    return value
+
+
 class OtlpExport(TypedConfig):
     """An OTLP/HTTP collector that receives every session's spans as the session ends
     (`sessionproof run --otlp-endpoint`). A run with one is `RunConfig(export=OtlpExport(...))`.
@@ -42,10 +50,7 @@ class OtlpExport(TypedConfig):
     @field_validator("compat", mode="before")
     @classmethod
     def _known_compat(cls, value: object) -> object:
-        if value is not None and value not in get_args(Compat):
-            known = ", ".join(get_args(Compat))
-            raise ConfigError(f"--otel-compat must be one of {known}, not {value!r}")
-        return value
+        return known_compat(value)
 
     @field_validator("endpoint")
     @classmethod

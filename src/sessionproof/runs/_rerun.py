@@ -12,10 +12,10 @@ from pydantic import Field, field_validator
 from .._defaults import DEFAULT_MAX_STEPS
 from ..agents import Agent
 from ..errors import ConfigError
-from ..importers import FORMATS, LabelRule, format_names, label_rule
+from ..importers import FORMATS, LabelRule, format_names
 from ..store import DEFAULT_STORE_PATH
 from ..suites import Suite, open_project
-from ._typed import TypedConfig
+from ._typed import LabelFrom, TypedConfig
 
 if TYPE_CHECKING:
     from ..engine import Progress
@@ -62,7 +62,7 @@ class RerunConfig(TypedConfig):
     """Judge of natural-language assertions: a model spec or a judge object (`NLJudge`)."""
     max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1)
     """Agent decisions per session."""
-    label_from: LabelRule | None = None
+    label_from: LabelFrom = None
     """Traces, ATIF and inspect logs: where each original's outcome label is (`NAME` or
     `NAME>=N`)."""
 
@@ -74,11 +74,6 @@ class RerunConfig(TypedConfig):
             known = ", ".join(format_names())
             raise ConfigError(f"--format must be auto or one of {known}, not {value!r}")
         return value
-
-    @field_validator("label_from", mode="before")
-    @classmethod
-    def _a_label_rule(cls, value: object) -> object:
-        return label_rule(value) if isinstance(value, str) else value
 
 
 class RerunSettings(TypedDict, total=False):

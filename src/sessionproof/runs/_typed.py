@@ -3,11 +3,21 @@ is one clear `ConfigError` line (never a pydantic traceback)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from ..errors import ConfigError
+from ..importers import LabelRule, label_rule
+
+
+def _label_rule(value: object) -> object:
+    return label_rule(value) if isinstance(value, str) else value
+
+
+LabelFrom = Annotated[LabelRule | None, BeforeValidator(_label_rule)]
+"""A config field naming where each session's outcome label is: a `LabelRule`, or its spec
+(`NAME` or `NAME>=N`), parsed when the config is built (a bad one is a `ConfigError`)."""
 
 
 def one_line(exc: ValidationError, what: str) -> str:
