@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    model_validator,
+)
 
 from ..errors import ConfigError
 from ..importers import LabelRule, label_rule
@@ -44,7 +51,14 @@ class TypedConfig(BaseModel):
 
     def __init__(self, **data: Any) -> None:
         """Validate; a bad value raises `ConfigError` naming the field."""
+        super().__init__(**data)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _one_config_error(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        # Around all validation, so `model_validate` and a config nested in another (a dict
+        # given for `RunConfig.export`) say it in one line too.
         try:
-            super().__init__(**data)
+            return handler(data)
         except ValidationError as exc:
-            raise ConfigError(one_line(exc, self.KIND)) from None
+            raise ConfigError(one_line(exc, cls.KIND)) from None
