@@ -13,7 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..errors import ConfigError
 from ..store import DEFAULT_STORE_PATH
-from ._live import Compat, known_compat
+from ._live import Compat, known_compat, secret_headers
 from ._typed import TypedConfig
 
 _FORMATS = ("otlp-json", "otlp-proto")
@@ -60,6 +60,11 @@ class ExportConfig(TypedConfig):
     @classmethod
     def _known_compat(cls, value: object) -> object:
         return known_compat(value)
+
+    @field_validator("headers")
+    @classmethod
+    def _secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        return secret_headers(value)
 
     @model_validator(mode="after")
     def _somewhere(self) -> ExportConfig:

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import Field, field_validator
 
+from .._secrets import register_header_secret
 from ..engine import Progress
 from ..errors import ConfigError
 from ._typed import TypedConfig
@@ -24,6 +25,14 @@ def known_compat(value: object) -> object:
         known = ", ".join(get_args(Compat))
         raise ConfigError(f"--otel-compat must be one of {known}, not {value!r}")
     return value
+
+
+def secret_headers(headers: dict[str, str]) -> dict[str, str]:
+    """`headers`, each value registered as a secret the moment a config holds it (so it is
+    redacted wherever it would turn up, the store and the traces included)."""
+    for value in headers.values():
+        register_header_secret(value)
+    return headers
 
 
 class OtlpExport(TypedConfig):
@@ -51,6 +60,11 @@ class OtlpExport(TypedConfig):
     @classmethod
     def _known_compat(cls, value: object) -> object:
         return known_compat(value)
+
+    @field_validator("headers")
+    @classmethod
+    def _secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        return secret_headers(value)
 
     @field_validator("endpoint")
     @classmethod
