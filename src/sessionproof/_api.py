@@ -133,7 +133,7 @@ def run_suite(
     It runs what `sessionproof run` runs (`sessionproof.runs.run`): `options` are the
     fields of `RunConfig` (`trials`, `limit`, `seed`, `arms` or `faults`, `drift`, `guard`,
     `perturb` for one arm, `store`, `reading`, `executor`, `rpm`, `tpm`, `export` for a live
-    OTLP export, ...; see `RunOptions`); `concurrency` None is 1 for a local model, else 4.
+    OTLP export, ...; see `RunSettings`); `concurrency` None is 1 for a local model, else 4.
     Simulated users are played by `user_model`, by default the agent itself when it is a
     model (reference agents state the scenario's instructions instead). With `store`, every
     session is written to that DuckDB file the moment it ends, so a killed run continues

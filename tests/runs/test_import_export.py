@@ -16,13 +16,13 @@ from sessionproof.cli import app
 from sessionproof.errors import ConfigError
 from sessionproof.runs import (
     ExportConfig,
-    ExportSettings,
     ImportConfig,
-    ImportSettings,
     RunConfig,
     export_traces,
     import_traces,
 )
+from sessionproof.runs._export import ExportSettings
+from sessionproof.runs._import import ImportSettings
 from sessionproof.store import Store
 from tests.runs.test_parity import _stored
 

@@ -1,5 +1,5 @@
 """`run_suite` and `arun_suite` take exactly `RunConfig`'s fields (typed keywords generated from
-one list, `RunOptions`): a field added to `RunConfig` alone fails here, and every field,
+one list, `RunSettings`): a field added to `RunConfig` alone fails here, and every field,
 including the ones the hand-written signature once lacked, reaches the stored run."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 import sessionproof
 from sessionproof.errors import ConfigError
-from sessionproof.runs import OtlpExport, RunConfig, RunOptions, RunSettings
+from sessionproof.runs import OtlpExport, RunConfig, RunSettings
 from sessionproof.store import Store
 
 _BY_POSITION = {"suite", "model"}
@@ -22,8 +22,7 @@ def _keys(typed: type) -> set[str]:
     return set(typed.__required_keys__) | set(typed.__optional_keys__)  # type: ignore[attr-defined]
 
 
-def test_run_options_are_exactly_run_config_s_fields() -> None:
-    assert _keys(RunOptions) == set(RunConfig.model_fields)
+def test_run_settings_are_exactly_run_config_s_fields() -> None:
     assert _keys(RunSettings) == set(RunConfig.model_fields) - _BY_POSITION
 
 

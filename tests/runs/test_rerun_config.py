@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from sessionproof import runs
 from sessionproof.cli import app
 from sessionproof.errors import ConfigError
-from sessionproof.runs import RerunConfig, RerunSettings
+from sessionproof.runs import RerunConfig
+from sessionproof.runs._rerun import RerunSettings
 from sessionproof.store import Store
 from tests.rerun._files import AIRLINE_GPT
 from tests.runs.test_parity import _stored

@@ -31,14 +31,14 @@ if TYPE_CHECKING:
         model_name,
         suite_reference,
     )
-    from ._export import ExportConfig, ExportSettings, export_traces
-    from ._import import ImportConfig, ImportSettings, TraceImport, import_traces
+    from ._export import ExportConfig, export_traces
+    from ._import import ImportConfig, TraceImport, import_traces
     from ._live import OtlpExport
     from ._metrics import RunMetrics, ScenarioSource, metrics, scenarios_for
-    from ._options import RunOptions, RunSettings
+    from ._options import RunSettings
     from ._patterns import PatternsRun, default_arm, patterns
     from ._report import REPORT_NAME, compare, default_report_path, report
-    from ._rerun import RerunConfig, RerunSettings, rerun
+    from ._rerun import RerunConfig, rerun
     from ._results import RunReport, RunStart
     from ._resume import RESUME_KEEPS, aresume, refuse_given, resume, resumed_config
     from ._run import StartHook, arun, run
@@ -50,9 +50,7 @@ if TYPE_CHECKING:
 _MODULE_OF: dict[str, str] = {
     "BfclReport": "._score",
     "ExportConfig": "._export",
-    "ExportSettings": "._export",
     "ImportConfig": "._import",
-    "ImportSettings": "._import",
     "TraceImport": "._import",
     "export_traces": "._export",
     "import_traces": "._import",
@@ -63,10 +61,8 @@ _MODULE_OF: dict[str, str] = {
     "REPORT_NAME": "._report",
     "RESUME_KEEPS": "._resume",
     "RerunConfig": "._rerun",
-    "RerunSettings": "._rerun",
     "RunConfig": "._config",
     "RunMetrics": "._metrics",
-    "RunOptions": "._options",
     "RunSettings": "._options",
     "RunReport": "._results",
     "RunStart": "._results",
@@ -114,16 +110,12 @@ __all__ = [
     "TOOL_MODES",
     "BfclReport",
     "ExportConfig",
-    "ExportSettings",
     "ImportConfig",
-    "ImportSettings",
     "OtlpExport",
     "PatternsRun",
     "RerunConfig",
-    "RerunSettings",
     "RunConfig",
     "RunMetrics",
-    "RunOptions",
     "RunReport",
     "RunSettings",
     "RunStart",

@@ -13,7 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ..errors import ConfigError
 from ..store import DEFAULT_STORE_PATH
-from ._live import Compat, known_compat, secret_headers
+from ._live import CompatOption, SecretHeaders
 from ._typed import TypedConfig
 
 _FORMATS = ("otlp-json", "otlp-proto")
@@ -39,13 +39,13 @@ class ExportConfig(TypedConfig):
     """The OTLP file to write, if any."""
     endpoint: str | None = None
     """The OTLP/HTTP collector to send to, if any (`/v1/traces` is added)."""
-    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    headers: SecretHeaders = Field(default_factory=dict, repr=False)
     """Headers for the collector (registered as secrets; never in this object's repr)."""
     content: bool = False
     """Spans carry messages, arguments and results (scrubbed)."""
     use_env: bool = False
     """Send where the OTEL_EXPORTER_OTLP_* variables say (with no `endpoint`)."""
-    compat: Compat | None = None
+    compat: CompatOption = None
     """Also the attributes Phoenix (`openinference`) or Langfuse (`langfuse`) read, and each
     session's verdict filed there (Phoenix annotations, Langfuse scores)."""
 
@@ -55,16 +55,6 @@ class ExportConfig(TypedConfig):
         if value not in _FORMATS:
             raise ConfigError(f"--format must be one of {', '.join(_FORMATS)}, not {value!r}")
         return value
-
-    @field_validator("compat", mode="before")
-    @classmethod
-    def _known_compat(cls, value: object) -> object:
-        return known_compat(value)
-
-    @field_validator("headers")
-    @classmethod
-    def _secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        return secret_headers(value)
 
     @model_validator(mode="after")
     def _somewhere(self) -> ExportConfig:

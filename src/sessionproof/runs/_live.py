@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator
 
 from .._secrets import register_header_secret
 from ..engine import Progress
@@ -35,6 +35,13 @@ def secret_headers(headers: dict[str, str]) -> dict[str, str]:
     return headers
 
 
+CompatOption = Annotated[Compat | None, BeforeValidator(known_compat)]
+"""A config field of `Compat` (or None), a bad value named as `--otel-compat` is."""
+
+SecretHeaders = Annotated[dict[str, str], AfterValidator(secret_headers)]
+"""A config field of collector headers, each value a secret once the config holds it."""
+
+
 class OtlpExport(TypedConfig):
     """An OTLP/HTTP collector that receives every session's spans as the session ends
     (`sessionproof run --otlp-endpoint`). A run with one is `RunConfig(export=OtlpExport(...))`.
@@ -48,23 +55,13 @@ class OtlpExport(TypedConfig):
 
     endpoint: str
     """The collector's base URL (`/v1/traces` is added), e.g. `http://127.0.0.1:4318`."""
-    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    headers: SecretHeaders = Field(default_factory=dict, repr=False)
     """Headers sent with every request (often credentials: registered as secrets, so they
     are redacted wherever they would turn up, and never shown in this object's repr)."""
     content: bool = False
     """Spans carry messages, arguments and results (scrubbed)."""
-    compat: Compat | None = None
+    compat: CompatOption = None
     """Also the attributes Phoenix (`openinference`) or Langfuse (`langfuse`) read."""
-
-    @field_validator("compat", mode="before")
-    @classmethod
-    def _known_compat(cls, value: object) -> object:
-        return known_compat(value)
-
-    @field_validator("headers")
-    @classmethod
-    def _secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        return secret_headers(value)
 
     @field_validator("endpoint")
     @classmethod

@@ -1,5 +1,5 @@
-"""`RunOptions`: `RunConfig`'s fields as typed keyword arguments (`**options:
-Unpack[RunOptions]`), so a function that takes a run's settings by keyword (`run_suite`)
+"""`RunSettings`: `RunConfig`'s fields as typed keyword arguments (`**options:
+Unpack[RunSettings]`), so a function that takes a run's settings by keyword (`run_suite`)
 accepts exactly what `RunConfig` does and cannot drift from it.
 
 A TypedDict cannot be generated from a pydantic model for the type checker, so the keys are
@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from ..agents import Agent
-from ..suites import Suite
 from ._config import Reading, ToolMode
 from ._live import OtlpExport
 
@@ -43,10 +42,3 @@ class RunSettings(TypedDict, total=False):
     rpm: float | None
     tpm: float | None
     export: OtlpExport | Mapping[str, Any] | None
-
-
-class RunOptions(RunSettings, total=False):
-    """Every `RunConfig` field by keyword: `RunConfig(**options)`."""
-
-    suite: str | Suite
-    model: str | Agent
