@@ -1,7 +1,9 @@
-"""The library's use cases: run, resume, metrics of a stored run, score, rerun.
+"""The library's use cases: run, resume, score, import, rerun, export, patterns, report,
+compare, and the metrics of a stored run.
 
-The CLI and the Python API (`sessionproof.run_suite`) both call these, so a run behaves the
-same whichever way it is started:
+The CLI and the Python API (`sessionproof.run_suite`) both call these with the same typed
+configurations (`RunConfig`, `RerunConfig`, `ImportConfig`, `ExportConfig`, `ServeConfig`),
+so a use case behaves the same whichever way it is started:
 
 - `run(RunConfig(...))` runs a suite and stores each session as it ends; `resume(run_id)`
   finishes a killed run with the settings of its manifest. Both return a `RunReport`.
@@ -12,6 +14,7 @@ same whichever way it is started:
   its sessions live with `RunConfig.export`).
 - `score(path)` judges recorded transcripts (or BFCL outputs) offline; `rerun(path, model)`
   replays their user side against a candidate model (`RerunConfig`).
+- `report(run_ids)` writes the HTML report; `compare(a, b)` sets two runs side by side.
 """
 
 from typing import TYPE_CHECKING
