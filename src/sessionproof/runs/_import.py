@@ -23,7 +23,8 @@ from ..importers import (
 from ..scoring import RunSummary, first_summary, summaries_by_arm
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
 from ..telemetry import EXPORT_FORMATS, read_otlp_run
-from ._typed import LabelFrom, TypedConfig
+from ._label_from import LabelFrom
+from ._typed import TypedConfig
 
 
 class ImportConfig(TypedConfig):

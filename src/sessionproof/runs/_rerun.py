@@ -15,7 +15,8 @@ from ..errors import ConfigError
 from ..importers import FORMATS, LabelRule, format_names
 from ..store import DEFAULT_STORE_PATH
 from ..suites import Suite, open_project
-from ._typed import LabelFrom, TypedConfig
+from ._label_from import LabelFrom
+from ._typed import TypedConfig
 
 if TYPE_CHECKING:
     from ..engine import Progress

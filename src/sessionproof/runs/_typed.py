@@ -3,11 +3,10 @@ is one clear `ConfigError` line (never a pydantic traceback)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     ModelWrapValidatorHandler,
     ValidationError,
@@ -15,16 +14,6 @@ from pydantic import (
 )
 
 from ..errors import ConfigError
-from ..importers import LabelRule, label_rule
-
-
-def _label_rule(value: object) -> object:
-    return label_rule(value) if isinstance(value, str) else value
-
-
-LabelFrom = Annotated[LabelRule | None, BeforeValidator(_label_rule)]
-"""A config field naming where each session's outcome label is: a `LabelRule`, or its spec
-(`NAME` or `NAME>=N`), parsed when the config is built (a bad one is a `ConfigError`)."""
 
 
 def one_line(exc: ValidationError, what: str) -> str:
