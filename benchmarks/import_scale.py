@@ -25,7 +25,7 @@ from pathlib import Path
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from sessionproof.telemetry import export_traces
+from sessionproof.runs import export_traces
 
 _CLI = Path(sys.executable).with_name("sessionproof")
 _RENAMED = ("sessionproof.scenario.id", "gen_ai.conversation.id", "session.id")

@@ -7,16 +7,15 @@ arguments store the same sessions either way.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from pathlib import Path
+from typing import Unpack
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .agents import Agent
-from .engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
+from .engine import Progress
 from .errors import ConfigError
 from .records import Session
-from .runs import RunConfig, RunReport, ToolMode, aresume, arun
+from .runs import OtlpExport, RunConfig, RunReport, RunSettings, aresume, arun
 from .scoring import ArmsReport, RunSummary
 from .store import Store
 from .suites import Suite
@@ -52,25 +51,43 @@ class RunResult(BaseModel):
     exact McNemar p-value, and the pairs needed to detect that difference."""
 
 
+_RESUME_MAY_CHANGE = frozenset(
+    {"store", "concurrency", "max_sessions", "executor", "rpm", "tpm", "export", "user_model"}
+)
+"""Settings `resume` takes again; every other one the resumed run keeps from its manifest."""
+
+
 async def _resumed(
     run_id: str,
-    store: str | Path,
     suite: str | Suite,
     agent: str | Agent,
-    user_model: str | Agent | None,
-    concurrency: int | None,
     progress: Progress | None,
+    options: RunSettings,
 ) -> RunReport:
+    store = options.get("store")
+    if store is None:
+        raise ConfigError("resume needs the store the run was written to (store=...)")
+    # Refused by name, as `sessionproof run --resume` refuses its flags (`arm` for `arms`).
+    given = [
+        "arm" if name == "arms" else name for name in options if name not in _RESUME_MAY_CHANGE
+    ]
+    export = options.get("export")
     report = await aresume(
         run_id,
         store=store,
         # What only the caller can give again: objects, or a spec whose credentials the
         # store redacted. The default agent means none was given.
         model=None if agent == _DEFAULT_AGENT else agent,
-        user_model=user_model,
+        user_model=options.get("user_model"),
         suite=suite if isinstance(suite, Suite) else None,
-        concurrency=concurrency,
+        concurrency=options.get("concurrency"),
+        max_sessions=options.get("max_sessions"),
+        executor=options.get("executor"),
+        rpm=options.get("rpm"),
+        tpm=options.get("tpm"),
+        given=given,
         progress=progress,
+        export=None if export is None else OtlpExport.model_validate(export),
     )
     with Store.open(store, read_only=True) as db:
         everything = db.load_sessions(report.run_id)
@@ -81,46 +98,15 @@ async def arun_suite(
     suite: str | Suite = "demo",
     agent: str | Agent = _DEFAULT_AGENT,
     *,
-    trials: int = 1,
-    limit: int | None = None,
-    seed: int = 0,
-    concurrency: int | None = None,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    user_model: str | Agent | None = None,
-    store: str | Path | None = None,
-    arms: Sequence[str] = (),
-    faults: str | None = None,
-    drift: str | None = None,
-    guard: bool | None = None,
-    tool_mode: ToolMode = "auto",
-    agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S,
     resume: str | None = None,
     progress: Progress | None = None,
+    **options: Unpack[RunSettings],
 ) -> RunResult:
     """Async form of `run_suite`."""
     if resume is not None:
-        if store is None:
-            raise ConfigError("resume needs the store the run was written to (store=...)")
-        report = await _resumed(resume, store, suite, agent, user_model, concurrency, progress)
+        report = await _resumed(resume, suite, agent, progress, options)
     else:
-        config = RunConfig(
-            suite=suite,
-            model=agent,
-            trials=trials,
-            limit=limit,
-            concurrency=concurrency,
-            seed=seed,
-            max_steps=max_steps,
-            user_model=user_model,
-            tool_mode=tool_mode,
-            arms=list(arms),
-            faults=faults,
-            drift=drift,
-            guard=guard,
-            agent_timeout=agent_timeout,
-            store=store,
-        )
-        report = await arun(config, progress)
+        report = await arun(RunConfig(suite=suite, model=agent, **options), progress)
     return RunResult(
         run_id=report.run_id,
         sessions=report.sessions,
@@ -135,53 +121,25 @@ def run_suite(
     suite: str | Suite = "demo",
     agent: str | Agent = _DEFAULT_AGENT,
     *,
-    trials: int = 1,
-    limit: int | None = None,
-    seed: int = 0,
-    concurrency: int | None = None,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    user_model: str | Agent | None = None,
-    store: str | Path | None = None,
-    arms: Sequence[str] = (),
-    faults: str | None = None,
-    drift: str | None = None,
-    guard: bool | None = None,
-    tool_mode: ToolMode = "auto",
-    agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S,
     resume: str | None = None,
     progress: Progress | None = None,
+    **options: Unpack[RunSettings],
 ) -> RunResult:
     """Run `suite` (a name, a scenario file, or a `Suite`) with `agent` (a model spec string
     or any `Agent`) and return every session with its verdict, plus a summary per arm
     (`RunResult.summary_by_arm`; `summary` is the first arm's) and, with several arms, their
     comparison (`RunResult.comparison`).
 
-    It runs what `sessionproof run` runs (`sessionproof.runs.run`): `arms` (or `faults`,
-    `drift`, `guard` for one arm) set the conditions; `concurrency` None is 1 for a local
-    model, else 4. Simulated users are played by `user_model`, by default the agent itself
-    when it is a model (reference agents state the scenario's instructions instead). With
-    `store`, every session is written to that DuckDB file the moment it ends, so a killed run
-    continues with `resume=RUN_ID` (and the same `store`): its manifest's settings are used,
-    and `sessions` then holds every session of the run. Raises `ConfigError` for bad values.
+    It runs what `sessionproof run` runs (`sessionproof.runs.run`): `options` are the
+    fields of `RunConfig` (`trials`, `limit`, `seed`, `arms` or `faults`, `drift`, `guard`,
+    `perturb` for one arm, `store`, `reading`, `executor`, `rpm`, `tpm`, `export` for a live
+    OTLP export, ...; see `RunSettings`); `concurrency` None is 1 for a local model, else 4.
+    Simulated users are played by `user_model`, by default the agent itself when it is a
+    model (reference agents state the scenario's instructions instead). With `store`, every
+    session is written to that DuckDB file the moment it ends, so a killed run continues
+    with `resume=RUN_ID` (and the same `store`): its manifest's settings are used (giving
+    one of them again is a `ConfigError`; `concurrency`, `max_sessions`, `executor`, the rate
+    limits and `export` may change), and `sessions` then holds every session of the run.
+    Raises `ConfigError` in one line for a bad or unknown option.
     """
-    return asyncio.run(
-        arun_suite(
-            suite,
-            agent,
-            trials=trials,
-            limit=limit,
-            seed=seed,
-            concurrency=concurrency,
-            max_steps=max_steps,
-            user_model=user_model,
-            store=store,
-            arms=arms,
-            faults=faults,
-            drift=drift,
-            guard=guard,
-            tool_mode=tool_mode,
-            agent_timeout=agent_timeout,
-            resume=resume,
-            progress=progress,
-        )
-    )
+    return asyncio.run(arun_suite(suite, agent, resume=resume, progress=progress, **options))

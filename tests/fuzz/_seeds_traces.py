@@ -99,7 +99,7 @@ def _foreign() -> dict[str, Any]:
 @functools.cache
 def _ours() -> dict[str, Any]:
     """The project's own OTLP-JSON export (with content) of a small imported chat log."""
-    from sessionproof.telemetry import export_traces, import_traces
+    from sessionproof.runs import export_traces, import_traces
 
     with tempfile.TemporaryDirectory(prefix="sessionproof-fuzz-seed-") as tmp:
         log = Path(tmp) / "log.jsonl"

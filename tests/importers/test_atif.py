@@ -17,8 +17,8 @@ from sessionproof.records import (
     ToolResultEvent,
     UserMessageEvent,
 )
+from sessionproof.runs import import_traces
 from sessionproof.store import Store
-from sessionproof.telemetry import import_traces
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "atif"
 EXCHANGE = FIXTURES / "exchange.trajectory.json"

@@ -14,7 +14,7 @@ import pytest
 
 from sessionproof.errors import InputFileError
 from sessionproof.importers import detect_format
-from sessionproof.telemetry import export_traces, import_traces
+from sessionproof.runs import export_traces, import_traces
 
 
 def _chat_log(path: Path, count: int) -> Path:

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from sessionproof.errors import InputFileError
+from sessionproof.runs import import_traces
 from sessionproof.store import Store
-from sessionproof.telemetry import import_traces
 
 HUGE = 2**70
 """Past every integer column of the store, and past what JSON text in it may hold."""

@@ -11,8 +11,8 @@ import pytest
 
 from sessionproof.importers import _storing
 from sessionproof.records import Session
+from sessionproof.runs import import_traces
 from sessionproof.store import Store
-from sessionproof.telemetry import import_traces
 
 from .test_unstorable_records import POISONS, _conversation, _otlp, _stored
 

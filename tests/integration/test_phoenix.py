@@ -24,9 +24,8 @@ import httpx
 import pytest
 
 from sessionproof.records import Session, ToolResultEvent
-from sessionproof.runs import RunConfig, run
+from sessionproof.runs import RunConfig, export_traces, run
 from sessionproof.store import Store
-from sessionproof.telemetry import export_traces
 from sessionproof.telemetry._spans import session_span_ids
 from sessionproof.telemetry._verdict_notes import verdict_notes
 

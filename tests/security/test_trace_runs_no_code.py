@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 import sessionproof
 from sessionproof.cli import app
 from sessionproof.errors import SessionproofError
+from sessionproof.runs import export_traces
 from sessionproof.suites import load_suite
-from sessionproof.telemetry import export_traces
 
 runner = CliRunner()
 

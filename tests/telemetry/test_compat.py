@@ -13,9 +13,9 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from sessionproof.cli import main
 from sessionproof.errors import ConfigError
-from sessionproof.runs import RunReport
+from sessionproof.runs import RunReport, export_traces, import_traces
 from sessionproof.store import Store
-from sessionproof.telemetry import export_traces, import_traces, run_spans
+from sessionproof.telemetry import run_spans
 
 
 def _a(span: ReadableSpan) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sessionproof.importers import import_file
 from sessionproof.records import ToolCallEvent
-from sessionproof.telemetry import import_traces
+from sessionproof.runs import import_traces
 
 from .test_import_malformed import T1, T2, _file, _session
 

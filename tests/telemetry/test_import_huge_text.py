@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sessionproof.records import ToolCallEvent, ToolResultEvent
-from sessionproof.telemetry import import_traces
+from sessionproof.runs import import_traces
 from sessionproof.telemetry._decode import MAX_TEXT
 
 from .test_import_malformed import T1, T2, _attr, _file, _session

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sessionproof.importers import import_file
-from sessionproof.telemetry import import_traces
+from sessionproof.runs import import_traces
 
 from .test_import_malformed import T1, T2, _file, _session
 

@@ -15,7 +15,7 @@ import pytest
 
 from sessionproof.errors import InputFileError
 from sessionproof.importers import import_file
-from sessionproof.telemetry import import_traces
+from sessionproof.runs import import_traces
 
 from .test_import_malformed import T1, _session
 

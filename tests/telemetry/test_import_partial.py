@@ -13,7 +13,7 @@ import pytest
 from sessionproof.errors import InputFileError
 from sessionproof.importers import import_file
 from sessionproof.records import ToolCallEvent
-from sessionproof.telemetry import import_traces
+from sessionproof.runs import import_traces
 
 from .test_import_malformed import T1, T2, _attr, _file, _read, _session, _span
 

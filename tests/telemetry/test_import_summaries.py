@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sessionproof.runs import RunConfig, run
-from sessionproof.telemetry import export_traces, import_traces
+from sessionproof.runs import RunConfig, export_traces, import_traces, run
 
 ARMS = ["baseline", "faults=30%"]
 

@@ -15,8 +15,8 @@ import pytest
 from sessionproof.errors import ConfigError
 from sessionproof.importers import LabelRule, import_file
 from sessionproof.records import VerdictEvent
+from sessionproof.runs import import_traces
 from sessionproof.store import Store
-from sessionproof.telemetry import import_traces
 
 from .test_import_malformed import T1, T2, _attr, _file, _session
 

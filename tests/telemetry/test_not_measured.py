@@ -8,9 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
-from sessionproof.runs import RunConfig, metrics, run
+from sessionproof.runs import RunConfig, export_traces, import_traces, metrics, run
 from sessionproof.store import Store
-from sessionproof.telemetry import export_traces, import_traces
 
 runner = CliRunner()
 

@@ -17,8 +17,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 from sessionproof.records import ToolResultEvent
-from sessionproof.runs import RunReport
-from sessionproof.telemetry import export_traces, run_spans
+from sessionproof.runs import RunReport, export_traces
+from sessionproof.telemetry import run_spans
 
 from .conftest import rich_session
 

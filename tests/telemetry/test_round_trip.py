@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 from sessionproof.records import Session
-from sessionproof.runs import RunReport, metrics
+from sessionproof.runs import RunReport, export_traces, import_traces, metrics
 from sessionproof.store import Store
-from sessionproof.telemetry import export_traces, import_traces
 
 
 def _comparable(session: Session) -> dict[str, Any]:

@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 
 from sessionproof.patterns import MineOptions
-from sessionproof.runs import SCORE_FORMATS, RunReport, patterns, rerun, score
+from sessionproof.runs import SCORE_FORMATS, RunReport, export_traces, patterns, rerun, score
 from sessionproof.store import Store
 from sessionproof.suites.tau2 import ScoreReport
-from sessionproof.telemetry import export_traces
 
 from .test_import_malformed import _attr, _file, _session
 

@@ -19,9 +19,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from sessionproof.errors import InfraError
 from sessionproof.records import Session
-from sessionproof.runs import RunConfig, run
+from sessionproof.runs import RunConfig, export_traces, run
 from sessionproof.store import Store
-from sessionproof.telemetry import LiveExport, export_traces
+from sessionproof.telemetry import LiveExport
 from sessionproof.telemetry._verdict_notes import (
     NOT_JUDGED,
     VERDICT,

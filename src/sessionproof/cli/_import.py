@@ -59,12 +59,11 @@ def import_command(
     (each named on stderr); 2 when the file cannot be used at all.
     """
     # Imported here: the trace readers are this command's alone (~0.1 s of every start-up).
-    from ..telemetry import import_traces
+    from ..runs import ImportConfig, import_traces
     from ._summaries import render_summaries
 
-    report = import_traces(
-        path, fmt=fmt, store=store, domain=domain, argv=sys.argv[1:], label_from=label_from
-    )
+    config = ImportConfig(path=path, fmt=fmt, store=store, domain=domain, label_from=label_from)
+    report = import_traces(config, argv=sys.argv[1:])
     for problem in report.errors:
         label = "skipped" if problem.fatal else "warning"
         err_console.print(

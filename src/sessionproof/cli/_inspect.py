@@ -262,11 +262,12 @@ def export(
         for p in paths:
             typer.echo(str(p))
         return
-    from ..telemetry import export_traces, parse_headers
+    from ..runs import ExportConfig, export_traces
+    from ..telemetry import parse_headers
 
     refuse_clobber(output, store=store)
-    count = export_traces(
-        target,
+    config = ExportConfig(
+        run_id=target,
         store=store,
         fmt=fmt,
         output=output,
@@ -276,6 +277,7 @@ def export(
         use_env=output is None and otlp_endpoint is None,
         compat=otel_compat,
     )
+    count = export_traces(config)
     where = [str(output)] if output is not None else []
     if otlp_endpoint is not None or output is None:
         where.append(otlp_endpoint or "the OTEL_EXPORTER_OTLP_* endpoint")

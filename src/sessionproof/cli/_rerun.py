@@ -156,11 +156,12 @@ def rerun_command(
 
     try:
         with RunProgress(progress_console(), "reruns") as progress:
-            report = runs.rerun(
-                path,
-                model,
+            config = runs.RerunConfig(
+                path=path,
+                model=model,
                 fmt=fmt,
                 domain=domain,
+                suite=suite,
                 trials=trials,
                 user_model=user_model,
                 limit=limit,
@@ -169,11 +170,9 @@ def rerun_command(
                 store=store,
                 judge=judge,
                 max_steps=max_steps,
-                progress=progress,
-                argv=sys.argv[1:],
                 label_from=label_from,
-                suite=suite,
             )
+            report = runs.rerun(config, progress=progress, argv=sys.argv[1:])
     except KeyboardInterrupt:
         err_console.print("interrupted; the sessions finished so far are stored")
         raise typer.Exit(130) from None

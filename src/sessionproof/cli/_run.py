@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,8 +17,6 @@ from ._report import NoReportOpt, told_report
 
 if TYPE_CHECKING:
     from .. import runs
-    from ..engine import Progress
-    from ._progress import RunProgress
 
 _RUN_SUMMARY = "Run a suite of multi-turn scenarios against a model; store every session."
 
@@ -194,11 +190,9 @@ def run(
             highlight=False,
         )
 
+    export = _export(otlp_endpoint, otlp_header, otel_content, otel_compat)
     try:
-        with (
-            RunProgress(progress_console(), "sessions") as bar,
-            _live(bar, otlp_endpoint, otlp_header, otel_content, suite, otel_compat) as progress,
-        ):
+        with RunProgress(progress_console(), "sessions") as progress:
             if resume:
                 report = runs.resume(
                     resume,
@@ -214,6 +208,7 @@ def run(
                     progress=progress,
                     on_start=announce,
                     html=not no_report,
+                    export=export,
                 )
             else:
                 config = runs.RunConfig(
@@ -238,6 +233,7 @@ def run(
                     executor=executor or "local",
                     rpm=rpm,
                     tpm=tpm,
+                    export=export,
                 )
                 report = runs.run(
                     config, progress, on_start=announce, argv=sys.argv[1:], html=not no_report
@@ -254,25 +250,18 @@ def run(
     told_report(report.html_report, report.html_error)
 
 
-@contextlib.contextmanager
-def _live(
-    bar: RunProgress,
-    endpoint: str | None,
-    headers: list[str] | None,
-    content: bool,
-    suite: str,
-    compat: str | None = None,
-) -> Iterator[Progress]:
-    """The progress the run reports to: the bar, and the live OTLP export when asked for."""
+def _export(
+    endpoint: str | None, headers: list[str] | None, content: bool, compat: str | None
+) -> runs.OtlpExport | None:
+    """The run's live OTLP export, when `--otlp-endpoint` asks for one."""
     if endpoint is None:
-        yield bar
-        return
-    from ..telemetry import LiveExport, parse_headers
+        return None
+    from ..runs import OtlpExport
+    from ..telemetry import parse_headers
 
-    with LiveExport(
-        bar, endpoint, parse_headers(headers or []), content=content, suite=suite, compat=compat
-    ) as live:
-        yield live
+    return OtlpExport(
+        endpoint=endpoint, headers=parse_headers(headers or []), content=content, compat=compat
+    )
 
 
 def _report(report: runs.RunReport, as_json: bool) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..agents import Agent
 from ..conditions import parse_arm
@@ -14,6 +14,8 @@ from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
 from ..errors import ConfigError
 from ..executors import fork_available
 from ..suites import Suite
+from ._live import OtlpExport
+from ._typed import TypedConfig
 
 ToolMode = Literal["native", "prompted", "auto"]
 """How tools reach the model: its native tool API, a prompt, or native when supported."""
@@ -108,15 +110,7 @@ def arm_names(
     return [parse_arm(" ".join(parts) or "baseline").name]
 
 
-def _one_line(exc: ValidationError) -> str:
-    errors = exc.errors()
-    first = errors[0]
-    field = ".".join(str(p) for p in first["loc"]) or "(config)"
-    more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-    return f"invalid run configuration: {field}: {first['msg']}{more}"
-
-
-class RunConfig(BaseModel):
+class RunConfig(TypedConfig):
     """One run: which suite, which agent, how many trials, under which arms, stored where.
 
     Built by `sessionproof run` from its flags and by `run_suite` from its arguments, so both
@@ -124,7 +118,11 @@ class RunConfig(BaseModel):
     pydantic traceback).
     """
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
+    KIND: ClassVar[str] = "run"
+
+    def __init__(self, **data: Any) -> None:
+        """Validate; a bad value raises `ConfigError` naming the field."""
+        super().__init__(**data)
 
     suite: str | Suite = "demo"
     """A built-in suite name, a scenario .yaml/.json file, or a `Suite` object."""
@@ -179,13 +177,9 @@ class RunConfig(BaseModel):
     together); None: not limited beyond the adaptive concurrency."""
     tpm: float | None = Field(default=None, gt=0)
     """Tokens per minute allowed to the model's provider (estimated from request sizes)."""
-
-    def __init__(self, **data: Any) -> None:
-        """Validate; a bad value raises `ConfigError` naming the field."""
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise ConfigError(_one_line(exc)) from None
+    export: OtlpExport | None = None
+    """Send each session's spans to this OTLP/HTTP collector the moment it ends (the live
+    export of `sessionproof run --otlp-endpoint`); None: no live export."""
 
     @field_validator("tool_mode", mode="before")
     @classmethod

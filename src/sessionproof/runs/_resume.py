@@ -14,6 +14,7 @@ from ..executors import load
 from ..store import DEFAULT_STORE_PATH, REDACTED, RunManifest, Store, scrub_text
 from ..suites import Suite
 from ._config import RunConfig
+from ._live import OtlpExport, exporting
 from ._results import RunReport
 from ._run import StartHook, execute
 
@@ -146,6 +147,7 @@ async def aresume(
     progress: Progress | None = None,
     on_start: StartHook | None = None,
     html: bool = False,
+    export: OtlpExport | None = None,
 ) -> RunReport:
     """Async form of `resume`."""
     path = Path(store)
@@ -176,7 +178,8 @@ async def aresume(
                 "start a new run instead of resuming"
             )
         skip = db.finished_keys(manifest.run_id)
-        return await execute(db, config, loaded, manifest, progress, on_start, skip=skip, html=html)
+        with exporting(export, progress, manifest.suite) as told:
+            return await execute(db, config, loaded, manifest, told, on_start, skip=skip, html=html)
 
 
 def resume(
@@ -195,6 +198,7 @@ def resume(
     progress: Progress | None = None,
     on_start: StartHook | None = None,
     html: bool = False,
+    export: OtlpExport | None = None,
 ) -> RunReport:
     """Continue the killed run `run_id` (or a unique prefix) in `store`: run the sessions it
     had not finished, with the settings of its manifest, and report over all of them.
@@ -205,7 +209,8 @@ def resume(
     (`local`, `ray`, `ray:ADDRESS`; default: the run's) and the rate limits `rpm` / `tpm`
     (default: the run's) may differ. `given` names the settings
     the caller was explicitly asked for (`sessionproof run --resume` passes its command-line
-    flags): any that the run keeps from its manifest is refused. `html` as for `run`.
+    flags): any that the run keeps from its manifest is refused. `html` as for `run`;
+    `export`: the live export of the resumed sessions (as `RunConfig.export`).
     Raises `ConfigError` for a run not made by `run`, a changed suite, or a refused setting.
     """
     return asyncio.run(
@@ -224,5 +229,6 @@ def resume(
             progress=progress,
             on_start=on_start,
             html=html,
+            export=export,
         )
     )

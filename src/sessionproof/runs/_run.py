@@ -30,6 +30,7 @@ from ..scoring import (
 from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
 from ..suites import Suite, has_per_turn_criteria
 from ._config import RunConfig, model_name, parse_executor, suite_reference
+from ._live import exporting
 from ._ray import execute_ray, ray_spec, worker_spec
 from ._report import MINED_AT, default_report_path
 from ._report import report as write_report
@@ -106,11 +107,12 @@ async def arun(
 ) -> RunReport:
     """Async form of `run`."""
     loaded = load(config.suite, config.limit, config.reading)
-    if config.store is None:
-        return await _in_memory(config, loaded, progress, on_start)
-    manifest = new_manifest(config, loaded, argv)
-    with Store.open(config.store) as db:
-        return await execute(db, config, loaded, manifest, progress, on_start, html=html)
+    with exporting(config.export, progress, suite_reference(config.suite)) as told:
+        if config.store is None:
+            return await _in_memory(config, loaded, told, on_start)
+        manifest = new_manifest(config, loaded, argv)
+        with Store.open(config.store) as db:
+            return await execute(db, config, loaded, manifest, told, on_start, html=html)
 
 
 def run(
@@ -124,7 +126,8 @@ def run(
     """Run `config`: every scenario × trial × arm, each session stored the moment it ends
     (in `config.store`, under a new run that `resume` continues if this one is killed).
 
-    `progress` is told of every finished session; `on_start` once, before the first; `argv`
+    `progress` is told of every finished session (and, with `config.export`, each session's
+    spans go to that collector as it ends); `on_start` once, before the first; `argv`
     is recorded in the manifest. `html`: also write the run's HTML report next to the store
     (`default_report_path`; the result's `html_report`, or `html_error` when it could not
     be written). Raises `ConfigError` (and its kin) for a bad suite, model or arm; an

@@ -1,14 +1,12 @@
-"""`score` and `rerun`: judge recorded transcripts offline, or rerun them against a candidate."""
+"""`score`: judge recorded transcripts offline (`rerun` is in `_rerun`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from .._defaults import DEFAULT_MAX_STEPS
 from ..errors import ConfigError
-from ..importers import FORMATS, LabelRule, format_names, label_rule
+from ..importers import LabelRule, format_names, label_rule
 from ..store import DEFAULT_STORE_PATH
 from ..suites import (
     NLJudge,
@@ -21,13 +19,6 @@ from ..suites import (
     score_transcripts,
     scorer_names,
 )
-
-if TYPE_CHECKING:
-    # Only `rerun` runs an agent: `score` leaves the engine, the executors and the rerun
-    # machinery unloaded.
-    from ..agents import Agent
-    from ..engine import Progress
-    from ..rerun import RerunReport
 
 SCORE_FORMATS = ("auto", *format_names(), *scorer_names())
 """What `score` reads: transcripts and traces in any format the importers register (or
@@ -97,58 +88,5 @@ def score(
         judge,
         argv=None if argv is None else list(argv),
         label_from=rule,
-        project=project,
-    )
-
-
-def rerun(
-    path: str | Path,
-    model: str | Agent,
-    *,
-    fmt: str = "auto",
-    domain: str | None = None,
-    trials: int = 1,
-    user_model: str | Agent | None = None,
-    limit: int | None = None,
-    concurrency: int | None = None,
-    seed: int = 0,
-    store: str | Path | None = DEFAULT_STORE_PATH,
-    judge: str | NLJudge | None = None,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    progress: Progress | None = None,
-    argv: Sequence[str] | None = None,
-    label_from: str | LabelRule | None = None,
-    suite: str | Suite | None = None,
-) -> RerunReport:
-    """Rerun every transcript of `path` against `model` in its domain, judge each rerun as
-    the original was judged, store the reruns as a `rerun` run in `store` (None: not
-    stored), and compare pair by pair (see `sessionproof.rerun.rerun`).
-
-    `concurrency` None is the default for the model (1 for a local model, else 4).
-    `suite` names the user's project, as for `score`: its domains are known, and a transcript
-    whose scenario id is one of its scenarios reruns that scenario and is judged by it.
-    """
-    if fmt != "auto" and fmt not in FORMATS and fmt not in format_names():
-        raise ConfigError(f"--format must be auto or one of {', '.join(FORMATS)}, not {fmt!r}")
-    from ..rerun import rerun as rerun_transcripts
-    from ._config import default_concurrency
-
-    project = open_project(suite, domain)
-    return rerun_transcripts(
-        path,
-        model,
-        fmt=fmt,
-        domain=project.domain,
-        trials=trials,
-        user_model=user_model,
-        limit=limit,
-        concurrency=concurrency or default_concurrency(model),
-        seed=seed,
-        store_path=store,
-        judge=judge,
-        max_steps=max_steps,
-        progress=progress,
-        argv=None if argv is None else list(argv),
-        label_from=label_rule(label_from),
         project=project,
     )

@@ -12,6 +12,9 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import Field, model_validator
 
 from ..engine import NoHooks, ServedSession, SessionHooks, session_seed, user_for
 from ..errors import ConfigError
@@ -20,26 +23,44 @@ from ..records import Scenario, Session, TerminationReason
 from ..store import RunManifest, Store, new_run_id, recorded_run
 from ..suites import Suite
 from ._config import arm_names, suite_reference
+from ._typed import TypedConfig
 
 SERVED_MODEL = "external:mcp"
 """The model name a served session is stored under (the agent is whoever connected)."""
 
 
-@dataclass(frozen=True)
-class ServeConfig:
-    """What to serve."""
+class ServeConfig(TypedConfig):
+    """What to serve: one scenario of a suite, under one arm (`faults`, `drift`, `guard`).
+    Built by `sessionproof serve` from its flags and by Python callers alike; a bad value
+    (a port out of range, a bad fault plan) is one `ConfigError` line."""
+
+    KIND: ClassVar[str] = "serve"
+
+    def __init__(self, **data: Any) -> None:
+        """Validate; a bad value raises `ConfigError` naming the field."""
+        super().__init__(**data)
 
     suite: str | Suite
+    """A built-in suite name, a scenario file or a project directory, or a `Suite`."""
     scenario: str
     """The scenario's id."""
     faults: str | None = None
+    """Fault plan of the served arm, e.g. `3%` or `timeout:2%`."""
     drift: str | None = None
+    """Schema drift `KIND[:P%][@TURN[@TOOL]]` of the served arm."""
     guard: bool = False
-    port: int = 0
+    """Wrap the served tools in the guard."""
+    port: int = Field(default=0, ge=0, le=65535)
     """0 picks a free port."""
     seed: int = 0
+    """Seed for faults and drift."""
     store: Path | None = None
     """Where the judged session is stored (None keeps it in memory)."""
+
+    @model_validator(mode="after")
+    def _arm_parses(self) -> ServeConfig:
+        arm_names([], self.faults, self.drift, self.guard or None)  # fails fast
+        return self
 
 
 @dataclass

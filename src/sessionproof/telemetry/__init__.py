@@ -26,9 +26,10 @@ if TYPE_CHECKING:
         write_file,
     )
     from ._readable import session_spans
-    from ._rebuild import read_otlp, read_otlp_json, read_otlp_proto
+    from ._rebuild import read_otlp, read_otlp_json, read_otlp_proto, read_otlp_run
     from ._spans import default_resource, otlp_spans
-    from ._usecases import EXPORT_FORMATS, TraceImport, export_traces, import_traces, run_spans
+    from ._usecases import EXPORT_FORMATS, run_request, run_spans
+    from ._verdict_send import send_run_verdicts
 
 _MODULE_OF: dict[str, str] = {
     "COMPATS": "._compat",
@@ -44,13 +45,13 @@ _MODULE_OF: dict[str, str] = {
     "read_otlp": "._rebuild",
     "read_otlp_json": "._rebuild",
     "read_otlp_proto": "._rebuild",
+    "read_otlp_run": "._rebuild",
     "default_resource": "._spans",
     "otlp_spans": "._spans",
     "EXPORT_FORMATS": "._usecases",
-    "TraceImport": "._usecases",
-    "export_traces": "._usecases",
-    "import_traces": "._usecases",
+    "run_request": "._usecases",
     "run_spans": "._usecases",
+    "send_run_verdicts": "._verdict_send",
 }
 """Each public name -> the submodule that defines it."""
 
@@ -58,11 +59,8 @@ __all__ = [
     "COMPATS",
     "EXPORT_FORMATS",
     "LiveExport",
-    "TraceImport",
     "default_resource",
     "export_request",
-    "export_traces",
-    "import_traces",
     "otlp_json",
     "otlp_proto",
     "otlp_spans",
@@ -70,8 +68,11 @@ __all__ = [
     "read_otlp",
     "read_otlp_json",
     "read_otlp_proto",
+    "read_otlp_run",
+    "run_request",
     "run_spans",
     "send",
+    "send_run_verdicts",
     "session_spans",
     "traces_url",
     "write_file",

@@ -1,0 +1,104 @@
+"""`export_traces`: a stored run's sessions as OpenTelemetry GenAI traces, to an OTLP file
+and/or an OTLP/HTTP collector. `ExportConfig` holds its options for the CLI (`sessionproof
+export RUN_ID ...` builds one) and the Python API alike; the spans, files and sending are the
+telemetry package's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar, TypedDict, Unpack
+
+from pydantic import Field, field_validator, model_validator
+
+from ..errors import ConfigError
+from ..store import DEFAULT_STORE_PATH
+from ._live import CompatOption, SecretHeaders
+from ._typed import TypedConfig
+
+_FORMATS = ("otlp-json", "otlp-proto")
+"""The trace file formats (`telemetry.EXPORT_FORMATS`; a test keeps the two equal)."""
+
+
+class ExportConfig(TypedConfig):
+    """One export of a stored run's traces: which run, from which store, to where."""
+
+    KIND: ClassVar[str] = "export"
+
+    def __init__(self, **data: Any) -> None:
+        """Validate; a bad value raises `ConfigError` naming the field."""
+        super().__init__(**data)
+
+    run_id: str
+    """The run (or a unique prefix of its id)."""
+    store: Path = DEFAULT_STORE_PATH
+    """The DuckDB store holding it."""
+    fmt: str = "otlp-json"
+    """The file's format: `otlp-json` or `otlp-proto` (protobuf)."""
+    output: Path | None = None
+    """The OTLP file to write, if any."""
+    endpoint: str | None = None
+    """The OTLP/HTTP collector to send to, if any (`/v1/traces` is added)."""
+    headers: SecretHeaders = Field(default_factory=dict, repr=False)
+    """Headers for the collector (registered as secrets; never in this object's repr)."""
+    content: bool = False
+    """Spans carry messages, arguments and results (scrubbed)."""
+    use_env: bool = False
+    """Send where the OTEL_EXPORTER_OTLP_* variables say (with no `endpoint`)."""
+    compat: CompatOption = None
+    """Also the attributes Phoenix (`openinference`) or Langfuse (`langfuse`) read, and each
+    session's verdict filed there (Phoenix annotations, Langfuse scores)."""
+
+    @field_validator("fmt", mode="before")
+    @classmethod
+    def _known_format(cls, value: object) -> object:
+        if value not in _FORMATS:
+            raise ConfigError(f"--format must be one of {', '.join(_FORMATS)}, not {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _somewhere(self) -> ExportConfig:
+        if self.output is None and self.endpoint is None and not self.use_env:
+            raise ConfigError("say where the traces go: -o FILE and/or --otlp-endpoint URL")
+        return self
+
+
+class ExportSettings(TypedDict, total=False):
+    """Every `ExportConfig` field but the run, by keyword: `export_traces(run_id, **settings)`."""
+
+    store: str | Path
+    fmt: str
+    output: str | Path | None
+    endpoint: str | None
+    headers: Mapping[str, str] | None
+    content: bool
+    use_env: bool
+    compat: str | None
+
+
+def export_traces(config: ExportConfig | str, **settings: Unpack[ExportSettings]) -> int:
+    """Export a stored run's sessions as OpenTelemetry GenAI traces: to `output` (an OTLP file
+    of `fmt`), to the OTLP/HTTP `endpoint`, or (`use_env`) where the OTEL_EXPORTER_OTLP_*
+    variables say. Message text, arguments and results only with `content`; `compat`
+    (`openinference` | `langfuse`) adds the attributes Phoenix or Langfuse read, and files
+    each session's verdict there. Returns the span count.
+
+    Give an `ExportConfig`, or the run id and `settings` (its other fields). Raises
+    `ConfigError` in one line for a bad option, `StoreError` for a missing store or run.
+    """
+    if isinstance(config, ExportConfig):
+        if settings:
+            raise ConfigError("export_traces takes an ExportConfig or its fields, not both")
+    else:
+        if settings.get("headers") is None:
+            settings.pop("headers", None)
+        config = ExportConfig(run_id=config, **settings)
+    from ..telemetry import run_request, send, send_run_verdicts, write_file
+
+    full_id, request, _ = run_request(config.run_id, config.store, config.content, config.compat)
+    if config.output is not None:
+        write_file(request, config.output, config.fmt)
+    if config.endpoint is not None or config.use_env:
+        send(request, config.endpoint, config.headers)
+        send_run_verdicts(full_id, config.store, config.compat, config.endpoint, config.headers)
+    return len(request.resource_spans[0].scope_spans[0].spans)
