@@ -30,25 +30,18 @@ with the fast path's (tests/records/test_fastpath.py).
 
 from __future__ import annotations
 
-import os
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-M = TypeVar("M", bound=BaseModel)
+from .._nofastpath import fastpath_disabled
 
-NO_FASTPATH_ENV = "SESSIONPROOF_NO_FASTPATH"
-"""Set to 1 to use only public APIs (pydantic's `model_construct`, the openai SDK's client)."""
+M = TypeVar("M", bound=BaseModel)
 
 _STATE = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
 """The per-instance state the fast path writes: pydantic's `BaseModel.__slots__`."""
 _set = object.__setattr__
 _new = object.__new__
-
-
-def disabled_by_env() -> bool:
-    """True when `SESSIONPROOF_NO_FASTPATH` asks for the public paths only."""
-    return os.environ.get(NO_FASTPATH_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 def _write(cls: type[M], fields: dict[str, Any], fields_set: set[str]) -> M:
@@ -95,7 +88,7 @@ def layout_holds(write: Any = _write) -> bool:
         return False
 
 
-ACTIVE = not disabled_by_env() and layout_holds()
+ACTIVE = not fastpath_disabled() and layout_holds()
 """True when the fast path is in use (decided at import; tests may set it)."""
 
 
