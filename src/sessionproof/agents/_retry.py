@@ -208,30 +208,17 @@ class _Decider:
         self._asked: float | None = None
         """The wait the last retried failure asked for (its Retry-After), if any."""
 
-    def __call__(self, exc: Exception) -> bool | float:
-        """True to retry after backoff, a float to retry after exactly that many seconds,
-        False not to retry."""
-        if self.gave_up:
-            return False
-        failure = self.classify(exc)
-        if failure is None or not failure.retryable:
+    def retry(self, state: RetryCallState) -> bool:
+        """tenacity's `retry`: whether the attempt's failure is retried, noting the wait it
+        asked for (a usable Retry-After up to `max_retry_after`; longer: no retry)."""
+        exc = state.outcome.exception() if state.outcome is not None else None
+        failure = self.classify(exc) if isinstance(exc, Exception) else None
+        if self.gave_up or failure is None or not failure.retryable:
             return False
         wait = _usable_hint(failure.retry_after_s)
-        if wait is None:
-            return True
-        if wait > self.policy.max_retry_after:
+        if wait is not None and wait > self.policy.max_retry_after:
             return False
-        return wait
-
-    def retry(self, state: RetryCallState) -> bool:
-        """tenacity's `retry`: whether the attempt's failure is retried (noting its wait)."""
-        exc = state.outcome.exception() if state.outcome is not None else None
-        if not isinstance(exc, Exception):
-            return False
-        verdict = self(exc)
-        if isinstance(verdict, bool):
-            return verdict
-        self._asked = verdict
+        self._asked = wait
         return True
 
     def wait(self, state: RetryCallState) -> float:
@@ -239,7 +226,7 @@ class _Decider:
         up to `wait_jitter`, capped at `wait_max`."""
         if self._asked is not None:
             asked, self._asked = self._asked, None
-            return asked
+            return asked  # the wait the provider asked for, exactly
         policy = self.policy
         jitter = random.uniform(0, policy.wait_jitter) if policy.wait_jitter else 0.0
         try:
