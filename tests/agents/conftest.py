@@ -13,7 +13,7 @@ from sessionproof.domains import ToolSpec
 from .fakeprovider import FakeProvider
 
 FAST = RetryPolicy(attempts=4, wait_initial=0.01, wait_max=0.05, wait_jitter=0.0)
-"""Real backoff (not stamina's testing mode), only short."""
+"""Real backoff, only short."""
 
 KEY = "sk-" + "test-SECRETKEY-" + "0123456789abcdef"
 """A fake key, built from parts (no key-shaped literal is committed)."""

@@ -1,5 +1,6 @@
-"""openai-compat requests go straight on aiohttp (`_direct`): the SDK's headers, the SDK's
-error types, none of its per-request machinery."""
+"""openai-compat requests go out on the fast path (`_fastpath`: our HTTP/1.1 client, or
+aiohttp behind a proxy): the SDK's headers, the SDK's error types, none of its per-request
+machinery; without the SDK's private parts, on the SDK's own `client.post`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import openai
 import pytest
 
 from sessionproof.agents import AgentRequest
-from sessionproof.agents._direct import DirectPost, _http, status_error
+from sessionproof.agents._fastpath import SDK_PARTS, DirectPost
 from sessionproof.records import Message
 
 from .conftest import KEY, compat_agent
@@ -96,15 +97,12 @@ async def test_a_url_with_credentials_gets_a_connection_on_the_httpx_path(
     assert fake.posts()[0].path == "/v1/chat/completions"
 
 
-_SDK_PARTS = ("_prepare_url", "_build_headers", "_make_status_error_from_response")
-"""The openai client's private methods `DirectPost` borrows."""
-
-
-def _without_sdk_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+def _without_sdk_parts(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
     """Clients as a release without those methods (or their module) would make them."""
-    for name in _SDK_PARTS:
+    for name in names or SDK_PARTS:
         monkeypatch.setattr(openai.AsyncOpenAI, name, None)
-    monkeypatch.setitem(sys.modules, "openai._models", None)  # importing it fails
+    if not names:
+        monkeypatch.setitem(sys.modules, "openai._models", None)  # importing it fails
 
 
 async def test_without_the_sdks_private_parts_the_request_is_the_same(
@@ -114,8 +112,15 @@ async def test_without_the_sdks_private_parts_the_request_is_the_same(
     seen = []
     for hidden in (False, True):
         if hidden:
-            _without_sdk_parts(monkeypatch)
-        agent = compat_agent(fake)
+            # Missing when the agent is made (it picks the SDK's path then); back for the
+            # SDK's own use of them.
+            with monkeypatch.context() as patch:
+                _without_sdk_parts(patch)
+                agent = compat_agent(fake)
+            assert agent._direct is None
+        else:
+            agent = compat_agent(fake)
+            assert agent._direct is not None
         fake.push(Reply(completion("hello")))
         reply = await agent.respond(request)
         await agent.aclose()
@@ -126,10 +131,30 @@ async def test_without_the_sdks_private_parts_the_request_is_the_same(
     assert public.body == sdk.body
     for name in ("authorization", "content-type", "user-agent", "accept"):
         assert public.headers[name] == sdk.headers[name], name
-    # Only the SDK's own retry and timeout telemetry headers are missing, nothing is added.
-    extra = {k.lower() for k in sdk.headers} - {k.lower() for k in public.headers}
-    assert extra <= {"x-stainless-retry-count", "x-stainless-read-timeout"}
-    assert {k.lower() for k in public.headers} <= {k.lower() for k in sdk.headers}
+    # Only the SDK's own retry and timeout telemetry headers and the transport's own
+    # (aiohttp's keep-alive and encodings) may differ, nothing else.
+    differ = {k.lower() for k in sdk.headers} ^ {k.lower() for k in public.headers}
+    assert differ <= {"x-stainless-retry-count", "x-stainless-read-timeout"} | _TRANSPORT
+
+
+_TRANSPORT = {"accept-encoding", "connection"}
+"""Headers each transport adds on its own (aiohttp on the SDK's path)."""
+
+
+def test_any_one_missing_private_part_selects_the_sdks_path(
+    fake: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in SDK_PARTS:
+        with monkeypatch.context() as patch:
+            _without_sdk_parts(patch, name)
+            assert compat_agent(fake)._direct is None, name
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "openai._models", None)
+        assert compat_agent(fake)._direct is None
+    monkeypatch.setenv("SESSIONPROOF_NO_FASTPATH", "1")
+    assert compat_agent(fake)._direct is None
+    monkeypatch.setenv("SESSIONPROOF_NO_FASTPATH", "0")
+    assert compat_agent(fake)._direct is not None
 
 
 @pytest.mark.slow
@@ -145,18 +170,21 @@ async def test_without_the_sdks_private_parts_the_request_is_the_same(
         b"",
     ],
 )
-def test_without_the_sdks_private_parts_errors_keep_their_types(
-    status: int, body: bytes, fake: FakeProvider, monkeypatch: pytest.MonkeyPatch
+async def test_both_paths_raise_the_same_error_for_a_status(
+    status: int, body: bytes, fake: FakeProvider
 ) -> None:
     agent = compat_agent(fake)
-    url = "http://127.0.0.1:9/v1/chat/completions"
-    response = _http.Response(status, content=body, request=_http.Request("POST", url))
-    sdk = agent._client._make_status_error_from_response(response)
-    _without_sdk_parts(monkeypatch)
-    public = status_error(agent._client, response)
-    assert type(public) is type(sdk)
-    assert (public.message, public.body, public.status_code) == (
-        sdk.message,
-        sdk.body,
-        sdk.status_code,
-    )
+    assert agent._direct is not None
+    errors = []
+    for send in (
+        agent._direct.post,
+        lambda b: agent._client.post("/chat/completions", cast_to=bytes, content=b),
+    ):
+        fake.push(Reply(raw=body, status=status))
+        with pytest.raises(openai.APIStatusError) as caught:
+            await send(b"{}")
+        errors.append(caught.value)
+    await agent.aclose()
+    fast, sdk = errors
+    assert type(fast) is type(sdk)
+    assert (fast.message, fast.body, fast.status_code) == (sdk.message, sdk.body, sdk.status_code)

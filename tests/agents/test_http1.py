@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sessionproof.agents._http1 import Http1Error, Http1Pool
+from sessionproof.agents._fastpath._http1 import Http1Error, Http1Pool
 from sessionproof.agents._ratelimit import ProviderGate
 
 Answer = Callable[[bytes], bytes | None]

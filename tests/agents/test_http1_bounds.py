@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from sessionproof.agents import AgentRequest
-from sessionproof.agents._http1 import MAX_RESPONSE_BYTES, Http1Pool, ResponseTooLarge
+from sessionproof.agents._fastpath._http1 import MAX_RESPONSE_BYTES, Http1Pool, ResponseTooLarge
 from sessionproof.errors import InfraError
 from sessionproof.records import Message
 

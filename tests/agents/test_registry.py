@@ -163,12 +163,13 @@ def test_run_help_lists_the_registry() -> None:
 
 
 def _modules_after(code: str) -> set[str]:
-    """The provider SDKs (and stamina) a fresh interpreter has loaded after running `code`."""
+    """The provider SDKs (and the retry library) a fresh interpreter has loaded after running
+    `code`."""
     import sessionproof
 
     probe = (
         "import sys\n" + code + "\n"
-        "print(' '.join(m for m in ('openai', 'anthropic', 'stamina') if m in sys.modules))"
+        "print(' '.join(m for m in ('openai', 'anthropic', 'tenacity') if m in sys.modules))"
     )
     src = str(Path(sessionproof.__file__).parents[1])
     env = {"OPENAI_API_KEY": "sk-" + "t" * 30, "PATH": "/usr/bin:/bin", "PYTHONPATH": src}

@@ -28,6 +28,7 @@ from sessionproof.records import (
     ToolCall,
     ToolResult,
     UserMessageEvent,
+    _fastpath,
     _trusted,
     make_event,
 )
@@ -214,8 +215,8 @@ def test_instance_falls_back_to_model_construct_where_the_layout_is_unknown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fields = {"role": "user", "content": "x", "tool_calls": [], "tool_call_id": None, "name": None}
-    direct = _trusted.instance(Message, dict(fields), {"role", "content"})
-    monkeypatch.setattr(_trusted, "_LAYOUT_HOLDS", False)
-    constructed = _trusted.instance(Message, dict(fields), {"role", "content"})
+    direct = _fastpath.instance(Message, dict(fields), {"role", "content"})
+    monkeypatch.setattr(_fastpath, "ACTIVE", False)
+    constructed = _fastpath.instance(Message, dict(fields), {"role", "content"})
     same(direct, constructed)
     same(direct, Message(role="user", content="x"))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 import pytest
-from stamina.instrumentation import RetryDetails
 
+from sessionproof._retrying import RetryDetails
 from sessionproof._secrets import redact_url, secret_values
 from sessionproof.agents._retry import redact
 from sessionproof.agents._spec import display_spec, make_agent
@@ -69,7 +69,7 @@ def test_the_error_line_and_the_retry_line_are_scrubbed_by_value(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SESSIONPROOF_API_KEY", HEX40)
-    _on_retry(RetryDetails("f", (), {}, 1, 0.5, 0.0, RuntimeError(f"upstream echoed {HEX40}")))
+    _on_retry(RetryDetails(1, 0.5, 0.0, RuntimeError(f"upstream echoed {HEX40}")))
     monkeypatch.setattr(sys, "argv", ["sessionproof", "run", "--suite", f"no-such-{HEX40}"])
     with pytest.raises(SystemExit):
         main()

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-import stamina
 
+from sessionproof._retrying import set_on_retry_hooks
+from sessionproof.agents import AgentOptions
+from sessionproof.agents._retry import RetryPolicy
 from sessionproof.cli import main
 
 from .keys import ALL_SECRETS, ENV, URL_PASSWORD, URL_QUERY_KEY, URL_USER, forms
@@ -40,9 +42,10 @@ def cli(
     outputs: list[tuple[list[str], str]] = []
     # No backoff and two attempts: the unreachable server fails in milliseconds, and the
     # one retry still prints its line on stderr.
-    with stamina.set_testing(True, attempts=2):
-        yield outputs
-    stamina.instrumentation.set_on_retry_hooks(None)
+    quick = RetryPolicy(attempts=2, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0)
+    monkeypatch.setattr(AgentOptions, "retry_policy", lambda self: quick)
+    yield outputs
+    set_on_retry_hooks(None)
 
 
 def _invoke(

@@ -21,7 +21,7 @@ from .._secrets import register_secret
 from ..records import ErrorClass, Message, ModelCall, ToolCall, Usage
 from . import _prompted as prompted
 from ._completion import Completion, read_completion
-from ._direct import DirectPost
+from ._fastpath import direct_post
 from ._parse import CallIds, finish_reply, history_arguments, make_tool_call
 from ._payload import BYTES_PER_TOKEN, ToolPayloads, with_fields
 from ._protocol import AgentRequest, AgentResponse, OutputIssue
@@ -239,10 +239,11 @@ class OpenAICompatAgent:
             max_retries=0,
             http_client=_http_client(timeout_s, base_url),
         )
-        # openai-compat servers take a static key: the ready body goes straight on aiohttp
-        # with the SDK's headers and error types (`_direct`), skipping its request machinery.
+        # openai-compat servers take a static key: the ready body goes out on the fast path
+        # (`_fastpath`: our HTTP/1.1 client, the SDK's headers and error types), skipping the
+        # SDK's request machinery; None: the SDK's public `client.post` (see `_fastpath`).
         self._direct = (
-            DirectPost(self._client, "/chat/completions", timeout_s)
+            direct_post(self._client, "/chat/completions", timeout_s)
             if provider == "openai-compat" and _aiohttp_ok(base_url)
             else None
         )
@@ -302,7 +303,7 @@ class OpenAICompatAgent:
     async def _post(self, body: bytes) -> bytes:
         """POST the ready body through the SDK (its auth, headers, timeout and typed errors);
         the reply's bytes, read by `read_completion` rather than the SDK's typed models.
-        An openai-compat server gets it on `DirectPost` (same headers, same error types)."""
+        An openai-compat server gets it on the fast path (same headers, same error types)."""
         if self._direct is not None:
             return await self._direct.post(body)
         return await self._client.post(

@@ -20,12 +20,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from .._retrying import RetryDetails, on_retry
 from .._secrets import redact_secrets
 from ..errors import InfraError
 from ..records import ErrorClass
 from ..taxonomy import classify_exception, classify_status, retry_after_seconds, semantics
 
 if TYPE_CHECKING:
+    from tenacity import RetryCallState
+
     from ._ratelimit import ProviderGate, Sleep
 
 T = TypeVar("T")
@@ -46,7 +49,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How provider requests are retried (exponential backoff with jitter, via stamina)."""
+    """How provider requests are retried (exponential backoff with jitter, on tenacity)."""
 
     attempts: int = 6
     """Total attempts per request, the first included."""
@@ -192,7 +195,8 @@ def _usable_hint(wait: float | None) -> float | None:
 
 
 class _Decider:
-    """stamina's retry hook: True to retry, a float to retry after exactly that many seconds."""
+    """The retry loop's judge: whether a failure is retried, and after how long (the wait a
+    provider asked for, else exponential backoff with jitter)."""
 
     def __init__(self, policy: RetryPolicy, classify: FailureClassifier) -> None:
         self.policy = policy
@@ -201,19 +205,47 @@ class _Decider:
         """Requests sent, the 429s waited out included."""
         self.gave_up = False
         """The 429 loop already waited all it may: no further attempt."""
+        self._asked: float | None = None
+        """The wait the last retried failure asked for (its Retry-After), if any."""
 
-    def __call__(self, exc: Exception) -> bool | float:
-        if self.gave_up:
-            return False
-        failure = self.classify(exc)
-        if failure is None or not failure.retryable:
+    def retry(self, state: RetryCallState) -> bool:
+        """tenacity's `retry`: whether the attempt's failure is retried, noting the wait it
+        asked for (a usable Retry-After up to `max_retry_after`; longer: no retry)."""
+        exc = state.outcome.exception() if state.outcome is not None else None
+        failure = self.classify(exc) if isinstance(exc, Exception) else None
+        if self.gave_up or failure is None or not failure.retryable:
             return False
         wait = _usable_hint(failure.retry_after_s)
-        if wait is None:
-            return True
-        if wait > self.policy.max_retry_after:
+        if wait is not None and wait > self.policy.max_retry_after:
             return False
-        return wait
+        self._asked = wait
+        return True
+
+    def wait(self, state: RetryCallState) -> float:
+        """tenacity's `wait`: the asked-for wait, else `wait_initial` doubled per attempt plus
+        up to `wait_jitter`, capped at `wait_max`."""
+        if self._asked is not None:
+            asked, self._asked = self._asked, None
+            return asked  # the wait the provider asked for, exactly
+        policy = self.policy
+        jitter = random.uniform(0, policy.wait_jitter) if policy.wait_jitter else 0.0
+        try:
+            backoff = policy.wait_initial * 2.0 ** (state.attempt_number - 1) + jitter
+            return min(policy.wait_max, backoff)
+        except OverflowError:
+            return policy.wait_max
+
+
+def _report(state: RetryCallState) -> None:
+    """tenacity's `before_sleep`: tell the retry hooks (`_retrying`) about this retry."""
+    wait = float(state.upcoming_sleep)
+    exc = state.outcome.exception() if state.outcome is not None else None
+    assert exc is not None  # only a failure is retried
+    on_retry(RetryDetails(state.attempt_number, wait, state.idle_for - wait, exc))
+
+
+async def _sleep(seconds: float) -> None:
+    await asyncio.sleep(seconds)
 
 
 def _infra_error(
@@ -282,7 +314,7 @@ async def _send(
     tokens: float,
     sleep: Sleep,
 ) -> T:
-    """One transport attempt as stamina sees it: the request, through the provider's gate,
+    """One transport attempt as the retry loop sees it: the request, through the provider's gate,
     with every 429 waited out here (Retry-After, else exponential backoff; a Retry-After
     asking for no wait gets `zero_wait_floor`, doubled each time) until the policy's
     total rate-limit wait is spent (the waits asked for, or the wall time since the first
@@ -351,10 +383,10 @@ async def call_with_retries(
     exception `classify` does not recognise propagates unchanged.
     """
     decider = _Decider(policy, classify)
-    # The first attempt goes out without stamina: setting up its retry context costs ~0.2 ms
+    # The first attempt goes out without the retry loop: setting up tenacity's costs ~0.2 ms
     # of CPU per request at hundreds in flight, and nearly every request succeeds at once.
-    # A failure is handed to stamina as its own first attempt, so the retries, their waits
-    # and stamina's retry hooks are exactly what they would be had stamina sent it.
+    # A failure is handed to the loop as its own first attempt, so the retries, their waits
+    # and the retry hooks are exactly what they would be had the loop sent it.
     try:
         return await _send(fn, decider, gate, tokens, sleep), decider.attempts
     except Exception as exc:
@@ -362,17 +394,17 @@ async def call_with_retries(
             raise
         first: Exception | None = exc
     # Imported here: only a request that failed needs the retry machinery.
-    import stamina
+    from tenacity import AsyncRetrying, stop_after_attempt
 
     failure: Exception | None = None
     try:
-        async for attempt in stamina.retry_context(
-            on=decider,
-            attempts=policy.attempts,
-            timeout=None,
-            wait_initial=policy.wait_initial,
-            wait_max=policy.wait_max,
-            wait_jitter=policy.wait_jitter,
+        async for attempt in AsyncRetrying(
+            retry=decider.retry,
+            stop=stop_after_attempt(policy.attempts),
+            wait=decider.wait,
+            sleep=_sleep,
+            before_sleep=_report,
+            reraise=True,
         ):
             with attempt:
                 if first is not None:

@@ -7,16 +7,16 @@ import gc
 import sys
 from typing import TYPE_CHECKING
 
-import stamina.instrumentation
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .._retrying import set_on_retry_hooks
 from ..errors import SessionproofError
 from ._safe import SafeConsole, plain_safe
 
 if TYPE_CHECKING:
-    from stamina.instrumentation import RetryDetails
+    from .._retrying import RetryDetails
 
 app = typer.Typer(
     name="sessionproof",
@@ -36,7 +36,7 @@ def progress_console() -> Console:
 
 
 def _on_retry(details: RetryDetails) -> None:
-    # One readable line per provider retry instead of stamina's default log record; the
+    # One readable line per provider retry instead of the default log record; the
     # cause is scrubbed because provider errors can echo request headers.
     from ..store import scrub_text
 
@@ -54,7 +54,7 @@ def main() -> None:
     # collection then skips what a command leaves alive (1.1-1.5 s of a 600-session run's
     # exit, 0.15 s without). Python never promised finalizers at exit anyway.
     atexit.register(gc.freeze)
-    stamina.instrumentation.set_on_retry_hooks([_on_retry])
+    set_on_retry_hooks([_on_retry])
     try:
         app()
     except SessionproofError as exc:

@@ -25,6 +25,7 @@ from ._events import (
     parse_event,
     parse_events,
 )
+from ._fastpath import instance
 from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
 from ._outcome import CriterionResult, Mismatch, Outcome, TurnResult
 from ._payloads import (
@@ -39,7 +40,7 @@ from ._payloads import (
 from ._scenario import Action, Criteria, ExpectedCall, ForbiddenAction, Scenario, UserSpec
 from ._session import Session
 from ._tools import ToolSpec
-from ._trusted import instance, trusted
+from ._trusted import trusted
 
 __all__ = [
     "EVENT_ADAPTER",

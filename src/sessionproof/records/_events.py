@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from . import _trusted
+from ._fastpath import instance
 from ._messages import Message, ModelCall, ToolCall, ToolResult
 from ._outcome import Outcome
 from ._payloads import (
@@ -24,7 +25,7 @@ from ._payloads import (
     RecordedDivergence,
     Termination,
 )
-from ._trusted import instance, usable
+from ._trusted import usable
 
 
 class EventKind(StrEnum):

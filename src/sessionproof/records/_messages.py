@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import _trusted
 from ._errors import ErrorClass
-from ._trusted import instance, trusted, usable
+from ._fastpath import instance
+from ._trusted import trusted, usable
 
 Role = Literal["system", "user", "assistant", "tool"]
 

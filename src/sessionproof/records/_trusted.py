@@ -10,8 +10,10 @@ field (a `str` for a `str` field, not a subclass; an instance of the field's mod
 list or dict for a list or dict field, since validation copies those; a float for a float
 field). Callers check that with `type(x) is T` and build through validation otherwise, so
 bad input still gets pydantic's error. Only classes without validators, private attributes
-or post-init hooks qualify (checked once per class); pydantic's instance layout is checked
-once at import, and anything unexpected makes `trusted` validate as usual.
+or post-init hooks qualify (checked once per class). The instances themselves come from
+`_fastpath.instance`, the one place that writes pydantic's private instance state; when
+its import-time check finds pydantic's layout changed (or `SESSIONPROOF_NO_FASTPATH=1`),
+`trusted` validates as usual.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
+
+from . import _fastpath
+from ._fastpath import instance
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -27,8 +32,6 @@ _REQUIRED = object()
 """Placeholder in a template for a field without a default (the caller must give it)."""
 _IMMUTABLE = (type(None), str, int, float, bool, tuple, frozenset, Enum)
 """Defaults shared as they are; pydantic copies any other default for each instance."""
-_set = object.__setattr__
-_new = object.__new__
 
 
 class _Template:
@@ -47,7 +50,7 @@ class _Template:
                 shared &= info.is_required() or isinstance(info.default, _IMMUTABLE)
         decorators = cls.__pydantic_decorators__
         self.usable = (
-            _LAYOUT_HOLDS
+            _fastpath.ACTIVE
             and shared
             and not cls.__private_attributes__
             and cls.__pydantic_post_init__ is None
@@ -60,27 +63,9 @@ class _Template:
 
 
 _templates: dict[type[BaseModel], _Template] = {}
-ENABLED = True
-"""False makes `trusted` validate like `cls(**values)` (the tests compare both ways)."""
-
-
-def _direct(cls: type[M], fields: dict[str, Any], fields_set: set[str]) -> M:
-    obj = _new(cls)
-    _set(obj, "__dict__", fields)
-    _set(obj, "__pydantic_fields_set__", fields_set)
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
-
-
-def instance(cls: type[M], fields: dict[str, Any], fields_set: set[str]) -> M:
-    """An instance of `cls` whose state is `fields` (every field, in declaration order, as
-    validation would leave it) and `fields_set`, set the way pydantic sets it; through
-    `model_construct` on a pydantic whose instance layout is not the one checked at import.
-    For a class without private attributes or extra fields."""
-    if _LAYOUT_HOLDS:
-        return _direct(cls, fields, fields_set)
-    return cls.model_construct(fields_set, **fields)
+ENABLED = _fastpath.ACTIVE
+"""False makes `trusted` validate like `cls(**values)` (the tests compare both ways); False
+from the start when the fast path is off (`_fastpath`): the public path validates."""
 
 
 def _build(cls: type[M], template: _Template, values: dict[str, Any]) -> M:
@@ -110,30 +95,3 @@ def trusted(cls: type[M], values: dict[str, Any]) -> M:
     if not (template.usable and ENABLED):
         return cls(**values)
     return _build(cls, template, values)
-
-
-class _Probe(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    a: str
-    b: list[int] = Field(default_factory=list)
-    c: int | None = None
-
-
-def _layout() -> bool:
-    """True when an instance built here is one validation would have built (this pydantic
-    keeps an instance's state where `_direct` puts it)."""
-    built = _direct(_Probe, {"a": "x", "b": [], "c": 2}, {"a", "c"})
-    checked = _Probe(a="x", c=2)
-    return (
-        built == checked
-        and built.__dict__ == checked.__dict__
-        and list(built.__dict__) == list(checked.__dict__)
-        and built.model_fields_set == checked.model_fields_set
-        and built.__pydantic_extra__ == checked.__pydantic_extra__
-        and built.__pydantic_private__ == checked.__pydantic_private__
-        and built.model_dump_json() == checked.model_dump_json()
-    )
-
-
-_LAYOUT_HOLDS = _layout()

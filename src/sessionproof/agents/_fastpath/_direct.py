@@ -1,32 +1,30 @@
-"""A ready JSON body POSTed straight on aiohttp, with the SDK's headers and error classes.
+"""A ready JSON body POSTed straight on `Http1Pool` (or aiohttp), with the SDK's headers and
+error classes.
 
 Even with the body already serialised (`_payload`), the openai SDK's `client.post` still
 builds request options, an httpx request, an auth flow, and an httpx response around the
 aiohttp transport it sits on: ~2 ms of CPU per call in a profile of 256 sessions in flight,
 more than everything else a model call costs. For a chat-completions server with a static
-key (`openai-compat`) none of that does anything per call, so this sends the bytes on one
-aiohttp session itself. What the SDK is good at stays the SDK's: the headers are the ones
-its client builds (auth, user agent, timeouts), and a failed request raises the SDK's own
-error types — `APIStatusError` subclasses made by the client from the status and body,
-`APITimeoutError`, `APIConnectionError` with the aiohttp error as its cause — so the
-adapter's failure classification reads them exactly as before.
+key (`openai-compat`) none of that does anything per call, so this sends the bytes itself.
+What the SDK is good at stays the SDK's: the headers are the ones its client builds (auth,
+user agent, timeouts), and a failed request raises the SDK's own error types —
+`APIStatusError` subclasses made by the client from the status and body, `APITimeoutError`,
+`APIConnectionError` with the transport's error as its cause — so the adapter's failure
+classification reads them exactly as on the SDK's path.
 
 The bytes go out on `Http1Pool` (asyncio protocols and httptools: ~0.1 ms of CPU per
 request against aiohttp's ~0.4 ms) unless the environment names a proxy for the server,
 which stays aiohttp's job.
 
-The three SDK parts this borrows (the client's header builder, URL joiner and error factory)
-are private to it; every openai release from 3.0 has them. Should one go, its public
-counterpart takes over (`default_headers` and `auth_headers`, `base_url`, and the SDK's public
-error classes chosen by status as the SDK chooses them): the request and its errors stay the
-same, and a new SDK release cannot stop openai-compat runs.
+The three SDK parts this borrows (the client's header builder, URL joiner and error
+factory, `_fastpath.SDK_PARTS`) are private to it; `_fastpath.direct_post` makes a
+`DirectPost` only when all of them are there, and the agent uses the SDK's `client.post`
+otherwise.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 from typing import Any
 
 import aiohttp
@@ -40,66 +38,25 @@ except ImportError:  # pragma: no cover - older openai SDKs
     import httpx as _http  # type: ignore[no-redef]
 
 
-_STATUS_ERRORS: dict[int, type[openai.APIStatusError]] = {
-    400: openai.BadRequestError,
-    401: openai.AuthenticationError,
-    403: openai.PermissionDeniedError,
-    404: openai.NotFoundError,
-    409: openai.ConflictError,
-    422: openai.UnprocessableEntityError,
-    429: openai.RateLimitError,
-}
-"""The SDK's public error class for each status it names (5xx: InternalServerError)."""
-
-
 def endpoint_url(client: openai.AsyncOpenAI, path: str) -> str:
-    """`path` under the client's base URL, joined by the SDK when it can."""
-    prepare = getattr(client, "_prepare_url", None)
-    if callable(prepare):
-        return str(prepare(path))
-    return str(client.base_url).rstrip("/") + "/" + path.lstrip("/")
+    """`path` under the client's base URL, joined by the SDK (`_prepare_url`)."""
+    return str(client._prepare_url(path))
 
 
 def sdk_headers(client: openai.AsyncOpenAI, url: str) -> dict[str, str]:
     """The headers the SDK's client sends with a bearer-authenticated POST (auth, its user
-    agent and platform headers, the caller's own), built by the SDK when it can."""
-    build = getattr(client, "_build_headers", None)
-    if callable(build):
-        try:
-            from openai._models import FinalRequestOptions
-        except ImportError:
-            pass
-        else:
-            options = FinalRequestOptions.construct(
-                method="post", url=url, security={"bearer_auth": True}
-            )
-            return {key: value for key, value in build(options).items()}
-    merged = {**client.default_headers, **client.auth_headers}
-    # The SDK drops a header whose value is its `Omit` marker: anything but a string here.
-    return {key: value for key, value in merged.items() if isinstance(value, str)}
+    agent and platform headers, the caller's own), built by the SDK (`_build_headers`)."""
+    from openai._models import FinalRequestOptions
+
+    options = FinalRequestOptions.construct(method="post", url=url, security={"bearer_auth": True})
+    return {key: value for key, value in client._build_headers(options).items()}
 
 
 def status_error(client: openai.AsyncOpenAI, response: _http.Response) -> openai.APIStatusError:
     """The SDK's typed error for a non-2xx `response` (an httpx response), made by the SDK
-    when it can, else the same class and message from its public error types."""
-    make = getattr(client, "_make_status_error_from_response", None)
-    if callable(make):
-        made: openai.APIStatusError = make(response)
-        return made
-    message = f"Error code: {response.status_code}"
-    text = response.text.strip()
-    body: object = text
-    with contextlib.suppress(ValueError):  # not JSON: the text is the body
-        body = json.loads(text)
-    # The message names only the error's own "message" field; the body keeps the rest.
-    data = body.get("error", body) if isinstance(body, dict) else body
-    said = data.get("message") if isinstance(body, dict) and isinstance(data, dict) else None
-    if isinstance(said, str) and said:
-        message += f" - {said}"
-    cls = _STATUS_ERRORS.get(response.status_code)
-    if cls is None:
-        cls = openai.InternalServerError if response.status_code >= 500 else openai.APIStatusError
-    return cls(message, response=response, body=data)
+    (`_make_status_error_from_response`)."""
+    made: openai.APIStatusError = client._make_status_error_from_response(response)
+    return made
 
 
 def _env_proxy(url: str) -> tuple[Any, aiohttp.BasicAuth | None]:

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
-from ._ratelimit import AnswerHook, answer_hook
+from .._ratelimit import AnswerHook, answer_hook
 
 _Response = tuple[int, list[tuple[bytes, bytes]], bytes]
 """(status, raw headers, body)."""
