@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import inspect
 import time
@@ -173,6 +172,8 @@ class Toolkit(Generic[DBT]):
             if self.fast:
                 value = self.invoke(call.name, call.arguments)
             else:
+                import asyncio  # the event loop that awaits this has loaded it
+
                 value = await asyncio.to_thread(self.invoke, call.name, call.arguments)
         except Exception as exc:  # a tool that raises must not end the run
             return result_from_exception(call, exc, start)

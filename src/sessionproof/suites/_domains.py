@@ -18,24 +18,18 @@ reference fails before any session runs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..domains import DomainSpec, domain_names, register_domain
-from ..domains.sources import (
-    Fixture,
-    FixtureBook,
-    FixtureDomainSpec,
-    HttpDomainSpec,
-    OpenAPIError,
-    python_domain,
-    read_openai_tools,
-    read_openapi,
-)
 from ..errors import ConfigError, InputFileError, SessionproofError
 from ..records import ErrorClass
-from ._yaml import load_yaml
+
+if TYPE_CHECKING:
+    # The tool sources (httpx, the OpenAPI reader) and the YAML reader load when a
+    # reference is resolved: a file without `domains:` (every `score`) does without them.
+    from ..domains.sources import FixtureBook
 
 _BUILTIN_NAMES = frozenset({"demo", "retail", "airline", "taubench-retail", "taubench-airline"})
 
@@ -132,6 +126,8 @@ class DomainRef(BaseModel):
 
 
 def _read_data(path: Path) -> Any:
+    from ._yaml import load_yaml
+
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -140,6 +136,8 @@ def _read_data(path: Path) -> Any:
 
 
 def _fixtures(value: str | list[FixtureEntry], base: Path) -> FixtureBook:
+    from ..domains.sources import Fixture, FixtureBook
+
     if isinstance(value, str):
         path = base / value
         data = _read_data(path)
@@ -170,6 +168,15 @@ def _policy(ref: DomainRef, base: Path) -> str | None:
 
 def resolve_reference(name: str, ref: DomainRef, base: Path) -> DomainSpec:
     """The domain `ref` describes, named `name`; paths relative to `base`."""
+    from ..domains.sources import (
+        FixtureDomainSpec,
+        HttpDomainSpec,
+        OpenAPIError,
+        python_domain,
+        read_openai_tools,
+        read_openapi,
+    )
+
     policy = _policy(ref, base)
     transfer = frozenset(ref.transfer_tools)
     if ref.python is not None:
@@ -249,6 +256,8 @@ def register_inline(domain: str, base: Path, where: str) -> None:
     """Register a scenario's inline `python:pkg.mod:Class` domain (once per name)."""
     if not domain.startswith("python:") or domain in domain_names():
         return
+    from ..domains.sources import python_domain
+
     try:
         spec = python_domain(domain, domain.removeprefix("python:"), base)
     except ConfigError as exc:
