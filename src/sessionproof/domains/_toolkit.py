@@ -124,7 +124,17 @@ class _ToolInfo:
         return self._spec
 
 
-def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _ToolInfo:
+_Described = tuple[str, dict[str, tuple[Any, Any, str | None]], Any]
+"""A tool method's description, parameters (hint, default, description) and return hint."""
+_described: dict[tuple[Callable[..., Any], str], _Described] = {}
+"""Each tool method read once: a subclass (tau-bench's variant of a shared core) inherits
+the same methods, and their docstrings and hints say the same for every class."""
+
+
+def _read_method(cls: type, name: str, fn: Callable[..., Any]) -> _Described:
+    found = _described.get((fn, name))
+    if found is not None:
+        return found
     doc = docstring_parser.parse(inspect.getdoc(fn) or "")
     summary = "\n\n".join(p for p in (doc.short_description, doc.long_description) if p)
     if not summary:
@@ -133,7 +143,7 @@ def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _Too
         )
     param_docs = {p.arg_name: p.description or "" for p in doc.params}
     hints = get_type_hints(fn)
-    fields: dict[str, Any] = {}
+    params: dict[str, tuple[Any, Any, str | None]] = {}
     for pname, param in inspect.signature(fn).parameters.items():
         if pname == "self":
             continue
@@ -142,9 +152,19 @@ def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _Too
                 f"tool {cls.__name__}.{name}: parameter {pname!r} has no type annotation"
             )
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (hints[pname], Field(default, description=param_docs.get(pname) or None))
+        params[pname] = (hints[pname], default, param_docs.get(pname) or None)
+    found = _described[fn, name] = (summary, params, hints.get("return"))
+    return found
+
+
+def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _ToolInfo:
+    summary, params, ret = _read_method(cls, name, fn)
+    fields = {
+        pname: (hint, Field(default, description=text))
+        for pname, (hint, default, text) in params.items()
+    }
     model_name = f"{cls.__name__}_{name}_args"
-    return _ToolInfo(name, summary, write, fn.__name__, model_name, fields, hints.get("return"))
+    return _ToolInfo(name, summary, write, fn.__name__, model_name, fields, ret)
 
 
 class Toolkit(Generic[DBT]):
