@@ -79,3 +79,32 @@ def test_a_toolkit_without_what_its_schema_needs_still_fails_when_defined() -> N
             def untyped(self, x) -> int:  # type: ignore[no-untyped-def]
                 """Untyped."""
                 return 1
+
+
+def test_a_subclass_reuses_what_was_read_of_its_inherited_tools(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import docstring_parser
+
+    reads: list[str] = []
+    parse = docstring_parser.parse
+
+    def counted(text: str, *args: Any, **kwargs: Any) -> Any:
+        reads.append(text.splitlines()[0])
+        return parse(text, *args, **kwargs)
+
+    monkeypatch.setattr(docstring_parser, "parse", counted)
+    till = _till()
+    assert sorted(reads) == ["Pay an amount.", "What has been paid."]
+
+    class Refunds(till):  # type: ignore[valid-type,misc]
+        @tool(write=True)
+        def refund(self, amount: int) -> int:
+            """Refund an amount."""
+            self.db.paid -= amount
+            return int(self.db.paid)
+
+    assert sorted(reads) == ["Pay an amount.", "Refund an amount.", "What has been paid."]
+    assert Refunds.tool_names() == ["pay", "paid", "refund"]
+    assert Refunds.spec("pay").parameters == till.spec("pay").parameters
+    assert Refunds(DB(paid=5)).invoke("refund", {"amount": 2}) == 3
