@@ -16,33 +16,6 @@ pytestmark = pytest.mark.slow  # most tests here take seconds each
 # scikit-learn (the early-warning risk model) use it now.
 HEAVY = ("scipy", "sklearn", "ray")
 
-RETAIL = (
-    Path(__file__).parents[1] / "fixtures" / "tau" / "gpt-4.1_retail_defautl_gpt-4.1_1trials.json"
-)
-
-# What `score` of a transcript file (judged by its DB and actions, no --judge) does without:
-# the HTML report (--no-report), the engine, the agents and asyncio (no model is asked),
-# telemetry and pattern mining, the tool sources of `domains:` files (httpx), JSON Schema
-# validation (jsonschema: no call validity is computed), the suite files' YAML, and the
-# numerical libraries. Each of these was loaded by every `score` once (0.1-0.3 s together).
-SCORE_NEVER_LOADS = (
-    "sessionproof.report",
-    "sessionproof.engine",
-    "sessionproof.agents",
-    "sessionproof.telemetry",
-    "sessionproof.patterns",
-    "sessionproof.domains.sources",
-    "asyncio",
-    "httpx",
-    "jsonschema",
-    "yaml",
-    "scipy",
-    "sklearn",
-    "ray",
-    "pandas",
-    "pyarrow",
-)
-
 
 def _imported_after(statement: str, prefix: str) -> list[str]:
     """The modules named `prefix`... loaded in a fresh interpreter after `statement`."""
@@ -118,38 +91,3 @@ def test_every_lazily_exported_name_resolves_to_its_submodule() -> None:
             source = importlib.import_module(module_of[export], name)
             assert getattr(source, export) is value, (name, export)
         assert set(package.__all__) <= set(dir(package))
-
-
-def test_score_of_a_transcript_file_loads_none_of_what_it_does_not_use(tmp_path: Path) -> None:
-    # A real score, whole process: the first 20 sessions of the shared tau2 retail file.
-    data = json.loads(RETAIL.read_text(encoding="utf-8"))
-    data["simulations"] = data["simulations"][:20]
-    wanted = {s["task_id"] for s in data["simulations"]}
-    data["tasks"] = [t for t in data["tasks"] if t["id"] in wanted]
-    transcripts = tmp_path / "retail20.json"
-    transcripts.write_text(json.dumps(data), encoding="utf-8")
-    loaded = tmp_path / "modules.json"
-    argv = ["sessionproof", "score", str(transcripts), "--store", str(tmp_path / "s.duckdb")]
-    code = f"""
-import atexit, json, runpy, sys
-def dump():
-    with open({str(loaded)!r}, "w") as f:
-        json.dump(sorted(sys.modules), f)
-atexit.register(dump)
-sys.argv = {[*argv, "--no-report", "--json"]!r}
-runpy.run_module("sessionproof.cli", run_name="__main__")
-"""
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    summary = json.loads(done.stdout)
-    # It did score: every session judged, and our verdicts agree with the file's.
-    assert summary["sessions"] == 20
-    assert summary["agreement"]["db"] == {"match": 20, "total": 20}
-    modules = set(json.loads(loaded.read_text(encoding="utf-8")))
-    assert "sessionproof.store" in modules and "duckdb" in modules  # what it needs, it loads
-    unwanted = [
-        m for m in modules if any(m == n or m.startswith(n + ".") for n in SCORE_NEVER_LOADS)
-    ]
-    assert unwanted == []

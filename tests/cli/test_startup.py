@@ -122,6 +122,25 @@ NOT_FOR_SCORE = (
     "sessionproof.runs._metrics",
     "sessionproof.scoring._arms",
     "sessionproof.scoring._metrics",
+    # Judged by the DB and the actions (no --judge), with --no-report: no agent, no HTML
+    # report, no telemetry or pattern mining; a file without `domains:` needs no tool source
+    # of a team's own (httpx), no JSON Schema validation and no YAML; nor the numerical
+    # libraries. Each of these but the last four was loaded by every `score` once (0.2-0.3 s
+    # together).
+    "sessionproof.agents",
+    "sessionproof.report",
+    "sessionproof.telemetry",
+    "sessionproof.patterns",
+    "sessionproof.domains.sources",
+    "asyncio",
+    "httpx",
+    "jsonschema",
+    "yaml",
+    "scipy",
+    "sklearn",
+    "ray",
+    "pandas",
+    "pyarrow",
 )
 
 
