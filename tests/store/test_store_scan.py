@@ -52,6 +52,7 @@ def test_flags_exactly_the_texts_might_hold_flags(
     one_pass: bool, secret: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_scan, "_RE2_MIN_CHARS", 0 if one_pass else 10**12)
+    monkeypatch.setattr(_scan, "_RE2_OPEN_MIN_CHARS", 0)
     matcher = SecretMatcher.build(frozenset({secret} if secret else set()))
     scrubber = Scrubber(matcher)
     forms = (secret, secret.upper(), secret.swapcase()) if secret else ()
@@ -95,6 +96,31 @@ def test_a_text_duckdb_cannot_take_falls_back_to_the_exact_tests(
     # A lone surrogate has no UTF-8 form: DuckDB refuses the text, the scan fails, and
     # every text gets the exact test instead.
     monkeypatch.setattr(_scan, "_RE2_MIN_CHARS", 0)
+    monkeypatch.setattr(_scan, "_RE2_OPEN_MIN_CHARS", 0)
     scrubber = Scrubber(SecretMatcher.build(frozenset()))
     texts = ["plain \ud800 text", "token=abc", "nothing here"]
     assert _scan.may_hold(scrubber, texts) == [1]
+
+
+def test_a_small_batch_opens_no_duckdb_for_the_scan_and_a_large_one_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Opening the in-memory DuckDB costs more than the substring tests of a small batch (a
+    # score of a few dozen sessions); a batch past a megabyte opens it, and later batches
+    # past the usual threshold use it.
+    monkeypatch.setattr(_scan, "_engine", None)
+    scrubber = Scrubber(SecretMatcher.build(frozenset()))
+    texts = _texts(random.Random(5), ())
+    expected = [i for i, text in enumerate(texts) if scrubber.might_hold(text)]
+    small = texts * (300_000 // sum(map(len, texts)) + 1)  # past _RE2_MIN_CHARS only
+    assert _scan._RE2_MIN_CHARS <= sum(map(len, small)) < _scan._RE2_OPEN_MIN_CHARS
+    n = len(texts)
+    assert _scan.may_hold(scrubber, small) == [
+        i + k * n for k in range(len(small) // n) for i in expected
+    ]
+    assert _scan._engine is None
+    large = texts * (_scan._RE2_OPEN_MIN_CHARS // sum(map(len, texts)) + 1)
+    flagged = _scan.may_hold(scrubber, large)
+    assert flagged == [i + k * n for k in range(len(large) // n) for i in expected]
+    assert _scan._engine is not None
+    assert _scan.may_hold(scrubber, small) == flagged[: len(small) // n * len(expected)]
