@@ -105,7 +105,7 @@ def line(label: str, times: Times) -> str:
     """The median wall time (min, max) and the median CPU time of `times`."""
     wall, cpu = times
     return (
-        f"{label:<28} wall {statistics.median(wall):.3f} s "
+        f"{label:<36} wall {statistics.median(wall):.3f} s "
         f"({min(wall):.3f}-{max(wall):.3f}), CPU {statistics.median(cpu):.3f} s"
     )
 
