@@ -177,8 +177,10 @@ def test_the_lazy_packages_still_export_every_name_and_submodule() -> None:
 
 
 # Loaded by the report that `score` writes by default, through the rerun planner (a rerun's
-# report only) and the drift and guard checks (when a schema is first checked).
+# report only), the drift and guard checks (when a schema is first checked) and the users
+# package (its simulated user's model adapters).
 NOT_FOR_A_SCORES_REPORT = (
+    "sessionproof.agents",
     "sessionproof.rerun",
     "sessionproof.engine",
     "sessionproof.executors",
