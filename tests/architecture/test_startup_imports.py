@@ -82,7 +82,8 @@ def test_the_cli_and_the_live_export_worker_load_only_the_telemetry_they_use() -
 def test_every_lazily_exported_name_resolves_to_its_submodule() -> None:
     import importlib
 
-    for name in ("sessionproof.suites", "sessionproof.suites.tau2", "sessionproof.telemetry"):
+    packages = ("suites", "suites.tau2", "telemetry", "users")
+    for name in (f"sessionproof.{package}" for package in packages):
         package = importlib.import_module(name)
         module_of = package._MODULE_OF
         assert sorted(package.__all__) == sorted(module_of), name

@@ -122,6 +122,25 @@ NOT_FOR_SCORE = (
     "sessionproof.runs._metrics",
     "sessionproof.scoring._arms",
     "sessionproof.scoring._metrics",
+    # Judged by the DB and the actions (no --judge), with --no-report: no agent, no HTML
+    # report, no telemetry or pattern mining; a file without `domains:` needs no tool source
+    # of a team's own (httpx), no JSON Schema validation and no YAML; nor the numerical
+    # libraries. Each of these but the last four was loaded by every `score` once (0.2-0.3 s
+    # together).
+    "sessionproof.agents",
+    "sessionproof.report",
+    "sessionproof.telemetry",
+    "sessionproof.patterns",
+    "sessionproof.domains.sources",
+    "asyncio",
+    "httpx",
+    "jsonschema",
+    "yaml",
+    "scipy",
+    "sklearn",
+    "ray",
+    "pandas",
+    "pyarrow",
 )
 
 
@@ -155,3 +174,29 @@ def test_the_lazy_packages_still_export_every_name_and_submodule() -> None:
     runs = importlib.import_module("sessionproof.runs")
     assert runs._run is importlib.import_module("sessionproof.runs._run")
     assert not hasattr(runs, "_no_such_module") and not hasattr(runs, "no_such_name")
+
+
+# Loaded by the report that `score` writes by default, through the rerun planner (a rerun's
+# report only), the drift and guard checks (when a schema is first checked) and the users
+# package (its simulated user's model adapters).
+NOT_FOR_A_SCORES_REPORT = (
+    "sessionproof.agents",
+    "sessionproof.rerun",
+    "sessionproof.engine",
+    "sessionproof.executors",
+    "sessionproof.domains.sources",
+    "httpx",
+    "yaml",
+)
+
+
+def test_the_report_score_writes_loads_no_rerun_or_engine(tmp_path: Path) -> None:
+    from tests.suites.tau2._data import RETAIL_GPT
+
+    store = tmp_path / "s.duckdb"
+    out, modules = _cli_modules("score", str(RETAIL_GPT), "--store", str(store), "--json")
+    assert json.loads(out)["sessions"] == 40
+    reports = list((tmp_path / "s-reports").glob("*.html"))
+    assert len(reports) == 1 and "<html" in reports[0].read_text(encoding="utf-8")[:2000]
+    assert _loaded(modules, "sessionproof.report") and _loaded(modules, "sessionproof.patterns")
+    assert [name for name in NOT_FOR_A_SCORES_REPORT if _loaded(modules, name)] == []

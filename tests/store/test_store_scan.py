@@ -52,6 +52,7 @@ def test_flags_exactly_the_texts_might_hold_flags(
     one_pass: bool, secret: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_scan, "_RE2_MIN_CHARS", 0 if one_pass else 10**12)
+    monkeypatch.setattr(_scan, "_RE2_OPEN_MIN_CHARS", 0)
     matcher = SecretMatcher.build(frozenset({secret} if secret else set()))
     scrubber = Scrubber(matcher)
     forms = (secret, secret.upper(), secret.swapcase()) if secret else ()
@@ -95,6 +96,44 @@ def test_a_text_duckdb_cannot_take_falls_back_to_the_exact_tests(
     # A lone surrogate has no UTF-8 form: DuckDB refuses the text, the scan fails, and
     # every text gets the exact test instead.
     monkeypatch.setattr(_scan, "_RE2_MIN_CHARS", 0)
+    monkeypatch.setattr(_scan, "_RE2_OPEN_MIN_CHARS", 0)
     scrubber = Scrubber(SecretMatcher.build(frozenset()))
     texts = ["plain \ud800 text", "token=abc", "nothing here"]
     assert _scan.may_hold(scrubber, texts) == [1]
+
+
+def test_a_small_batch_opens_no_duckdb_for_the_scan_and_a_megabyte_scanned_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Opening the in-memory DuckDB costs more than the substring tests of a small batch (a
+    # score of a few dozen sessions); once the process has scanned a megabyte (a run's
+    # batches, or one large batch) it is opened and used for every batch past the usual
+    # threshold.
+    monkeypatch.setattr(_scan, "_engine", None)
+    monkeypatch.setattr(_scan, "_scanned", 0)
+    scrubber = Scrubber(SecretMatcher.build(frozenset()))
+    texts = _texts(random.Random(5), ())
+    n = len(texts)
+    expected = [i for i, text in enumerate(texts) if scrubber.might_hold(text)]
+
+    def flags(copies: int) -> list[int]:
+        return [i + k * n for k in range(copies) for i in expected]
+
+    copies = 300_000 // sum(map(len, texts)) + 1
+    small = texts * copies  # past _RE2_MIN_CHARS only
+    assert _scan._RE2_MIN_CHARS <= sum(map(len, small)) < _scan._RE2_OPEN_MIN_CHARS / 3
+    assert _scan.may_hold(scrubber, small) == flags(copies)
+    assert _scan._engine is None
+    assert _scan.may_hold(scrubber, small) == flags(copies)
+    assert _scan._engine is None  # 0.6 MB scanned
+    while _scan._scanned + sum(map(len, small)) < _scan._RE2_OPEN_MIN_CHARS:
+        assert _scan.may_hold(scrubber, small) == flags(copies)
+    assert _scan._engine is None
+    assert _scan.may_hold(scrubber, small) == flags(copies)  # past 1 MB in all: opened
+    assert _scan._engine is not None
+
+    monkeypatch.setattr(_scan, "_engine", None)
+    monkeypatch.setattr(_scan, "_scanned", 0)
+    large = texts * (_scan._RE2_OPEN_MIN_CHARS // sum(map(len, texts)) + 1)
+    assert _scan.may_hold(scrubber, large) == flags(len(large) // n)
+    assert _scan._engine is not None

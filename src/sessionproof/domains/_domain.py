@@ -79,6 +79,11 @@ class DomainSpec(ABC):
         """The tools of this domain (without building a DB when avoidable)."""
         return self.create().tools()
 
+    def tool_names(self) -> frozenset[str]:
+        """The names of its tools (a spec that knows them without building each tool's
+        schemas says so by overriding this: flagging calls to unknown tools needs no more)."""
+        return frozenset(t.name for t in self.tools())
+
     def preload(self) -> None:
         """Load now what every instance shares (a base DB), so processes forked after
         this inherit it instead of each loading it again. Nothing by default; never starts

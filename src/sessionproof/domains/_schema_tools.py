@@ -15,19 +15,21 @@ so a slow one does not hold up other sessions, unless the toolkit is declared `f
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolArgumentError, UnknownToolError
 from ..records import ToolCall, ToolResult, ToolSpec
 from ._results import result_from_exception, result_from_value, unparsed_result
 from ._source import ToolContext
+
+if TYPE_CHECKING:
+    # jsonschema (~40 ms) loads when a toolkit that validates is built, asyncio when a sync
+    # tool runs on a worker thread: replaying and scoring a toolkit-class domain need neither.
+    import jsonschema
 
 ToolFunction = Callable[..., Any]
 """A tool's implementation: sync or async, called with the arguments as keywords."""
@@ -76,6 +78,8 @@ class SchemaTools:
         self._close = close
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
         if validate:
+            import jsonschema
+
             for name, t in self._tools.items():
                 cls = jsonschema.validators.validator_for(t.spec.parameters)
                 cls.check_schema(t.spec.parameters)
@@ -122,6 +126,8 @@ class SchemaTools:
         if self.fast:
             value = t.fn(**args)
         else:
+            import asyncio
+
             # Off the event loop: a slow sync tool must not stall the other sessions.
             value = await asyncio.to_thread(t.fn, **args)
         if inspect.isawaitable(value):  # a callable object with an async __call__

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import inspect
 import time
@@ -59,15 +58,83 @@ def _strip_titles(schema: Any) -> Any:
 
 
 class _ToolInfo:
-    __slots__ = ("args_model", "method_name", "spec")
+    """One tool of a toolkit class. Its arguments model and its spec (the JSON Schemas of
+    its parameters and its return model) are built on first use: a class is checked when it
+    is defined, but a process that never calls or lists a tool (or a class only subclassed,
+    like a benchmark's shared core) does not pay for their schemas."""
 
-    def __init__(self, spec: ToolSpec, args_model: type[BaseModel], method_name: str) -> None:
-        self.spec = spec
-        self.args_model = args_model
+    __slots__ = (
+        "_args_model",
+        "_fields",
+        "_model_name",
+        "_ret",
+        "_spec",
+        "method_name",
+        "name",
+        "summary",
+        "write",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        summary: str,
+        write: bool,
+        method_name: str,
+        model_name: str,
+        fields: dict[str, Any],
+        ret: Any,
+    ) -> None:
+        self.name = name
+        self.summary = summary
+        self.write = write
         self.method_name = method_name
+        self._model_name = model_name
+        self._fields = fields
+        self._ret = ret
+        self._args_model: type[BaseModel] | None = None
+        self._spec: ToolSpec | None = None
+
+    @property
+    def args_model(self) -> type[BaseModel]:
+        """The pydantic model the call's arguments are validated with."""
+        if self._args_model is None:
+            self._args_model = create_model(  # type: ignore[call-overload]
+                self._model_name, __config__=ConfigDict(extra="forbid"), **self._fields
+            )
+        return self._args_model
+
+    @property
+    def spec(self) -> ToolSpec:
+        """What the agent sees: name, description, parameters and output schemas."""
+        if self._spec is None:
+            params = _strip_titles(self.args_model.model_json_schema())
+            params.setdefault("properties", {})
+            ret = self._ret
+            output_schema = None
+            if isinstance(ret, type) and issubclass(ret, BaseModel):
+                output_schema = _strip_titles(ret.model_json_schema())
+            self._spec = ToolSpec(
+                name=self.name,
+                description=self.summary,
+                parameters=params,
+                write=self.write,
+                output_schema=output_schema,
+            )
+        return self._spec
 
 
-def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _ToolInfo:
+_Described = tuple[str, dict[str, tuple[Any, Any, str | None]], Any]
+"""A tool method's description, parameters (hint, default, description) and return hint."""
+_described: dict[tuple[Callable[..., Any], str], _Described] = {}
+"""Each tool method read once: a subclass (tau-bench's variant of a shared core) inherits
+the same methods, and their docstrings and hints say the same for every class."""
+
+
+def _read_method(cls: type, name: str, fn: Callable[..., Any]) -> _Described:
+    found = _described.get((fn, name))
+    if found is not None:
+        return found
     doc = docstring_parser.parse(inspect.getdoc(fn) or "")
     summary = "\n\n".join(p for p in (doc.short_description, doc.long_description) if p)
     if not summary:
@@ -76,7 +143,7 @@ def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _Too
         )
     param_docs = {p.arg_name: p.description or "" for p in doc.params}
     hints = get_type_hints(fn)
-    fields: dict[str, Any] = {}
+    params: dict[str, tuple[Any, Any, str | None]] = {}
     for pname, param in inspect.signature(fn).parameters.items():
         if pname == "self":
             continue
@@ -85,20 +152,19 @@ def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _Too
                 f"tool {cls.__name__}.{name}: parameter {pname!r} has no type annotation"
             )
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (hints[pname], Field(default, description=param_docs.get(pname) or None))
-    args_model = create_model(  # type: ignore[call-overload]
-        f"{cls.__name__}_{name}_args", __config__=ConfigDict(extra="forbid"), **fields
-    )
-    params = _strip_titles(args_model.model_json_schema())
-    params.setdefault("properties", {})
-    ret = hints.get("return")
-    output_schema = None
-    if isinstance(ret, type) and issubclass(ret, BaseModel):
-        output_schema = _strip_titles(ret.model_json_schema())
-    spec = ToolSpec(
-        name=name, description=summary, parameters=params, write=write, output_schema=output_schema
-    )
-    return _ToolInfo(spec, args_model, fn.__name__)
+        params[pname] = (hints[pname], default, param_docs.get(pname) or None)
+    found = _described[fn, name] = (summary, params, hints.get("return"))
+    return found
+
+
+def _describe(cls: type, name: str, fn: Callable[..., Any], write: bool) -> _ToolInfo:
+    summary, params, ret = _read_method(cls, name, fn)
+    fields = {
+        pname: (hint, Field(default, description=text))
+        for pname, (hint, default, text) in params.items()
+    }
+    model_name = f"{cls.__name__}_{name}_args"
+    return _ToolInfo(name, summary, write, fn.__name__, model_name, fields, ret)
 
 
 class Toolkit(Generic[DBT]):
@@ -133,6 +199,12 @@ class Toolkit(Generic[DBT]):
     def specs(cls) -> list[ToolSpec]:
         """Every tool's spec, in definition order."""
         return [t.spec for t in cls._tools.values()]
+
+    @classmethod
+    def tool_names(cls, *, write: bool | None = None) -> list[str]:
+        """The tools' names in definition order (only the write tools, or only the reads,
+        with `write`), without building their schemas."""
+        return [n for n, t in cls._tools.items() if write is None or t.write == write]
 
     @classmethod
     def spec(cls, name: str) -> ToolSpec:
@@ -173,6 +245,8 @@ class Toolkit(Generic[DBT]):
             if self.fast:
                 value = self.invoke(call.name, call.arguments)
             else:
+                import asyncio  # the event loop that awaits this has loaded it
+
                 value = await asyncio.to_thread(self.invoke, call.name, call.arguments)
         except Exception as exc:  # a tool that raises must not end the run
             return result_from_exception(call, exc, start)

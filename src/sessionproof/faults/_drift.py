@@ -23,9 +23,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 from pydantic import BaseModel, ConfigDict
 
 from ..domains import Emit, ToolContext, ToolSource, ToolSpec, WrapperToolSource
@@ -33,6 +32,9 @@ from ..errors import ConfigError
 from ..records import DriftApplied, ErrorClass, EventKind, ToolCall, ToolResult
 from ._drift_kinds import BUILDERS, DriftKind, ToolDrift
 from ._hash import stable_pick, unit_draw
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _SPEC = re.compile(r"^([a-z_]+)(?::(\d+(?:\.\d+)?)%)?(?:@(\d+)(?:@([A-Za-z_][A-Za-z0-9_.\-]*))?)?$")
 
@@ -144,6 +146,8 @@ class DriftHooks:
             if self.plan.drifts(self.seed):
                 self._drift = choose_drift(self.plan.kind, tools, self.seed, self.prefer_tools)
             if self._drift is not None:
+                import jsonschema  # only a session that drifts a tool validates against it
+
                 params = self._drift.drifted.parameters
                 cls = jsonschema.validators.validator_for(params)
                 self._validator = cls(params)

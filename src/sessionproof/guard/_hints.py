@@ -12,13 +12,16 @@ import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-from jsonschema.exceptions import SchemaError, ValidationError
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    # jsonschema (~40 ms) loads when a schema is first checked: importing the guard (as the
+    # arms of a report do, through their conditions) needs none.
+    from jsonschema.exceptions import ValidationError
 
 _JSON_TYPES = {
     bool: "boolean",
@@ -255,6 +258,9 @@ class SchemaCheck:
     """A JSON Schema compiled once; checks values and explains what is wrong."""
 
     def __init__(self, schema: Mapping[str, Any], what: str = "schema") -> None:
+        import jsonschema
+        from jsonschema.exceptions import SchemaError
+
         schema = dict(schema)
         cls = jsonschema.validators.validator_for(schema)
         try:

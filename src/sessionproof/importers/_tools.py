@@ -11,6 +11,6 @@ def known_tools(domain: str | None) -> frozenset[str] | None:
     if domain is None:
         return None
     try:
-        return frozenset(t.name for t in get_domain(domain).tools())
+        return get_domain(domain).tool_names()
     except UnknownDomainError:
         return None

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..domains import DomainSpec, get_domain
-from ..domains.sources import RecordedDomainSpec
 from ..errors import ConfigError, UnknownDomainError
 from ..importers import ImportedSession, ImportResult, RecordError
 from ..records import Action, Criteria, Outcome, Scenario, UserMessageEvent, UserSpec
@@ -198,6 +197,10 @@ def _without_task(item: ImportedSession, tid: str, domain: str) -> RerunItem:
 
 def _recorded(item: ImportedSession, tid: str, why: str) -> RerunItem:
     """A rerun answered from the transcript's own recorded results (no domain needed)."""
+    # The tool sources (httpx among them) load here: planning from a known domain, and a
+    # rerun's report, need none of them.
+    from ..domains.sources import RecordedDomainSpec
+
     session = item.session
     domain = session.metadata.get("domain")
     name = f"recorded:{domain}" if isinstance(domain, str) and domain else "recorded"

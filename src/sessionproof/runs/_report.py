@@ -11,7 +11,6 @@ from ..errors import InputFileError, SessionproofError
 from ..importers import import_file
 from ..patterns import Granularity, MineOptions, mine
 from ..report.html import Comparison, Original, ReportRun, compare_sessions, render_html
-from ..rerun import plan_reruns
 from ..scoring import MetricsReport, SessionSurvival, TraceCache
 from ..store import DEFAULT_STORE_PATH, RunManifest, Store
 from ..suites import Suite
@@ -48,6 +47,8 @@ def _originals(manifest: RunManifest) -> tuple[dict[str, Original] | None, str]:
     if not path.is_file():
         return None, f"the transcript file {path} is no longer there"
     domain = manifest.options.get("domain")
+    from ..rerun import plan_reruns  # a rerun's report only: a run's or a score's needs none
+
     try:
         result = import_file(
             path,

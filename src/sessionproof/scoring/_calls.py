@@ -26,9 +26,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import jsonschema
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,6 +39,9 @@ from ._content import recorded_without_content
 from ._identity import ByIdentity
 from ._matching import maximum_matching
 from ._trace import TraceCache, calls_of, drifted_tools, made_once, under_drift
+
+if TYPE_CHECKING:
+    import jsonschema  # loaded by the first validity check: a suite file's load needs none
 
 CALL_DEFINITIONS: dict[str, str] = {
     "single_call_accuracy": "matched calls ÷ calls to a tool that appears in the scenario's "
@@ -82,6 +84,8 @@ class CallValidators:
 
     def problem(self, domain: str, tool: ToolSpec, args: dict[str, Any]) -> str | None:
         """The most relevant schema violation of `args`, or None when they are valid."""
+        import jsonschema
+
         key = (domain, tool.name)
         validator = self._cache.get(key)
         if validator is None:

@@ -6,8 +6,8 @@ broke off never stays `running` unless it is meant to be resumed.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import sys
 from collections.abc import Iterator
 
 from ..errors import StoreError
@@ -39,14 +39,22 @@ def recorded_run(
         store.set_status(manifest.run_id, "running", owner=this_process())
     try:
         yield store
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        _mark(store, manifest.run_id, "interrupted")
-        raise
-    except BaseException:
-        if on_error is not None:
+    except BaseException as exc:
+        if _interrupted(exc):
+            _mark(store, manifest.run_id, "interrupted")
+        elif on_error is not None:
             _mark(store, manifest.run_id, on_error)
         raise
     store.set_status(manifest.run_id, "finished")
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Ctrl-C or a cancelled task. asyncio is not imported for this: while it is not loaded
+    (a `score`), nothing can have raised its `CancelledError`."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    aio = sys.modules.get("asyncio")
+    return aio is not None and isinstance(exc, aio.CancelledError)
 
 
 def _mark(store: Store, run_id: str, status: RunStatus) -> None:

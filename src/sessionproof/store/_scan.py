@@ -4,7 +4,8 @@
 known secret form. On the 17 MB of JSON payloads of a thousand tau2 sessions that is ~400 ms
 of CPU; DuckDB's regular expressions (RE2, a DFA: one pass whatever the number of
 alternatives) find the same candidates in ~70 ms. A batch below `_RE2_MIN_CHARS` keeps the
-substring tests, which cost less than one DuckDB query (~2 ms).
+substring tests, which cost less than one DuckDB query (~2 ms), and so does every batch of a
+process that has scanned less than `_RE2_OPEN_MIN_CHARS` in all (opening DuckDB costs more).
 
 Sound by construction: the RE2 pattern matches, case-insensitively, every marker and secret
 form `might_hold` looks for, so it flags at least the texts `might_hold` would; the two
@@ -27,6 +28,13 @@ from ._scrub import Scrubber, marker_substrings
 
 _RE2_MIN_CHARS = 256 * 1024
 """Total text below which the substring tests are cheaper than one query."""
+_RE2_OPEN_MIN_CHARS = 1024 * 1024
+"""Text a process must have scanned (its earlier batches and this one) before its scans
+open their in-memory DuckDB: opening it costs 10-20 ms on the project machine (~50 at load
+8), as long as the substring tests take on about 1 MB. A small `score` (one batch of a few
+dozen sessions) never opens it; a run opens it once its writes have passed 1 MB."""
+_scanned = 0
+"""Characters this process has scanned so far."""
 _VIEW = "sessionproof_scan_batch"
 _ALWAYS = ("\u0130", "\u212a")
 """Non-ASCII characters that Python lower-cases into a marker's letters."""
@@ -91,8 +99,12 @@ def _flag_re2(texts: Sequence[str], pattern: str) -> list[int] | None:
 
 def may_hold(scrubber: Scrubber, texts: Sequence[str]) -> list[int]:
     """Positions of the texts that `scrubber.might_hold` is true of, in order."""
+    global _scanned
     needles = scrubber.needles
-    if sum(map(len, texts)) >= _RE2_MIN_CHARS and all(n.isascii() for n in needles):
+    total = sum(map(len, texts))
+    _scanned += total
+    opened = _engine is not None or _scanned >= _RE2_OPEN_MIN_CHARS
+    if total >= _RE2_MIN_CHARS and opened and all(n.isascii() for n in needles):
         flagged: Sequence[int] | None
         try:
             flagged = _flag_re2(texts, _pattern(needles))

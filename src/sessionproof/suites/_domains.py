@@ -23,25 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .._plugins import Registry
 from ..domains import DomainSpec, domain_names, register_domain
-from ..domains.sources import (
-    Fixture,
-    FixtureBook,
-    FixtureDomainSpec,
-    HttpDomainSpec,
-    OpenAPIError,
-    python_domain,
-    read_openai_tools,
-    read_openapi,
-)
 from ..errors import ConfigError, InputFileError, SessionproofError
 from ..records import ErrorClass
-from ._yaml import load_yaml
+
+if TYPE_CHECKING:
+    # The tool sources (httpx, the OpenAPI reader) and the YAML reader load when a
+    # reference is resolved: a file without `domains:` (every `score`) does without them.
+    from ..domains.sources import FixtureBook
 
 
 class McpRef(BaseModel):
@@ -136,6 +130,8 @@ class DomainRef(BaseModel):
 
 
 def _read_data(path: Path) -> Any:
+    from ._yaml import load_yaml
+
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -144,6 +140,8 @@ def _read_data(path: Path) -> Any:
 
 
 def _fixtures(value: str | list[FixtureEntry], base: Path) -> FixtureBook:
+    from ..domains.sources import Fixture, FixtureBook
+
     if isinstance(value, str):
         path = base / value
         data = _read_data(path)
@@ -173,6 +171,8 @@ def _policy(ref: DomainRef, base: Path) -> str | None:
 
 
 def _python_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
+    from ..domains.sources import python_domain
+
     assert ref.python is not None  # the kind says so
     state = ref.state
     if isinstance(state, str):
@@ -204,6 +204,14 @@ def _mcp_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
 
 def _document_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
     """A `tools` JSON file or an OpenAPI document: answered from fixtures, or live."""
+    from ..domains.sources import (
+        FixtureDomainSpec,
+        HttpDomainSpec,
+        OpenAPIError,
+        read_openai_tools,
+        read_openapi,
+    )
+
     policy, transfer = _policy(ref, base) or "", frozenset(ref.transfer_tools)
     document = base / (ref.tools or ref.openapi or "")
     try:
@@ -321,6 +329,8 @@ def register_inline(domain: str, base: Path, where: str) -> None:
     """Register a scenario's inline `python:pkg.mod:Class` domain (once per name)."""
     if not domain.startswith("python:") or domain in domain_names():
         return
+    from ..domains.sources import python_domain
+
     try:
         spec = python_domain(domain, domain.removeprefix("python:"), base)
     except ConfigError as exc:

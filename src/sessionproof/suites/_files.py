@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
@@ -26,7 +26,9 @@ from ..records import Scenario
 from ..scoring import call_rule_names
 from ._domains import register_inline, register_references
 from ._suite import FileSuite, Suite
-from ._yaml import MAX_DEPTH, YamlDocument, load_yaml
+
+if TYPE_CHECKING:
+    from ._yaml import YamlDocument  # PyYAML loads when a suite file is read
 
 _TOP_LEVEL = ("scenarios", "domains")
 """Fields a suite file's top-level mapping may have."""
@@ -183,6 +185,8 @@ def parse_scenarios(
 
 
 def _read(path: Path) -> tuple[Any, YamlDocument | None]:
+    from ._yaml import MAX_DEPTH, load_yaml
+
     try:
         raw = path.read_bytes()
     except OSError as exc:

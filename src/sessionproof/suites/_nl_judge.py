@@ -3,13 +3,10 @@ evaluated (never passed silently)."""
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import json
 from collections.abc import Coroutine, Sequence
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from ..agents import Agent, AgentRequest
 from ..errors import ConfigError
 from ..records import (
     AssistantMessageEvent,
@@ -19,6 +16,11 @@ from ..records import (
     ToolResultEvent,
     UserMessageEvent,
 )
+
+if TYPE_CHECKING:
+    # The agents and asyncio load when a judge model is made or asked: judging by the
+    # DB and the actions alone (every `score` without --judge) needs neither.
+    from ..agents import Agent
 
 T = TypeVar("T")
 
@@ -66,6 +68,9 @@ def transcript_text(session: Session) -> str:
 def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
     # A judge may be called from inside a running event loop (the engine's verdict step):
     # then the coroutine runs on a worker thread's own loop.
+    import asyncio
+    import concurrent.futures
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -103,6 +108,8 @@ class AgentJudge:
 
     def judge(self, assertions: Sequence[str], transcript: str) -> list[tuple[bool | None, str]]:
         """Ask the model once for every assertion; unusable replies judge nothing."""
+        from ..agents import AgentRequest
+
         numbered = "\n".join(f"{i + 1}. {a}" for i, a in enumerate(assertions))
         request = AgentRequest(
             messages=[
@@ -120,7 +127,7 @@ class AgentJudge:
 
 def make_judge(spec: str) -> NLJudge:
     """An NL judge from a model spec string (the same specs as --model)."""
-    from ..agents import make_agent  # at call time: offline scoring needs no adapters
+    from ..agents import Agent, make_agent  # at call time: offline scoring needs neither
 
     agent = make_agent(spec)
     if not isinstance(agent, Agent):

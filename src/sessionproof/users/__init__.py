@@ -1,7 +1,30 @@
-"""The user side: scripted turns or a simulated user."""
+"""The user side: scripted turns or a simulated user.
 
-from ._protocol import User, UserReply
-from ._scripted import InstructionUser, ScriptedUser
-from ._simulated import STOP_TOKENS, SimulatedUser
+Every name below is imported on first use (PEP 562): the user protocol and the scripted
+users load without the simulated user's model adapters (the agents, asyncio).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._protocol import User, UserReply
+    from ._scripted import InstructionUser, ScriptedUser
+    from ._simulated import STOP_TOKENS, SimulatedUser
+
+_MODULE_OF: dict[str, str] = {
+    "User": "._protocol",
+    "UserReply": "._protocol",
+    "InstructionUser": "._scripted",
+    "ScriptedUser": "._scripted",
+    "STOP_TOKENS": "._simulated",
+    "SimulatedUser": "._simulated",
+}
+"""Each public name -> the submodule that defines it."""
 
 __all__ = ["STOP_TOKENS", "InstructionUser", "ScriptedUser", "SimulatedUser", "User", "UserReply"]
+
+__getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF, submodules=True)

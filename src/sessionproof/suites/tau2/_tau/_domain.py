@@ -197,7 +197,7 @@ class TauDomainSpec(DomainSpec, Generic[DBT]):
         self.policy = policy
         self._load_base = load_base
         self.transfer_tools = frozenset(transfer_tools)
-        self.write_tools = frozenset(s.name for s in toolkit.specs() if s.write)
+        self.write_tools = frozenset(toolkit.tool_names(write=True))
 
     @property
     def base(self) -> SharedBase[DBT]:
@@ -222,3 +222,7 @@ class TauDomainSpec(DomainSpec, Generic[DBT]):
     def tools(self) -> list[ToolSpec]:
         """The tools, without loading the DB."""
         return self.toolkit.specs()
+
+    def tool_names(self) -> frozenset[str]:
+        """The tools' names, without loading the DB or building their schemas."""
+        return frozenset(self.toolkit.tool_names())
