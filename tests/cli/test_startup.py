@@ -129,7 +129,13 @@ NOT_FOR_SCORE = (
     # together).
     "sessionproof.agents",
     "sessionproof.report",
-    "sessionproof.telemetry",
+    # Detection asks the OTLP formats' sniffs (`telemetry._formats_plugin`, a registered
+    # plug-in), so the lazy telemetry package loads; its readers and writers must not.
+    "sessionproof.telemetry._rebuild",
+    "sessionproof.telemetry._spans",
+    "sessionproof.telemetry._otlp",
+    "sessionproof.telemetry._live",
+    "opentelemetry",
     "sessionproof.patterns",
     "sessionproof.domains.sources",
     "asyncio",
