@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         invented_facts,
     )
     from ._breakdowns import Breakdown, Breakdowns, RateCell, rate_cell, rate_table
+    from ._builtin_metrics import registered_user_metrics
     from ._calls import (
         CALL_DEFINITIONS,
         ArgumentCheck,
@@ -31,6 +32,19 @@ if TYPE_CHECKING:
     )
     from ._evidence import MAX_DETAILS, state_diff
     from ._matching import maximum_matching
+    from ._metric import (
+        Aggregate,
+        Metric,
+        MetricValue,
+        Placement,
+        SessionInput,
+        SessionMetric,
+        compute_metric,
+        mean_aggregate,
+        metric,
+        register_metric,
+        session_value,
+    )
     from ._metrics import (
         ALL_METRIC_DEFINITIONS,
         MetricsReport,
@@ -70,6 +84,18 @@ if TYPE_CHECKING:
 # Imported on first use (PEP 562): judging a session needs neither the arms, the metrics
 # nor the engine, and `scoring.stats` alone needs none of them.
 _MODULE_OF: dict[str, str] = {
+    "Aggregate": "._metric",
+    "Metric": "._metric",
+    "MetricValue": "._metric",
+    "Placement": "._metric",
+    "SessionInput": "._metric",
+    "SessionMetric": "._metric",
+    "compute_metric": "._metric",
+    "mean_aggregate": "._metric",
+    "metric": "._metric",
+    "register_metric": "._metric",
+    "session_value": "._metric",
+    "registered_user_metrics": "._builtin_metrics",
     "ALL_METRIC_DEFINITIONS": "._metrics",
     "ARM_DEFINITIONS": "._arms",
     "ATTRIBUTION_DEFINITIONS": "._attribution",
@@ -150,6 +176,7 @@ __all__ = [
     "ON_PATH_FAILURE",
     "SURVIVAL_DEFINITIONS",
     "TURN_DEFINITIONS",
+    "Aggregate",
     "ArgumentCheck",
     "ArmReport",
     "ArmsReport",
@@ -165,13 +192,18 @@ __all__ = [
     "FailureSource",
     "FirstDivergence",
     "GoldReplays",
+    "Metric",
+    "MetricValue",
     "MetricsReport",
     "MetricsWarmer",
     "NeedBucket",
     "PairedRow",
+    "Placement",
     "RateCell",
     "RecoveryReport",
     "RunSummary",
+    "SessionInput",
+    "SessionMetric",
     "SessionSurvival",
     "SurvivalPoint",
     "SurvivalReport",
@@ -184,6 +216,7 @@ __all__ = [
     "call_rule_names",
     "check_calls",
     "compare_arms",
+    "compute_metric",
     "error_recovery",
     "evaluate_session",
     "first_summary",
@@ -192,13 +225,18 @@ __all__ = [
     "made_once",
     "match_gold",
     "maximum_matching",
+    "mean_aggregate",
+    "metric",
     "normalise_text",
     "not_judged_reason",
     "rate_cell",
     "rate_table",
     "register_call_rules",
+    "register_metric",
+    "registered_user_metrics",
     "run_metrics",
     "session_survival",
+    "session_value",
     "state_diff",
     "success_by_need",
     "summaries_by_arm",

@@ -21,8 +21,10 @@ from ..errors import SessionproofError
 from ..records import Scenario, Session
 from ._arms import ARM_DEFINITIONS
 from ._attribution import ATTRIBUTION_DEFINITIONS, AttributionReport, attribute_failures
+from ._builtin_metrics import registered_user_metrics
 from ._calls import CALL_DEFINITIONS, CallAccuracy, call_accuracy
 from ._content import WITHOUT_CONTENT, recorded_without_content
+from ._metric import MetricValue, SessionInput, compute_metric
 from ._recovery import error_recovery
 from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
 from ._survival import (
@@ -221,6 +223,27 @@ class MetricsReport(BaseModel):
     skipped: dict[str, str] = Field(default_factory=dict)
     """Metric → why it was not computed (or computed for part of the sessions only)."""
     definitions: dict[str, str] = Field(default_factory=lambda: dict(ALL_METRIC_DEFINITIONS))
+    metrics: dict[str, MetricValue] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """Every registered metric other than the built-ins (a plug-in's, a user's): name → its
+    value over these sessions (left out of the dump when there is none, so reports of runs
+    without one read as before)."""
+
+
+def user_metric_values(
+    sessions: Sequence[Session],
+    scenarios: Mapping[str, Scenario],
+    spec_of: Callable[[str], DomainSpec | None],
+) -> tuple[dict[str, MetricValue], dict[str, str]]:
+    """Every registered non-built-in metric over `sessions` (one arm's), and the metrics that
+    could not be loaded, with the reason (said, never silently dropped)."""
+    found, problems = registered_user_metrics()
+    if not found:
+        return {}, problems
+    items = [
+        SessionInput(s, scenarios.get(s.scenario_id), spec_of(s.scenario_id)) for s in sessions
+    ]
+    values = {name: compute_metric(m, items) for name, m in found.items()}
+    return values, problems
 
 
 def survival_skip_reason(session: Session, scenario: Scenario | None) -> str | None:
@@ -367,6 +390,9 @@ def run_metrics(
     definitions = dict(ALL_METRIC_DEFINITIONS)
     if turns is not None:
         definitions.update(TURN_DEFINITIONS)
+    users, problems = user_metric_values(sessions, specs.ok, specs.specs.get)
+    skipped.update(problems)
+    definitions.update({name: value.definition for name, value in users.items()})
     return MetricsReport(
         sessions=len(sessions),
         summary=summary,
@@ -382,4 +408,5 @@ def run_metrics(
         scenarios_missing=missing,
         skipped=skipped,
         definitions=definitions,
+        metrics=users,
     )
