@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         compute_metric,
         mean_aggregate,
         metric,
+        rate_aggregate,
         register_metric,
         session_value,
     )
@@ -92,6 +93,7 @@ _MODULE_OF: dict[str, str] = {
     "SessionMetric": "._metric",
     "compute_metric": "._metric",
     "mean_aggregate": "._metric",
+    "rate_aggregate": "._metric",
     "metric": "._metric",
     "register_metric": "._metric",
     "session_value": "._metric",
@@ -229,6 +231,7 @@ __all__ = [
     "metric",
     "normalise_text",
     "not_judged_reason",
+    "rate_aggregate",
     "rate_cell",
     "rate_table",
     "register_call_rules",

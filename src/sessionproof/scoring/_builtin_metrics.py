@@ -25,6 +25,7 @@ from ._metric import (
     SessionInput,
     SessionMetric,
     mean_aggregate,
+    rate_aggregate,
 )
 from ._recovery import error_recovery
 from ._summary import METRIC_DEFINITIONS
@@ -114,7 +115,7 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
         "session_accuracy",
         METRIC_DEFINITIONS["session_accuracy"],
         _verdict,
-        mean_aggregate,
+        rate_aggregate,
         _NONE,  # the verdict is its own event
         field="summary.session_accuracy",
     ),

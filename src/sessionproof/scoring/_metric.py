@@ -118,19 +118,26 @@ class MetricValue(BaseModel):
 
 
 def mean_aggregate(values: Sequence[tuple[Session, float]]) -> Aggregate:
-    """The mean of the values with a 95% interval: Wilson when every value is 0 or 1, else a
-    percentile bootstrap of the per-scenario means (the scenario is the resampled unit)."""
+    """The mean of the values with a 95% percentile bootstrap interval of the per-scenario
+    means (the scenario is the resampled unit: trials of one scenario are not independent)."""
     numbers = [v for _, v in values]
     if not numbers:
         return Aggregate(None, 0)
-    mean = sum(numbers) / len(numbers)
-    if all(v in (0.0, 1.0) for v in numbers):
-        return Aggregate(mean, len(numbers), wilson_interval(int(sum(numbers)), len(numbers)))
     by_scenario: dict[str, list[float]] = {}
     for session, v in values:
         by_scenario.setdefault(session.scenario_id, []).append(v)
     interval = bootstrap_ci([sum(vs) / len(vs) for vs in by_scenario.values()])
-    return Aggregate(mean, len(numbers), (interval.low, interval.high))
+    return Aggregate(sum(numbers) / len(numbers), len(numbers), (interval.low, interval.high))
+
+
+def rate_aggregate(values: Sequence[tuple[Session, float]]) -> Aggregate:
+    """For values that are 0 or 1 (True / False): the share of ones with its 95% Wilson
+    interval, as session accuracy has it."""
+    numbers = [v for _, v in values]
+    if not numbers:
+        return Aggregate(None, 0)
+    wins = sum(1 for v in numbers if v)
+    return Aggregate(wins / len(numbers), len(numbers), wilson_interval(wins, len(numbers)))
 
 
 @dataclass(frozen=True)
