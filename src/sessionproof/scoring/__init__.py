@@ -17,7 +17,7 @@ if TYPE_CHECKING:
         invented_facts,
     )
     from ._breakdowns import Breakdown, Breakdowns, RateCell, rate_cell, rate_table
-    from ._builtin_metrics import registered_user_metrics
+    from ._builtin_metrics import ALL_METRIC_DEFINITIONS, registered_user_metrics
     from ._calls import (
         CALL_DEFINITIONS,
         ArgumentCheck,
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
         session_value,
     )
     from ._metrics import (
-        ALL_METRIC_DEFINITIONS,
         MetricsReport,
         NeedBucket,
         SurvivalPoint,
@@ -98,7 +97,7 @@ _MODULE_OF: dict[str, str] = {
     "register_metric": "._metric",
     "session_value": "._metric",
     "registered_user_metrics": "._builtin_metrics",
-    "ALL_METRIC_DEFINITIONS": "._metrics",
+    "ALL_METRIC_DEFINITIONS": "._builtin_metrics",
     "ARM_DEFINITIONS": "._arms",
     "ATTRIBUTION_DEFINITIONS": "._attribution",
     "ArgumentCheck": "._calls",

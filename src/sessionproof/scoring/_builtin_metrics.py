@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..errors import SessionproofError
 from ..records import Session
 from ._arms import ARM_DEFINITIONS
+from ._attribution import ATTRIBUTION_DEFINITIONS
 from ._calls import CALL_DEFINITIONS, check_calls
 from ._metric import (
     METRICS,
@@ -31,6 +32,25 @@ from ._recovery import error_recovery
 from ._summary import METRIC_DEFINITIONS
 from ._survival import SURVIVAL_DEFINITIONS, session_survival
 from .stats import flakiness, pass_at_k, pass_hat_k
+
+ALL_METRIC_DEFINITIONS: dict[str, str] = {
+    **METRIC_DEFINITIONS,
+    "pass@k": "mean over scenarios of 1 − C(n−c,k)/C(n,k): the chance that at least one of k "
+    "trials succeeds; same infra-error rule as pass^k.",
+    "bootstrap_ci": "95% percentile bootstrap interval with the scenario as the resampled unit "
+    "(10,000 resamples, seed 0): session_accuracy is the mean of per-scenario success rates "
+    "over judged trials, pass^k the mean of per-scenario pass^k.",
+    "flakiness": "per scenario, verdict flips between consecutive judged trials; a scenario is "
+    "flaky when it both succeeded and failed.",
+    **CALL_DEFINITIONS,
+    "error_recovery_rate": ARM_DEFINITIONS["error_recovery_rate"],
+    **SURVIVAL_DEFINITIONS,
+    **ATTRIBUTION_DEFINITIONS,
+}
+"""Every built-in metric (and the terms they use: a decision, the bootstrap) by name, with
+the definition printed with its numbers; the built-in `Metric`s below take theirs from here.
+The per-turn ones, `TURN_DEFINITIONS`, are added to a report that has per-turn verdicts, and a
+registered metric's own definition to every report that carries it."""
 
 
 @dataclass(frozen=True)
@@ -129,8 +149,7 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
     ),
     BuiltinMetric(
         "pass@k",
-        "mean over scenarios of 1 − C(n−c,k)/C(n,k): the chance that at least one of k "
-        "trials succeeds; same infra-error rule as pass^k.",
+        ALL_METRIC_DEFINITIONS["pass@k"],
         _verdict,
         _by_k(pass_at_k),
         _NONE,
@@ -138,8 +157,7 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
     ),
     BuiltinMetric(
         "flakiness",
-        "per scenario, verdict flips between consecutive judged trials; a scenario is "
-        "flaky when it both succeeded and failed.",
+        ALL_METRIC_DEFINITIONS["flakiness"],
         _verdict,
         _flaky,
         _NONE,

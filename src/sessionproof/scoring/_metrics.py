@@ -19,17 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..domains import DomainSpec
 from ..errors import SessionproofError
 from ..records import Scenario, Session
-from ._arms import ARM_DEFINITIONS
-from ._attribution import ATTRIBUTION_DEFINITIONS, AttributionReport, attribute_failures
-from ._builtin_metrics import registered_user_metrics
-from ._calls import CALL_DEFINITIONS, CallAccuracy, call_accuracy
+from ._attribution import AttributionReport, attribute_failures
+from ._builtin_metrics import ALL_METRIC_DEFINITIONS, registered_user_metrics
+from ._calls import CallAccuracy, call_accuracy
 from ._content import WITHOUT_CONTENT, recorded_without_content
 from ._metric import MetricValue, SessionInput, compute_metric
 from ._recovery import error_recovery
-from ._summary import METRIC_DEFINITIONS, RunSummary, summarize
+from ._summary import RunSummary, summarize
 from ._survival import (
     ON_PATH_FAILURE,
-    SURVIVAL_DEFINITIONS,
     SessionSurvival,
     session_survival,
 )
@@ -46,22 +44,6 @@ from .stats import (
     wilson_interval,
 )
 
-ALL_METRIC_DEFINITIONS: dict[str, str] = {
-    **METRIC_DEFINITIONS,
-    "pass@k": "mean over scenarios of 1 − C(n−c,k)/C(n,k): the chance that at least one of k "
-    "trials succeeds; same infra-error rule as pass^k.",
-    "bootstrap_ci": "95% percentile bootstrap interval with the scenario as the resampled unit "
-    "(10,000 resamples, seed 0): session_accuracy is the mean of per-scenario success rates "
-    "over judged trials, pass^k the mean of per-scenario pass^k.",
-    "flakiness": "per scenario, verdict flips between consecutive judged trials; a scenario is "
-    "flaky when it both succeeded and failed.",
-    **CALL_DEFINITIONS,
-    "error_recovery_rate": ARM_DEFINITIONS["error_recovery_rate"],
-    **SURVIVAL_DEFINITIONS,
-    **ATTRIBUTION_DEFINITIONS,
-}
-"""Every metric of `MetricsReport`, by name, with its definition (the per-turn ones,
-`TURN_DEFINITIONS`, are added to a report that has per-turn verdicts)."""
 # -- the run-level picture ----------------------------------------------------------------------
 
 
