@@ -13,7 +13,10 @@ from sessionproof.errors import ConfigError
 from sessionproof.records import CriterionResult, Outcome, Session, TerminationReason
 from sessionproof.scoring import (
     ALL_METRIC_DEFINITIONS,
+    TURN_DEFINITIONS,
+    MetricsReport,
     SessionInput,
+    TraceCache,
     compute_metric,
     metric,
     register_metric,
@@ -21,6 +24,7 @@ from sessionproof.scoring import (
 )
 from sessionproof.scoring._builtin_metrics import BUILTIN_METRICS
 from sessionproof.scoring._metric import METRICS
+from sessionproof.scoring._run_context import RunContext, Specs
 
 
 def _judged(scenario: str, trial: int, ok: bool, arm: str = "baseline") -> Session:
@@ -135,9 +139,24 @@ def test_an_empty_definition_is_refused() -> None:
 
 
 def test_the_built_ins_are_registered_with_the_definitions_printed() -> None:
+    printed = {**ALL_METRIC_DEFINITIONS, **TURN_DEFINITIONS}
     for m in BUILTIN_METRICS:
         assert METRICS.get(m.name) is m
-        assert ALL_METRIC_DEFINITIONS[m.name] == m.definition
+        assert printed[m.name] == m.definition
+
+
+def test_every_field_of_the_report_is_made_by_a_built_in_metric() -> None:
+    made: set[str] = set()
+    report = run_metrics(_sessions(), {}, lambda s: pytest.fail())
+    ctx = RunContext(_sessions(), Specs({}, lambda s: pytest.fail()), TraceCache())
+    for m in BUILTIN_METRICS:
+        if m.report is not None:
+            fields = m.report(ctx)
+            made |= set(fields)
+            for name, value in fields.items():
+                assert getattr(report, name) == value, name
+    own = {"sessions", "scenarios_missing", "skipped", "definitions", "metrics"}
+    assert made == set(MetricsReport.model_fields) - own
 
 
 def test_the_built_ins_on_the_protocol_agree_with_the_report() -> None:

@@ -46,17 +46,7 @@ if TYPE_CHECKING:
         register_metric,
         session_value,
     )
-    from ._metrics import (
-        MetricsReport,
-        NeedBucket,
-        SurvivalPoint,
-        SurvivalReport,
-        run_metrics,
-        success_by_need,
-        survival_curve,
-        survival_report,
-        survival_skip_reason,
-    )
+    from ._metrics import MetricsReport, run_metrics
     from ._recovery import ClassRecovery, RecoveryReport, error_recovery
     from ._summary import (
         METRIC_DEFINITIONS,
@@ -75,6 +65,15 @@ if TYPE_CHECKING:
         FirstDivergence,
         SessionSurvival,
         session_survival,
+    )
+    from ._survival_report import (
+        NeedBucket,
+        SurvivalPoint,
+        SurvivalReport,
+        success_by_need,
+        survival_curve,
+        survival_report,
+        survival_skip_reason,
     )
     from ._trace import GoldReplays, TraceCache, made_once
     from ._turns import TURN_DEFINITIONS, TurnPoint, TurnReport, turn_report
@@ -120,7 +119,7 @@ _MODULE_OF: dict[str, str] = {
     "METRIC_DEFINITIONS": "._summary",
     "MetricsReport": "._metrics",
     "MetricsWarmer": "._warm",
-    "NeedBucket": "._metrics",
+    "NeedBucket": "._survival_report",
     "ON_PATH_FAILURE": "._survival",
     "PairedRow": "._arms",
     "RateCell": "._breakdowns",
@@ -128,8 +127,8 @@ _MODULE_OF: dict[str, str] = {
     "RunSummary": "._summary",
     "SURVIVAL_DEFINITIONS": "._survival",
     "SessionSurvival": "._survival",
-    "SurvivalPoint": "._metrics",
-    "SurvivalReport": "._metrics",
+    "SurvivalPoint": "._survival_report",
+    "SurvivalReport": "._survival_report",
     "TURN_DEFINITIONS": "._turns",
     "TraceCache": "._trace",
     "TurnPoint": "._turns",
@@ -156,12 +155,12 @@ _MODULE_OF: dict[str, str] = {
     "run_metrics": "._metrics",
     "session_survival": "._survival",
     "state_diff": "._evidence",
-    "success_by_need": "._metrics",
+    "success_by_need": "._survival_report",
     "summaries_by_arm": "._summary",
     "summarize": "._summary",
-    "survival_curve": "._metrics",
-    "survival_report": "._metrics",
-    "survival_skip_reason": "._metrics",
+    "survival_curve": "._survival_report",
+    "survival_report": "._survival_report",
+    "survival_skip_reason": "._survival_report",
     "turn_report": "._turns",
     "verdict_label": "._summary",
     "verdict_of": "._summary",

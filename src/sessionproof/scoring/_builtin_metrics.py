@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import SessionproofError
 from ..records import Session
-from ._arms import ARM_DEFINITIONS
-from ._attribution import ATTRIBUTION_DEFINITIONS
-from ._calls import CALL_DEFINITIONS, check_calls
+from ._attribution import ATTRIBUTION_DEFINITIONS, attribute_failures
+from ._calls import CALL_DEFINITIONS, call_accuracy, check_calls
 from ._metric import (
     METRICS,
     Aggregate,
@@ -28,9 +28,12 @@ from ._metric import (
     mean_aggregate,
     rate_aggregate,
 )
-from ._recovery import error_recovery
+from ._recovery import RECOVERY_DEFINITION, error_recovery
+from ._run_context import RunContext, bootstrap_intervals
 from ._summary import METRIC_DEFINITIONS
 from ._survival import SURVIVAL_DEFINITIONS, session_survival
+from ._survival_report import survival_of
+from ._turns import TURN_DEFINITIONS, turn_report
 from .stats import flakiness, pass_at_k, pass_hat_k
 
 ALL_METRIC_DEFINITIONS: dict[str, str] = {
@@ -43,7 +46,7 @@ ALL_METRIC_DEFINITIONS: dict[str, str] = {
     "flakiness": "per scenario, verdict flips between consecutive judged trials; a scenario is "
     "flaky when it both succeeded and failed.",
     **CALL_DEFINITIONS,
-    "error_recovery_rate": ARM_DEFINITIONS["error_recovery_rate"],
+    "error_recovery_rate": RECOVERY_DEFINITION,
     **SURVIVAL_DEFINITIONS,
     **ATTRIBUTION_DEFINITIONS,
 }
@@ -53,12 +56,19 @@ The per-turn ones, `TURN_DEFINITIONS`, are added to a report that has per-turn v
 registered metric's own definition to every report that carries it."""
 
 
+Report = Callable[[RunContext], dict[str, Any]]
+"""A built-in's structured aggregate over one arm: the `MetricsReport` fields it fills."""
+
+
 @dataclass(frozen=True)
 class BuiltinMetric(SessionMetric):
-    """A built-in metric: a `SessionMetric` whose run-level aggregate has its own place."""
+    """A built-in metric: a `SessionMetric` whose run-level aggregate is structured (the
+    survival curve, the call table, ...) and has its own place in `MetricsReport`."""
 
+    report: Report | None = None
+    """Fills its fields of the report (None: another metric's `report` fills them)."""
     field: str = ""
-    """Where `MetricsReport` holds its structured aggregate (dotted)."""
+    """Where `MetricsReport` holds its aggregate (dotted)."""
 
 
 def _verdict(item: SessionInput) -> bool | None:
@@ -128,6 +138,60 @@ def _survived(item: SessionInput) -> float | None:
     return s.survived / s.decisions if s.decisions else 1.0
 
 
+def _summary(ctx: RunContext) -> dict[str, Any]:
+    return {"summary": ctx.summary}
+
+
+def _pass_at(ctx: RunContext) -> dict[str, Any]:
+    found = ((k, pass_at_k(ctx.table, k).value) for k in ctx.ks)
+    return {"pass_at_k": {str(k): v for k, v in found if v is not None}}
+
+
+def _bootstrap(ctx: RunContext) -> dict[str, Any]:
+    return {"bootstrap_ci": bootstrap_intervals(ctx.table, ctx.ks)}
+
+
+def _flakiness(ctx: RunContext) -> dict[str, Any]:
+    rows = flakiness(ctx.table)
+    return {"flakiness": rows, "flaky_scenarios": sum(f.flaky for f in rows)}
+
+
+def _calls(ctx: RunContext) -> dict[str, Any]:
+    ok = ctx.specs.ok
+    calls = call_accuracy(ctx.sessions, ok, ctx.specs.spec, ctx.traces) if ok else None
+    return {"calls": calls}
+
+
+def _recovery(ctx: RunContext) -> dict[str, Any]:
+    recovery = error_recovery(ctx.sessions, ctx.traces)
+    found = recovery.summary()
+    found["injected_rate"] = recovery.injected.rate
+    found["natural_rate"] = recovery.natural.rate
+    found["excluded_infra"] = recovery.excluded_infra
+    return {"error_recovery": found}
+
+
+def _survival_report(ctx: RunContext) -> dict[str, Any]:
+    if not ctx.specs.ok:
+        return {"survival": None}
+    report, ctx.survivals = survival_of(ctx.sessions, ctx.specs.ok, ctx.specs.spec, ctx.traces)
+    return {"survival": report}
+
+
+def _sources(ctx: RunContext) -> dict[str, Any]:
+    found = attribute_failures(ctx.sessions, ctx.specs.ok, ctx.survivals, ctx.traces)
+    return {"failure_sources": found}
+
+
+def _turns(ctx: RunContext) -> dict[str, Any]:
+    return {"turns": turn_report(ctx.sessions)}
+
+
+def _no_value(item: SessionInput) -> None:
+    """Metrics whose per-session result is not a number (a class, a table per turn)."""
+    return None
+
+
 _NONE = Placement(span="none")
 
 BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
@@ -137,6 +201,7 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
         _verdict,
         rate_aggregate,
         _NONE,  # the verdict is its own event
+        report=_summary,
         field="summary.session_accuracy",
     ),
     BuiltinMetric(
@@ -153,7 +218,17 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
         _verdict,
         _by_k(pass_at_k),
         _NONE,
+        report=_pass_at,
         field="pass_at_k",
+    ),
+    BuiltinMetric(
+        "bootstrap_ci",
+        ALL_METRIC_DEFINITIONS["bootstrap_ci"],
+        _verdict,
+        mean_aggregate,
+        _NONE,
+        report=_bootstrap,
+        field="bootstrap_ci",
     ),
     BuiltinMetric(
         "flakiness",
@@ -161,14 +236,16 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
         _verdict,
         _flaky,
         _NONE,
+        report=_flakiness,
         field="flakiness",
     ),
     BuiltinMetric(
         "error_recovery_rate",
-        ARM_DEFINITIONS["error_recovery_rate"],
+        RECOVERY_DEFINITION,
         _recovered_share,
         _pooled_recovery,
         judged_only=False,  # infra sessions are left out by the recovery rules themselves
+        report=_recovery,
         field="error_recovery",
     ),
     BuiltinMetric(
@@ -177,6 +254,7 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
         _call_share("matched"),
         mean_aggregate,
         judged_only=False,
+        report=_calls,
         field="calls",
     ),
     BuiltinMetric(
@@ -192,7 +270,27 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
         SURVIVAL_DEFINITIONS["survival_by_depth"],
         _survived,
         mean_aggregate,
+        report=_survival_report,
         field="survival",
+    ),
+    BuiltinMetric(
+        "failure_source",
+        ATTRIBUTION_DEFINITIONS["failure_source"],
+        _no_value,  # a class, not a number: its trace event carries it as a label
+        mean_aggregate,
+        _NONE,
+        judged_only=False,
+        report=_sources,
+        field="failure_sources",
+    ),
+    BuiltinMetric(
+        "turn_accuracy_own_history",
+        TURN_DEFINITIONS["turn_accuracy_own_history"],
+        _no_value,  # one value per turn, not per session
+        mean_aggregate,
+        _NONE,
+        report=_turns,
+        field="turns",
     ),
 )
 """The built-ins, in the order their definitions are printed."""
