@@ -171,3 +171,19 @@ def test_the_built_ins_on_the_protocol_agree_with_the_report() -> None:
     assert by_name["pass^k"].detail["by_k"] == report.summary.pass_hat_k
     assert by_name["pass@k"].detail["by_k"] == report.pass_at_k
     assert by_name["flakiness"].detail["flaky"] == report.flaky_scenarios == 1
+
+
+def test_a_credential_in_the_reason_a_metric_raised_with_is_redacted() -> None:
+    key = "sk-" + "q" * 40
+
+    def leaky(item: SessionInput) -> float:
+        raise RuntimeError(f"upstream refused key {key}")
+
+    value = compute_metric(
+        metric("leaky", "raises", register=False)(leaky), [SessionInput(s) for s in _sessions()]
+    )
+    assert len(value.missing) == 4
+    assert all(
+        key not in why and why.startswith("RuntimeError: upstream refused key")
+        for why in value.missing.values()
+    )

@@ -28,6 +28,7 @@ from .._plugins import Registry
 from ..domains import DomainSpec
 from ..errors import ConfigError
 from ..records import Scenario, Session
+from ..store import scrub_text
 from ._summary import verdict_of
 from .stats import bootstrap_ci, wilson_interval
 
@@ -221,7 +222,8 @@ def metric(
 
 
 def _reason(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0][:200] if str(exc) else ""
+    # Said in reports, --json and trace events: a credential in the message is redacted.
+    text = scrub_text(str(exc).splitlines()[0][:200]) if str(exc) else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
