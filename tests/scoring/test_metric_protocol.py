@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from tests.store.factory import session
 
+import sessionproof
 from sessionproof.errors import ConfigError
 from sessionproof.records import CriterionResult, Outcome, Session, TerminationReason
 from sessionproof.scoring import (
@@ -25,6 +26,7 @@ from sessionproof.scoring import (
 from sessionproof.scoring._builtin_metrics import BUILTIN_METRICS
 from sessionproof.scoring._metric import METRICS
 from sessionproof.scoring._run_context import RunContext, Specs
+from sessionproof.suites import load_suite
 
 
 def _judged(scenario: str, trial: int, ok: bool, arm: str = "baseline") -> Session:
@@ -187,3 +189,51 @@ def test_a_credential_in_the_reason_a_metric_raised_with_is_redacted() -> None:
         key not in why and why.startswith("RuntimeError: upstream refused key")
         for why in value.missing.values()
     )
+
+
+def test_the_built_ins_per_session_values_are_the_reports_on_a_real_run() -> None:
+    done = sessionproof.run_suite(
+        "demo", "python:tests.scoring.agents_for_metrics:sloppy", trials=2, faults="30%"
+    )
+    sessions = list(done.sessions)
+    suite = load_suite("demo")
+    scenarios = {s.id: s for s in suite.scenarios}
+    report = run_metrics(sessions, scenarios, suite.domain_for)
+    items = [
+        SessionInput(s, scenarios[s.scenario_id], suite.domain_for(scenarios[s.scenario_id]))
+        for s in sessions
+    ]
+    by_name = {m.name: m for m in BUILTIN_METRICS}
+    assert report.survival is not None and report.calls is not None
+    on_path = {p.session_id: p for p in report.survival.per_session}
+    assert on_path and len(on_path) < len(sessions) + 1
+    for item in items:
+        value = by_name["survival_by_depth"].value(item)
+        found = on_path.get(item.session.session_id)
+        if found is None:
+            assert value is None
+        else:
+            assert value == (found.survived / found.decisions if found.decisions else 1.0)
+    recovery = compute_metric(by_name["error_recovery_rate"], items)
+    assert recovery.value == report.error_recovery["error_recovery_rate"]
+    assert recovery.n == report.error_recovery["failures"] > 0
+    valid = compute_metric(by_name["call_validity_rate"], items)
+    assert valid.n == report.calls.sessions
+    assert (valid.value == 1.0) == (report.calls.call_validity_rate == 1.0)
+
+
+def test_the_built_ins_per_session_values_leave_out_what_the_report_leaves_out() -> None:
+    (done,) = sessionproof.run_suite("demo", "oracle", limit=1).sessions
+    suite = load_suite("demo")
+    scenario = next(s for s in suite.scenarios if s.id == done.scenario_id)
+    domain = suite.domain_for(scenario)
+    by_name = {m.name: m for m in BUILTIN_METRICS}
+    judged = SessionInput(done, scenario, domain)
+    assert by_name["survival_by_depth"].value(judged) == 1.0
+    assert by_name["call_validity_rate"].value(judged) == 1.0
+    unjudged = SessionInput(done.model_copy(update={"outcome": None}), scenario, domain)
+    assert by_name["survival_by_depth"].value(unjudged) is None  # "no verdict", as survival
+    crashed = done.model_copy(update={"termination": TerminationReason.infra_error})
+    infra = SessionInput(crashed, scenario, domain)
+    assert by_name["call_validity_rate"].value(infra) is None  # call_accuracy skips it too
+    assert by_name["single_call_accuracy"].value(infra) is None

@@ -18,6 +18,7 @@ from ..errors import SessionproofError
 from ..records import Session
 from ._attribution import ATTRIBUTION_DEFINITIONS, attribute_failures
 from ._calls import CALL_DEFINITIONS, call_accuracy, check_calls
+from ._content import recorded_without_content
 from ._metric import (
     METRICS,
     Aggregate,
@@ -32,7 +33,7 @@ from ._recovery import RECOVERY_DEFINITION, error_recovery
 from ._run_context import RunContext, bootstrap_intervals
 from ._summary import METRIC_DEFINITIONS
 from ._survival import SURVIVAL_DEFINITIONS, session_survival
-from ._survival_report import survival_of
+from ._survival_report import survival_of, survival_skip_reason
 from ._turns import TURN_DEFINITIONS, turn_report
 from .stats import flakiness, pass_at_k, pass_hat_k
 
@@ -116,12 +117,20 @@ def _pooled_recovery(values: Sequence[tuple[Session, float]]) -> Aggregate:
 
 
 def _call_share(which: str) -> Callable[[SessionInput], float | None]:
+    """One session's share of valid (or of matched) calls, counted as `call_accuracy` counts
+    them; None where it leaves the session out (infra error, no scenario, no content)."""
+
     def share(item: SessionInput) -> float | None:
-        if item.scenario is None or item.domain is None:
+        session = item.session
+        if item.scenario is None or item.domain is None or session.infra_error:
             return None
-        checks = check_calls(item.session, item.scenario, item.domain)
+        if recorded_without_content(session):
+            return None
+        checks = [
+            c for c in check_calls(session, item.scenario, item.domain) if c.valid is not None
+        ]
         if which == "valid":
-            judged = [c.valid for c in checks if c.valid is not None]
+            judged = [bool(c.valid) for c in checks]
         else:
             judged = [c.matched_gold is not None for c in checks if c.targets_gold_tool]
         return sum(judged) / len(judged) if judged else None
@@ -130,9 +139,11 @@ def _call_share(which: str) -> Callable[[SessionInput], float | None]:
 
 
 def _survived(item: SessionInput) -> float | None:
-    if item.scenario is None or item.domain is None:
+    """The share of the session's decisions on a correct path; None where survival leaves
+    the session out (`survival_skip_reason`, or a domain without write tools)."""
+    if item.domain is None or survival_skip_reason(item.session, item.scenario) is not None:
         return None
-    if not any(t.write for t in item.domain.tools()):
+    if item.scenario is None or not any(t.write for t in item.domain.tools()):
         return None
     s = session_survival(item.session, item.scenario, item.domain)
     return s.survived / s.decisions if s.decisions else 1.0
