@@ -21,12 +21,12 @@ from typer.testing import CliRunner
 import sessionproof
 from sessionproof._plugins import forget_entry_points
 from sessionproof.cli import app
-from sessionproof.records import FaultInjectedEvent
+from sessionproof.records import FaultInjectedEvent, ToolCallEvent
 from sessionproof.scoring import SessionInput, metric
 from sessionproof.scoring._metric import METRICS
 
 PLUGIN = """
-from sessionproof.records import FaultInjectedEvent
+from sessionproof.records import FaultInjectedEvent, ToolCallEvent
 from sessionproof.scoring import SessionInput, metric
 
 
@@ -40,6 +40,12 @@ def fragile(item: SessionInput) -> float:
     if "cancel" in item.session.scenario_id:
         raise RuntimeError("boom on " + item.session.scenario_id)
     return 1.0
+
+
+@metric("arguments_per_call", "arguments given per tool call", span="call", register=False)
+def arguments_per_call(item: SessionInput) -> dict[str, float]:
+    calls = item.session.events_of(ToolCallEvent)
+    return {c.payload.id: len(c.payload.arguments or {}) for c in calls}
 """
 
 
@@ -63,6 +69,7 @@ def package(tmp_path: Path) -> Path:
         "[sessionproof.metrics]\n"
         "faults_seen = acme_metrics:faults_seen\n"
         "fragile = acme_metrics:fragile\n"
+        "arguments_per_call = acme_metrics:arguments_per_call\n"
     )
     return tmp_path
 
@@ -87,6 +94,25 @@ def _faults(store: Path, run_id: str, arm: str) -> float:
     with sessionproof.store.Store.open_for_reading(store) as db:
         sessions = [s for s in db.load_sessions(run_id) if s.arm == arm and s.judged]
     return sum(len(s.events_of(FaultInjectedEvent)) for s in sessions) / len(sessions)
+
+
+def _calls(store: Path, run_id: str) -> dict[str, list[ToolCallEvent]]:
+    with sessionproof.store.Store.open_for_reading(store) as db:
+        return {s.session_id: s.events_of(ToolCallEvent) for s in db.load_sessions(run_id)}
+
+
+def _check_calls_json(data: dict[str, Any], store: Path, run_id: str) -> None:
+    """The call-placed metric: per arm, the mean over sessions of each session's mean."""
+    calls = _calls(store, run_id)
+    for arm, report in data["arms"].items():
+        means = [
+            sum(len(c.payload.arguments or {}) for c in found) / len(found)
+            for sid, found in calls.items()
+            if sid.endswith(".a0" if arm == "baseline" else ".a1") and found
+        ]
+        value = report["metrics"]["arguments_per_call"]
+        assert value["value"] == pytest.approx(sum(means) / len(means))
+        assert value["n"] == len(means)
 
 
 def _check_json(data: dict[str, Any], store: Path, run_id: str) -> None:
@@ -128,7 +154,7 @@ def _evaluations(trace: Path) -> Counter[tuple[str, str, str | None]]:
                 for event in span.get("events", []):
                     attrs = {a["key"]: a["value"] for a in event.get("attributes", [])}
                     name = attrs.get("gen_ai.evaluation.name", {}).get("stringValue")
-                    if name in ("faults_seen", "fragile"):
+                    if name in ("faults_seen", "fragile", "arguments_per_call"):
                         label = attrs.get("gen_ai.evaluation.score.label", {}).get("stringValue")
                         found[(name, span["name"].split()[0], label)] += 1
     return found
@@ -143,11 +169,9 @@ def test_an_entry_point_metric_is_in_every_output_per_arm(
     assert table.count("registered metrics") == 2  # one table per arm
     assert table.count("faults_seen") >= 3 and "RuntimeError: boom on" in table
 
-    _check_json(
-        json.loads(_cli(package, tmp_path, "show", run_id, "--metrics", "--json", *common)),
-        store,
-        run_id,
-    )
+    data = json.loads(_cli(package, tmp_path, "show", run_id, "--metrics", "--json", *common))
+    _check_json(data, store, run_id)
+    _check_calls_json(data, store, run_id)
 
     page_path = tmp_path / "r.html"
     _cli(package, tmp_path, "report", run_id, "-o", str(page_path), *common)
@@ -155,22 +179,27 @@ def test_an_entry_point_metric_is_in_every_output_per_arm(
     assert '<a href="#metrics">metrics</a>' in page
     rows = _metric_rows(page)
     assert [r[1:3] for r in rows] == [
+        ["baseline", "arguments_per_call"],
         ["baseline", "faults_seen"],
         ["baseline", "fragile"],
+        ["faults=30%", "arguments_per_call"],
         ["faults=30%", "faults_seen"],
         ["faults=30%", "fragile"],
     ]
-    assert rows[0][3].startswith("0 (95% 0–0)  [n=6]") and "missing" in rows[1][3]
+    assert rows[1][3].startswith("0 (95% 0–0)  [n=6]") and "missing" in rows[2][3]
 
     trace = tmp_path / "t.json"
     _cli(package, tmp_path, "export", run_id, "--format", "otlp-json", "-o", str(trace), *common)
     events = _evaluations(trace)
     # Every judged session of both arms (12) has faults_seen on its invoke_agent span;
     # fragile has a value on the 4 non-cancel sessions and says missing on the 8 others.
+    calls = _calls(store, run_id)
     assert events == {
         ("faults_seen", "invoke_agent", None): 12,
         ("fragile", "invoke_agent", None): 4,
         ("fragile", "invoke_agent", "missing"): 8,
+        # Placed on calls: one event on each tool call's span.
+        ("arguments_per_call", "execute_tool", None): sum(len(c) for c in calls.values()),
     }
 
 

@@ -5,6 +5,7 @@ the built-ins on the protocol give the numbers the report's own fields hold."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from tests.store.factory import session
@@ -15,9 +16,11 @@ from sessionproof.records import CriterionResult, Outcome, Session, TerminationR
 from sessionproof.scoring import (
     ALL_METRIC_DEFINITIONS,
     TURN_DEFINITIONS,
+    CallMetric,
     MetricsReport,
     SessionInput,
     TraceCache,
+    call_values,
     compute_metric,
     metric,
     register_metric,
@@ -237,3 +240,56 @@ def test_the_built_ins_per_session_values_leave_out_what_the_report_leaves_out()
     infra = SessionInput(crashed, scenario, domain)
     assert by_name["call_validity_rate"].value(infra) is None  # call_accuracy skips it too
     assert by_name["single_call_accuracy"].value(infra) is None
+
+
+def test_a_metric_placed_on_calls_gives_each_call_its_value_and_the_session_their_mean() -> None:
+    def lengths(item: SessionInput) -> dict[str, float | None]:
+        return {"c1": 2.0, "c2": 4.0, "c3": None}  # c3 not judged: no value, not a zero
+
+    m = metric("per_call", "a value per call", span="call", register=False)(lengths)
+    assert isinstance(m, CallMetric)
+    item = SessionInput(_sessions()[0])
+    assert m.call_values(item) == {"c1": 2.0, "c2": 4.0}
+    assert m.value(item) == 3.0
+    assert call_values(m, item) == ({"c1": 2.0, "c2": 4.0}, None)
+
+    def broken(item: SessionInput) -> dict[str, float]:
+        raise KeyError("c9")
+
+    bad = metric("per_call_bad", "raises", span="call", register=False)(broken)
+    assert call_values(bad, item) == ({}, "KeyError: 'c9'")
+
+
+ON_CALLS = """
+from sessionproof.scoring import Aggregate, Placement
+
+
+class OnCalls:
+    name = "on_calls"
+    definition = "placed on calls, with nothing to place"
+    placement = Placement(span="call")
+    judged_only = True
+
+    def value(self, item):
+        return 1.0
+
+    def aggregate(self, values):
+        return Aggregate(1.0, len(values))
+"""
+
+
+def test_a_metric_placed_on_calls_without_call_values_is_refused_at_load(
+    registered: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "on_calls_probe.py").write_text(ON_CALLS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from on_calls_probe import OnCalls  # type: ignore[import-not-found]
+
+    with pytest.raises(ConfigError, match="placed on calls, it needs call_values"):
+        register_metric(OnCalls())
+    # Named by reference, as an entry point names it: made and checked when first loaded.
+    METRICS.add("on_calls", "on_calls_probe:OnCalls")
+    registered.append("on_calls")
+    report = run_metrics(_sessions(), {}, lambda s: pytest.fail())
+    assert "needs call_values" in report.skipped["on_calls"]
+    assert "on_calls" not in report.metrics

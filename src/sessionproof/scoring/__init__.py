@@ -34,11 +34,13 @@ if TYPE_CHECKING:
     from ._matching import maximum_matching
     from ._metric import (
         Aggregate,
+        CallMetric,
         Metric,
         MetricValue,
         Placement,
         SessionInput,
         SessionMetric,
+        call_values,
         compute_metric,
         mean_aggregate,
         metric,
@@ -84,6 +86,8 @@ if TYPE_CHECKING:
 # nor the engine, and `scoring.stats` alone needs none of them.
 _MODULE_OF: dict[str, str] = {
     "Aggregate": "._metric",
+    "CallMetric": "._metric",
+    "call_values": "._metric",
     "Metric": "._metric",
     "MetricValue": "._metric",
     "Placement": "._metric",
@@ -186,6 +190,7 @@ __all__ = [
     "Breakdowns",
     "CallAccuracy",
     "CallCheck",
+    "CallMetric",
     "CallValidators",
     "ClassRecovery",
     "DivergenceClass",
@@ -214,6 +219,7 @@ __all__ = [
     "attribute_failures",
     "call_accuracy",
     "call_rule_names",
+    "call_values",
     "check_calls",
     "compare_arms",
     "compute_metric",

@@ -18,7 +18,7 @@ arm's sessions: a session that was not judged is left out of a metric that reads
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -32,9 +32,10 @@ from ..store import scrub_text
 from ._summary import verdict_of
 from .stats import bootstrap_ci, wilson_interval
 
-Span = Literal["session", "none"]
-"""Where a metric's per-session value is written in a trace: on the session's `invoke_agent`
-span, or nowhere."""
+Span = Literal["session", "call", "none"]
+"""Where a metric's values are written in a trace: its per-session value on the session's
+`invoke_agent` span, its per-call values (`call_values`) on each call's `execute_tool` span,
+or nowhere."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,37 @@ class SessionMetric:
         return self.aggregator(values)
 
 
+CallValues = Callable[[SessionInput], Mapping[str, float | bool | None]]
+"""Per-call values of a session: tool call id → its value (None: the call is not judged)."""
+
+
+@dataclass(frozen=True)
+class CallMetric:
+    """A metric placed on tool calls: `fn` gives each call of a session its value; a
+    session's value is the mean over its judged calls (None when it has none), aggregated
+    by `aggregator`. Each call's value is written on that call's `execute_tool` span."""
+
+    name: str
+    definition: str
+    fn: CallValues
+    aggregator: Callable[[Sequence[tuple[Session, float]]], Aggregate] = mean_aggregate
+    placement: Placement = Placement(span="call")
+    judged_only: bool = True
+
+    def call_values(self, item: SessionInput) -> dict[str, float]:
+        """Each judged call's value (True 1.0, False 0.0), by tool call id."""
+        return {cid: float(v) for cid, v in self.fn(item).items() if v is not None}
+
+    def value(self, item: SessionInput) -> float | None:
+        """The mean over the session's judged calls; None when it has none."""
+        values = list(self.call_values(item).values())
+        return sum(values) / len(values) if values else None
+
+    def aggregate(self, values: Sequence[tuple[Session, float]]) -> Aggregate:
+        """`aggregator` over the per-session means."""
+        return self.aggregator(values)
+
+
 def _check_metric(name: str, obj: Any) -> Metric:
     if isinstance(obj, type):
         try:
@@ -176,6 +208,8 @@ def _check_metric(name: str, obj: Any) -> Metric:
         )
     if not isinstance(obj.definition, str) or not obj.definition.strip():
         raise ConfigError(f"metric {name!r}: its definition is empty (it is printed with it)")
+    if obj.placement.span == "call" and not callable(getattr(obj, "call_values", None)):
+        raise ConfigError(f"metric {name!r}: placed on calls, it needs call_values()")
     return obj
 
 
@@ -203,17 +237,23 @@ def metric(
     span: Span = "session",
     judged_only: bool = True,
     register: bool = True,
-) -> Callable[[Callable[[SessionInput], float | bool | None]], SessionMetric]:
-    """Decorator: a per-session function becomes a registered `SessionMetric` named `name`.
+) -> Callable[[Callable[[SessionInput], Any]], SessionMetric | CallMetric]:
+    """Decorator: a function of a `SessionInput` becomes a registered metric named `name`.
 
-    The function gets a `SessionInput` and returns a number (or a bool), or None when the
-    metric does not apply to that session. `register=False` only builds the metric (for an
+    With `span="session"` (or `"none"`) the function returns the session's number (or a bool),
+    or None when the metric does not apply to it: a `SessionMetric`. With `span="call"` it
+    returns a mapping of tool call id → value (None: that call is not judged): a `CallMetric`,
+    whose values also go on each call's span. `register=False` only builds the metric (for an
     entry point, which names the object itself)."""
 
-    def wrap(fn: Callable[[SessionInput], float | bool | None]) -> SessionMetric:
-        made = SessionMetric(
-            name, definition, fn, aggregator, Placement(span=span), judged_only=judged_only
-        )
+    def wrap(fn: Callable[[SessionInput], Any]) -> SessionMetric | CallMetric:
+        made: SessionMetric | CallMetric
+        if span == "call":
+            made = CallMetric(name, definition, fn, aggregator, judged_only=judged_only)
+        else:
+            made = SessionMetric(
+                name, definition, fn, aggregator, Placement(span=span), judged_only=judged_only
+            )
         if register:
             register_metric(made)
         return made
@@ -240,6 +280,22 @@ def session_value(metric_: Metric, item: SessionInput) -> tuple[float | None, st
     if not isinstance(found, (int, float)) or not math.isfinite(found):
         return None, f"not a finite number: {found!r}"[:200]
     return float(found), None
+
+
+def call_values(metric_: Metric, item: SessionInput) -> tuple[dict[str, float], str | None]:
+    """A call-placed metric's values of the session's calls, or ({}, why) when it raised."""
+    values = getattr(metric_, "call_values", None)
+    if not callable(values):
+        return {}, None
+    try:
+        found = values(item)
+    except Exception as exc:
+        return {}, _reason(exc)
+    return {str(k): float(v) for k, v in dict(found).items() if _finite(v)}, None
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def compute_metric(metric_: Metric, items: Sequence[SessionInput]) -> MetricValue:

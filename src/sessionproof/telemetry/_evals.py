@@ -26,6 +26,7 @@ from ..scoring import (
     SessionInput,
     SessionSurvival,
     attribute_failure,
+    call_values,
     check_calls,
     error_recovery,
     registered_user_metrics,
@@ -152,18 +153,24 @@ def session_evaluations(
 def registered_evaluations(
     session: Session, scenario: Scenario | None, spec: DomainSpec | None
 ) -> list[Evaluation]:
-    """The session's value of every registered metric other than the built-ins whose
-    placement is the session span. A session a metric leaves out (not judged, not
-    applicable) gets no event; one whose value raised gets a `missing` label with the reason.
+    """The values of every registered metric other than the built-ins, by placement: the
+    session's value on the session span, each call's on that call's span (`call_id`). A
+    session a metric leaves out (not judged, not applicable) gets no event; one whose value
+    raised gets a `missing` label with the reason, on the session span.
     A metric that does not load is left out here (`metrics` and the report say why)."""
     out: list[Evaluation] = []
     item: SessionInput | None = None
     for name, found in registered_user_metrics()[0].items():
-        if found.placement.span != "session":
-            continue
-        if found.judged_only and session.verdict is None:
+        span = found.placement.span
+        if span == "none" or (found.judged_only and session.verdict is None):
             continue
         item = item or SessionInput(session, scenario, spec)
+        if span == "call":
+            values, why = call_values(found, item)
+            out.extend(Evaluation(name, v, call_id=cid) for cid, v in values.items())
+            if why is not None:
+                out.append(Evaluation(name, None, "missing", why))
+            continue
         value, why = session_value(found, item)
         if why is not None:
             out.append(Evaluation(name, None, "missing", why))
