@@ -142,8 +142,18 @@ def rate_aggregate(values: Sequence[tuple[Session, float]]) -> Aggregate:
     return Aggregate(wins / len(numbers), len(numbers), wilson_interval(wins, len(numbers)))
 
 
+class _Aggregated:
+    """The aggregation the decorated metrics share: their `aggregator` over the values."""
+
+    aggregator: Callable[[Sequence[tuple[Session, float]]], Aggregate]
+
+    def aggregate(self, values: Sequence[tuple[Session, float]]) -> Aggregate:
+        """`aggregator` over the values (for a `CallMetric`: the per-session means)."""
+        return self.aggregator(values)
+
+
 @dataclass(frozen=True)
-class SessionMetric:
+class SessionMetric(_Aggregated):
     """A metric made from a per-session function, aggregated by `aggregator` (the mean with
     its interval by default). What `@metric` and `register_metric` build."""
 
@@ -159,17 +169,13 @@ class SessionMetric:
         found = self.fn(item)
         return None if found is None else float(found)
 
-    def aggregate(self, values: Sequence[tuple[Session, float]]) -> Aggregate:
-        """`aggregator` over the values."""
-        return self.aggregator(values)
-
 
 CallValues = Callable[[SessionInput], Mapping[str, float | bool | None]]
 """Per-call values of a session: tool call id → its value (None: the call is not judged)."""
 
 
 @dataclass(frozen=True)
-class CallMetric:
+class CallMetric(_Aggregated):
     """A metric placed on tool calls: `fn` gives each call of a session its value; a
     session's value is the mean over its judged calls (None when it has none), aggregated
     by `aggregator`. Each call's value is written on that call's `execute_tool` span."""
@@ -189,10 +195,6 @@ class CallMetric:
         """The mean over the session's judged calls; None when it has none."""
         values = list(self.call_values(item).values())
         return sum(values) / len(values) if values else None
-
-    def aggregate(self, values: Sequence[tuple[Session, float]]) -> Aggregate:
-        """`aggregator` over the per-session means."""
-        return self.aggregator(values)
 
 
 def _check_metric(name: str, obj: Any) -> Metric:
