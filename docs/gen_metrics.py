@@ -1,8 +1,10 @@
 """The metric definitions, written from the definitions the code prints with the numbers.
 
 `show RUN_ID --metrics`, `--json` and the report carry each metric's definition from
-`sessionproof.scoring.ALL_METRIC_DEFINITIONS`; the MkDocs hook puts the same text into
-`concepts.md`, so the page and the program cannot say different things.
+`sessionproof.scoring.ALL_METRIC_DEFINITIONS`, where every built-in metric of the metric
+registry takes its own; the MkDocs hook puts the same text into `concepts.md`, so the page and
+the program cannot say different things. A registered metric of a user's carries its own
+definition into the same outputs.
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ from sessionproof.agents import accepted_specs, unregister_provider
 from sessionproof.domains import get_domain
 from sessionproof.importers import _formats, import_file
 from sessionproof.records import Scenario, TerminationReason, ToolCall, ToolCallEvent
-from sessionproof.scoring import _calls, match_gold
+from sessionproof.runs import metrics
+from sessionproof.scoring import _calls, match_gold, run_metrics
+from sessionproof.scoring._metric import METRICS
 from sessionproof.suites import _domains, load_suite
 
 RECIPES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recipes"
@@ -157,16 +159,27 @@ def test_judge_recipe(recipe: Callable[[str], ModuleType]) -> None:
     assert {c.name: c.passed for c in session.outcome.criteria}["polite"] is True
 
 
-def test_metric_recipe(recipe: Callable[[str], ModuleType]) -> None:
-    metric = recipe("calls_per_success")
-    result = sessionproof.run_suite("quickstart", "oracle", arms=["baseline", "faults=3%"])
-    sessions = list(result.sessions)
-    baseline = [s for s in sessions if s.arm == "baseline"]
-    assert all(s.verdict for s in baseline)
-    crashed = baseline[0].model_copy(update={"termination": TerminationReason.infra_error})
-    values = metric.calls_per_success([*sessions, crashed])
-    assert set(values) == {"baseline", "faults=3%"}
-    calls = sum(len(s.events_of(ToolCallEvent)) for s in baseline)
-    assert values["baseline"].value == calls / len(baseline)
-    assert (values["baseline"].judged, values["baseline"].not_judged) == (len(baseline), 1)
-    assert metric.calls_per_success([crashed])["baseline"].value is None
+def test_metric_recipe(recipe: Callable[[str], ModuleType], tmp_path: Path) -> None:
+    recipe("calls_per_success")
+    try:
+        store = tmp_path / "s.duckdb"
+        result = sessionproof.run_suite(
+            "quickstart", "oracle", arms=["baseline", "faults=3%"], store=store
+        )
+        sessions = list(result.sessions)
+        baseline = [s for s in sessions if s.arm == "baseline"]
+        assert all(s.verdict for s in baseline)
+        found = metrics(result.run_id, store)
+        for arm, report in found.arms.items():
+            passed = [s for s in sessions if s.arm == arm and s.verdict]
+            value = report.metrics["calls_per_success"]
+            calls = sum(len(s.events_of(ToolCallEvent)) for s in passed)
+            assert value.value == calls / len(passed) and value.n == len(passed)
+        assert found.definitions["calls_per_success"].startswith("tool calls the agent made")
+        crashed = baseline[0].model_copy(update={"termination": TerminationReason.infra_error})
+        alone = run_metrics([crashed], {}, lambda s: get_domain(s.domain)).metrics[
+            "calls_per_success"
+        ]
+        assert (alone.value, alone.n, alone.not_judged) == (None, 0, 1)
+    finally:
+        METRICS.remove("calls_per_success")

@@ -8,7 +8,7 @@ from tests.runs.spy import spy
 
 import sessionproof
 from sessionproof.records import Session
-from sessionproof.scoring import _metrics, run_metrics
+from sessionproof.scoring import _run_context, run_metrics
 from sessionproof.scoring.stats import bootstrap_ci, pass_hat_k, trial_table
 from sessionproof.suites import load_suite
 
@@ -33,7 +33,7 @@ def test_each_metric_gets_the_interval_of_its_own_values(
     sessions = _sessions(agent, 4, faults)
     suite = load_suite("demo")
     scenarios = {s.id: s for s in suite.scenarios}
-    drawn = spy(monkeypatch, _metrics, "bootstrap_ci", lambda values, **_: tuple(values))
+    drawn = spy(monkeypatch, _run_context, "bootstrap_ci", lambda values, **_: tuple(values))
     report = run_metrics(sessions, scenarios, suite.domain_for)
     table = trial_table(sessions)
     expected = {

@@ -1,40 +1,32 @@
-"""Recipe: a metric of your own, computed from a run's stored sessions.
+"""Recipe: a metric of your own, registered, so every output of sessionproof carries it.
 
-Until metrics are a registered extension point, a metric of your own is a function over
-`Session` records: read them from the store (or take them from `run_suite`'s result) and keep
-the project's rules — one value per arm, never pooled, and sessions that were not judged
-counted apart, never as failures.
+A metric is a name, a definition (printed with its numbers) and a value per session; the
+default aggregation is the mean with a 95% bootstrap interval over scenarios. Importing this
+module registers it: from then on `show RUN --metrics` (and `--json`), the HTML report and the
+trace export's `gen_ai.evaluation.result` events show it, one value per arm. Sessions that
+were not judged are left out (counted in `not_judged`), a None value is "not applicable"
+(counted apart, never a zero), and a session the function raises on is listed in `missing`
+with the reason while the others are still counted.
+
+In a package, declare it as an entry point instead of importing it:
+
+    [project.entry-points."sessionproof.metrics"]
+    calls_per_success = "my_package.metrics:calls_per_success"
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
-
-from sessionproof.records import Session, ToolCallEvent
+from sessionproof.records import ToolCallEvent
+from sessionproof.scoring import SessionInput, metric
 
 
-@dataclass
-class CallsPerSuccess:
-    """Tool calls made per passed session, for one arm."""
-
-    value: float | None
-    """Calls over passed sessions; None when no judged session passed (never 0)."""
-    judged: int
-    not_judged: int
-
-
-def calls_per_success(sessions: Iterable[Session]) -> dict[str, CallsPerSuccess]:
-    """The metric for each arm of the sessions given."""
-    by_arm: dict[str, list[Session]] = defaultdict(list)
-    for session in sessions:
-        by_arm[session.arm].append(session)
-    out = {}
-    for arm, group in by_arm.items():
-        judged = [s for s in group if s.judged]
-        passed = [s for s in judged if s.verdict]
-        calls = sum(len(s.events_of(ToolCallEvent)) for s in passed)
-        value = calls / len(passed) if passed else None
-        out[arm] = CallsPerSuccess(value, len(judged), len(group) - len(judged))
-    return out
+@metric(
+    "calls_per_success",
+    "tool calls the agent made per passed session (failed sessions are not applicable; "
+    "sessions that were not judged are left out); mean with a 95% bootstrap interval.",
+)
+def calls_per_success(item: SessionInput) -> float | None:
+    """The session's tool calls when it passed; None (not applicable) when it failed."""
+    if not item.session.verdict:
+        return None
+    return len(item.session.events_of(ToolCallEvent))

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..scoring import MetricsReport, NeedBucket, SurvivalPoint
+from ..scoring import MetricsReport, MetricValue, NeedBucket, SurvivalPoint
 from ..scoring.stats import Interval
 from ._format import pct, pct_range
 from ._turns import turns_table
@@ -212,6 +212,34 @@ def _sources(report: MetricsReport) -> list[Table]:
     return tables
 
 
+def value_text(value: MetricValue) -> str:
+    """A registered metric's value as one line: the value with its interval and count, and
+    the sessions left out, each kind apart (none is ever counted as a zero)."""
+    head = "–" if value.value is None else f"{value.value:.4g}"
+    if value.ci95 is not None:
+        head += f" (95% {value.ci95[0]:.4g}–{value.ci95[1]:.4g})"
+    parts = [f"{head}  [n={value.n}]"]
+    if value.not_judged:
+        parts.append(f"{value.not_judged} not judged (left out)")
+    if value.not_applicable:
+        parts.append(f"{value.not_applicable} not applicable")
+    if value.missing:
+        first = next(iter(value.missing.items()))
+        parts.append(f"{len(value.missing)} missing (e.g. {first[0]}: {first[1]})")
+    if "error" in value.detail:
+        parts.append(str(value.detail["error"]))
+    return "; ".join(parts)
+
+
+def _registered(report: MetricsReport) -> Table | None:
+    if not report.metrics:
+        return None
+    table = _table("registered metrics")
+    for name, value in report.metrics.items():
+        table.add_row(escape(name), escape(value_text(value)))
+    return table
+
+
 def render_metric_definitions(console: Console, definitions: Mapping[str, str]) -> None:
     """Print every metric's name and definition."""
     console.print("[bold]definitions[/]")
@@ -228,6 +256,7 @@ def render_metrics(
     tables: list[Table | None] = [_calls(report), _recovery(report)]
     tables += _survival(report)
     tables += _sources(report)
+    tables.append(_registered(report))
     if report.turns is not None:
         tables.append(turns_table(report.turns))
     for table in tables:

@@ -10,14 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..conditions import Condition, parse_arm
 from ..records import Session
-from ._recovery import error_recovery
+from ._recovery import RECOVERY_DEFINITION, error_recovery
 from ._summary import RunSummary, VerdictLike, summarize, verdict_of
 from .stats import paired_comparison
 
 ARM_DEFINITIONS: dict[str, str] = {
-    "error_recovery_rate": "share of tool failures (injected or natural) after which the failed "
-    "operation's effect was still achieved, or the agent correctly informed or escalated for a "
-    "non-retryable class; by error class in recovery_by_class.",
+    "error_recovery_rate": RECOVERY_DEFINITION,
     "drift_tolerance": "session accuracy under a drift arm ÷ accuracy of the same scenarios and "
     "trials in the arm that differs only by having no drift (paired).",
     "paired": "each arm against the first on the same scenario × trial pairs (same seeds): "

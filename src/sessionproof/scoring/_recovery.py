@@ -49,6 +49,13 @@ from ..records import (
 from ..taxonomy import semantics
 from ._trace import TraceCache, made_once
 
+RECOVERY_DEFINITION = (
+    "share of tool failures (injected or natural) after which the failed operation's effect "
+    "was still achieved, or the agent correctly informed or escalated for a non-retryable "
+    "class; by error class in recovery_by_class."
+)
+"""The definition of `error_recovery_rate`, printed with its numbers and the arms table."""
+
 _NOT_RETRYABLE_DECISIONS = frozenset({"no_retry_write", "escalate", "breaker_open"})
 _ARGUMENT_CLASSES = frozenset({ErrorClass.validation_error, ErrorClass.not_found})
 

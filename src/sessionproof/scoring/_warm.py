@@ -18,9 +18,9 @@ from ..errors import SessionproofError
 from ..records import Scenario, Session
 from ._attribution import attribute_failure
 from ._calls import CallValidators, _check
-from ._metrics import survival_skip_reason
 from ._recovery import failures_of
 from ._survival import session_survival
+from ._survival_report import survival_skip_reason
 from ._trace import GoldReplays, TraceCache
 
 

@@ -6,7 +6,9 @@ Session-level metrics judge the `invoke_agent` span: error recovery, survival by
 the session stayed on a correct path, and how it left it), and the failure source. Per-call
 metrics judge that call's `execute_tool` span: call validity and single-call accuracy. The
 verdict and its criteria are made by `_spans` (they carry what an import rebuilds). Metrics that
-need the scenario are left out when it is not available, as `metrics` leaves them out.
+need the scenario are left out when it is not available, as `metrics` leaves them out. Every
+registered metric beyond the built-ins (a plug-in's, a user's) whose placement is the session
+span judges the `invoke_agent` span too.
 """
 
 from __future__ import annotations
@@ -21,11 +23,15 @@ from ..errors import SessionproofError
 from ..records import Scenario, Session
 from ..scoring import (
     CallValidators,
+    SessionInput,
     SessionSurvival,
     attribute_failure,
+    call_values,
     check_calls,
     error_recovery,
+    registered_user_metrics,
     session_survival,
+    session_value,
     survival_skip_reason,
 )
 from ..suites import load_suite
@@ -134,12 +140,42 @@ def session_evaluations(
                 )
             )
         out.extend(_calls(session, scenario, spec, validators))
+    out.extend(registered_evaluations(session, scenario, spec))
     if not replay:
         return out
     blame = attribute_failure(session, scenario, survival)
     if blame is not None:
         source = "undetermined" if blame.source is None else blame.source.value
         out.append(Evaluation(FAILURE_SOURCE, None, source, f"{blame.rule}: {blame.evidence}"))
+    return out
+
+
+def registered_evaluations(
+    session: Session, scenario: Scenario | None, spec: DomainSpec | None
+) -> list[Evaluation]:
+    """The values of every registered metric other than the built-ins, by placement: the
+    session's value on the session span, each call's on that call's span (`call_id`). A
+    session a metric leaves out (not judged, not applicable) gets no event; one whose value
+    raised gets a `missing` label with the reason, on the session span.
+    A metric that does not load is left out here (`metrics` and the report say why)."""
+    out: list[Evaluation] = []
+    item: SessionInput | None = None
+    for name, found in registered_user_metrics()[0].items():
+        span = found.placement.span
+        if span == "none" or (found.judged_only and session.verdict is None):
+            continue
+        item = item or SessionInput(session, scenario, spec)
+        if span == "call":
+            values, why = call_values(found, item)
+            out.extend(Evaluation(name, v, call_id=cid) for cid, v in values.items())
+            if why is not None:
+                out.append(Evaluation(name, None, "missing", why))
+            continue
+        value, why = session_value(found, item)
+        if why is not None:
+            out.append(Evaluation(name, None, "missing", why))
+        elif value is not None:
+            out.append(Evaluation(name, value))
     return out
 
 

@@ -22,6 +22,8 @@ from ._arms import SECTION_ID as ARMS_ID
 from ._arms import arms_section
 from ._compare import Comparison
 from ._data import ReportRun, all_sessions
+from ._metrics import SECTION_ID as METRICS_ID
+from ._metrics import has_metrics, metrics_section
 from ._rerun import SECTION_ID as RERUN_ID
 from ._rerun import rerun_section
 from ._sections import comparison, failures, grid, headline, pattern_map, recovery, survival
@@ -129,33 +131,29 @@ def render_html(
 ) -> str:
     """The whole report page for `runs` (and their paired comparison, given two or more)."""
     name = title or "sessionproof report: " + ", ".join(r.run_id for r in runs)
-    sections = [
-        headline(runs),
-        arms_section(runs),
-        rerun_section(runs),
-        turns_section(runs),
-        survival(runs),
-        recovery(runs),
-        failures(runs),
-        pattern_map(runs),
-        grid(runs),
-        comparison(compared) if len(runs) > 1 else "",
+    # One list: each section with its table-of-contents entry (None: not listed), so a
+    # section and its link cannot drift apart.
+    multi_arm = any(len(r.arms) > 1 for r in runs)
+    parts: list[tuple[str, str | None, str]] = [
+        ("headline", "headline", headline(runs)),
+        (ARMS_ID, "arms" if multi_arm else None, arms_section(runs)),
+        (
+            RERUN_ID,
+            "rerun" if any(r.command == "rerun" for r in runs) else None,
+            rerun_section(runs),
+        ),
+        ("turns", "per turn" if has_turns(runs) else None, turns_section(runs)),
+        ("survival", "survival", survival(runs)),
+        ("recovery", "recovery", recovery(runs)),
+        ("failures", "failures", failures(runs)),
+        (METRICS_ID, "metrics" if has_metrics(runs) else None, metrics_section(runs)),
+        ("patterns", "patterns", pattern_map(runs)),
+        ("grid", "verdicts", grid(runs)),
+        ("comparison", None, comparison(compared) if len(runs) > 1 else ""),
+        ("session", "session", ""),  # the drill-down, written after the sections
     ]
-    toc = "".join(
-        f'<a href="#{sid}">{label}</a>'
-        for sid, label in (
-            ("headline", "headline"),
-            *(((ARMS_ID, "arms"),) if any(len(r.arms) > 1 for r in runs) else ()),
-            *(((RERUN_ID, "rerun"),) if any(r.command == "rerun" for r in runs) else ()),
-            *((("turns", "per turn"),) if has_turns(runs) else ()),
-            ("survival", "survival"),
-            ("recovery", "recovery"),
-            ("failures", "failures"),
-            ("patterns", "patterns"),
-            ("grid", "verdicts"),
-            ("session", "session"),
-        )
-    )
+    sections = [body for _, _, body in parts]
+    toc = "".join(f'<a href="#{sid}">{label}</a>' for sid, label, _ in parts if label)
     notes = "".join(f'<p class="missing">{escape(n)}</p>' for r in runs for n in r.notes)
     drill = (
         '<section id="session" class="sec"><h2>Session</h2><div id="drill">'
