@@ -1,7 +1,8 @@
 """ACME: an example benchmark plug-in for sessionproof.
 
-Installed, it adds the suite `acme:smoke` (ordering gadgets), the domain `acme-shop` and the
-judge `acme` through its package's entry points alone: sessionproof imports nothing of it
+Installed, it adds the suite `acme:smoke` (ordering gadgets), the domain `acme-shop`, the
+judge `acme`, the transcript format `acme-log` (ACME's order log, auto-detected) and the metric
+`gadgets_ordered` through its package's entry points alone: sessionproof imports nothing of it
 until one of them is used.
 """
 
