@@ -24,7 +24,13 @@ from typing import Any
 import orjson
 
 import sessionproof.suites.bfcl as bfcl
-from sessionproof.suites.bfcl import BfclMatcher, CheckKind, QuestionRule, decoded_calls
+from sessionproof.suites.bfcl._internal import (
+    BfclMatcher,
+    CheckKind,
+    QuestionRule,
+    decoded_calls,
+    score_bfcl_file,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = ROOT / "tests" / "fixtures" / "bfcl" / "bfcl_ast_checker_verdicts.jsonl"
@@ -111,7 +117,7 @@ def main() -> None:
         def whole_files() -> None:
             for category, path in files.items():
                 name = f"BFCL_v4_{category}.json"
-                bfcl.score_bfcl_file(
+                score_bfcl_file(
                     path, DATA / name, DATA / "possible_answer" / name, Path(tmp) / "out.jsonl"
                 )
 

@@ -13,8 +13,10 @@ import asyncio
 import time
 
 from sessionproof.agents import OracleAgent
-from sessionproof.conditions import hooks_for, parse_arm
-from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
+from sessionproof.engine import SessionHooks, execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.records import Scenario
 from sessionproof.scoring import compare_arms
 from sessionproof.suites import load_suite

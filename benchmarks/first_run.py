@@ -31,7 +31,8 @@ from pathlib import Path
 
 from sessionproof import arun_suite
 from sessionproof.agents._local import LocalAgent, LocalConfig, default_model_path
-from sessionproof.records import ModelCallEvent, Session
+from sessionproof.records import Session
+from sessionproof.records._internal import ModelCallEvent
 
 README_FIRST_COMMAND = ["run", "--suite", "quickstart"]
 """`sessionproof` arguments of the README's first command."""

@@ -23,9 +23,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sessionproof.domains import ToolContext, ToolSpec
+from sessionproof.domains import ToolContext
 from sessionproof.guard import Guard, VirtualClock, guard_source
-from sessionproof.records import ToolCall, ToolResult
+from sessionproof.records import ToolCall, ToolResult, ToolSpec
 
 ORDERS = {"1042": {"order_id": "1042", "status": "pending", "total": "54.20"}}
 ARGS_SCHEMA = {

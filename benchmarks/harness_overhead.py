@@ -14,7 +14,8 @@ import asyncio
 import time
 
 from sessionproof.agents import OracleAgent
-from sessionproof.engine import RunPlan, SessionList, execute_run
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.suites import load_suite
 
 

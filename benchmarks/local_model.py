@@ -20,8 +20,7 @@ import httpx
 
 from sessionproof.agents import AgentRequest
 from sessionproof.agents._local import LocalAgent, LocalConfig, default_model_path
-from sessionproof.domains import ToolSpec
-from sessionproof.records import Message
+from sessionproof.records import Message, ToolSpec
 
 TOOLS = [
     ToolSpec(

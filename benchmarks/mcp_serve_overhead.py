@@ -18,7 +18,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
 from sessionproof import runs
-from sessionproof.engine import ServedSession
+from sessionproof.engine._internal import ServedSession
 from sessionproof.suites import load_suite
 
 SCENARIO = "order-status-shipped"

@@ -28,7 +28,8 @@ import time
 from typing import NamedTuple
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
-from sessionproof.engine import RunPlan, SessionList, execute_run
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.suites import load_suite
 from sessionproof.telemetry import LiveExport
 

@@ -23,7 +23,8 @@ import time
 
 def one(n: int) -> dict[str, float]:
     """Generate and mine `n` sessions; the measurements."""
-    from sessionproof.patterns import MineOptions, mine_matrix, planted_scores, planted_sessions
+    from sessionproof.patterns import MineOptions
+    from sessionproof.patterns._internal import mine_matrix, planted_scores, planted_sessions
 
     t0 = time.perf_counter()
     data = planted_sessions(n, seed=0)

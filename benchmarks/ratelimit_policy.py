@@ -28,7 +28,8 @@ import math
 import random
 import time
 
-from sessionproof.agents import ProviderFailure, ProviderGate, RetryPolicy, call_with_retries
+from sessionproof.agents import ProviderFailure, RetryPolicy
+from sessionproof.agents._internal import ProviderGate, call_with_retries
 
 LATENCY = 0.02
 RETRY_AFTER = 0.1

@@ -39,12 +39,13 @@ from typing import Any
 
 import orjson
 
-from sessionproof.domains import get_domain, state_hash
+from sessionproof.domains import get_domain
+from sessionproof.domains._internal import state_hash
 from sessionproof.errors import ToolError
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.suites._score import score_transcripts
 from sessionproof.suites.tau2._tau import SharedBase, TauDomain, read_package_json
-from sessionproof.suites.tau2.airline import build_flight_db
-from sessionproof.suites.tau2.retail import RetailDB
+from sessionproof.suites.tau2.airline._internal import build_flight_db
+from sessionproof.suites.tau2.retail._internal import RetailDB
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted((ROOT / "tests" / "fixtures" / "tau").glob("*.json"))

@@ -102,7 +102,7 @@ def main() -> None:
     model = f"openai-compat:fake@http://127.0.0.1:{port}/v1"
     time.sleep(1)
     if "ray" in args.executors:
-        from sessionproof.executors import connect
+        from sessionproof.executors._internal import connect
 
         cluster = connect(None)  # the executor's own loopback cluster, started once
         t = time.perf_counter()

@@ -16,58 +16,26 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._api import RunResult, arun_suite, run_suite
-    from .records import (
-        Action,
-        Criteria,
-        ErrorClass,
-        Event,
-        EventKind,
-        Message,
-        Outcome,
-        Scenario,
-        Session,
-        TerminationReason,
-        ToolCall,
-        ToolResult,
-    )
+    from .records import Criteria, Outcome, Scenario, Session
 
 # The records (pydantic models, ~0.15 s) load on first use too: `sessionproof --help` and a
 # command that needs no record start without them.
 _MODULE_OF: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "Action",
-            "Criteria",
-            "ErrorClass",
-            "Event",
-            "EventKind",
-            "Message",
-            "Outcome",
-            "Scenario",
-            "Session",
-            "TerminationReason",
-            "ToolCall",
-            "ToolResult",
-        ),
-        ".records",
-    ),
-    **dict.fromkeys(("RunResult", "arun_suite", "run_suite"), "._api"),
+    "Criteria": ".records",
+    "Outcome": ".records",
+    "RunResult": "._api",
+    "Scenario": ".records",
+    "Session": ".records",
+    "arun_suite": "._api",
+    "run_suite": "._api",
 }
 
 __all__ = [
-    "Action",
     "Criteria",
-    "ErrorClass",
-    "Event",
-    "EventKind",
-    "Message",
     "Outcome",
     "RunResult",
     "Scenario",
     "Session",
-    "TerminationReason",
-    "ToolCall",
-    "ToolResult",
     "__version__",
     "arun_suite",
     "run_suite",

@@ -8,7 +8,7 @@ import pytest
 
 from sessionproof.agents._openai import OpenAICompatAgent
 from sessionproof.agents._retry import RetryPolicy
-from sessionproof.domains import ToolSpec
+from sessionproof.records import ToolSpec
 
 from .fakeprovider import FakeProvider
 

@@ -91,7 +91,7 @@ class _Inner:
 
 
 def _demo_tools() -> list[ToolSpec]:
-    from sessionproof.domains.demo import spec
+    from sessionproof.domains.demo._internal import spec
 
     return spec().tools()
 

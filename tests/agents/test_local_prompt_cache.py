@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from sessionproof.agents._local import LocalAgent, LocalConfig, default_model_path
-from sessionproof.engine import RunPlan, SessionList, execute_run
-from sessionproof.records import ModelCallEvent, Session
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
+from sessionproof.records import Session
+from sessionproof.records._internal import ModelCallEvent
 from sessionproof.suites import load_suite
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow]  # a real llama.cpp server

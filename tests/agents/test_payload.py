@@ -14,8 +14,7 @@ from openai.types.chat import completion_create_params
 from sessionproof.agents import AgentRequest
 from sessionproof.agents._anthropic import AnthropicAgent
 from sessionproof.agents._payload import ToolPayloads, dumps, with_fields
-from sessionproof.domains import ToolSpec
-from sessionproof.records import Message, ToolCall, ToolResult
+from sessionproof.records import Message, ToolCall, ToolResult, ToolSpec
 
 from .conftest import FAST, KEY, compat_agent, weather_tools
 from .fakeprovider import FakeProvider, Reply, completion

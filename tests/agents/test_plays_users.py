@@ -7,15 +7,9 @@ from pathlib import Path
 import pytest
 
 import sessionproof
-from sessionproof.agents import (
-    AgentRequest,
-    AgentResponse,
-    OracleAgent,
-    ScriptedAgent,
-    make_agent,
-    plays_users,
-)
+from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, ScriptedAgent, make_agent
 from sessionproof.agents._anthropic import AnthropicAgent
+from sessionproof.agents._internal import plays_users
 from sessionproof.agents._local import LocalAgent, LocalConfig
 from sessionproof.agents._python_agent import PythonAgent
 from sessionproof.records import Message, UserSpec

@@ -20,8 +20,7 @@ from sessionproof.agents._prompted import (
     system_text,
     to_chat_messages,
 )
-from sessionproof.domains import ToolSpec
-from sessionproof.records import ErrorClass, Message, ToolCall, ToolResult
+from sessionproof.records import ErrorClass, Message, ToolCall, ToolResult, ToolSpec
 
 from .conftest import KEY, compat_agent, weather_tools
 from .fakeprovider import FakeProvider, Reply, completion

@@ -11,8 +11,9 @@ import openai
 import pytest
 
 from sessionproof._secrets import secret_values
-from sessionproof.agents import ProviderFailure, RetryPolicy, call_with_retries
+from sessionproof.agents import ProviderFailure, RetryPolicy
 from sessionproof.agents._anthropic import AnthropicAgent
+from sessionproof.agents._internal import call_with_retries
 from sessionproof.agents._openai import OpenAICompatAgent
 from sessionproof.agents._spec import NO_KEY
 from sessionproof.errors import InfraError

@@ -9,13 +9,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from sessionproof.agents import (
-    AgentRequest,
-    ProviderFailure,
-    RateLimiter,
-    RateLimits,
-    request_rank,
-)
+from sessionproof.agents import AgentRequest, ProviderFailure
+from sessionproof.agents._internal import RateLimiter, RateLimits, request_rank
 from sessionproof.agents._ratelimit import ProviderGate, gate_key
 from sessionproof.agents._retry import RetryPolicy, call_with_retries
 from sessionproof.errors import InfraError

@@ -15,13 +15,11 @@ from sessionproof.agents import (
     AgentOptions,
     AgentRequest,
     AgentResponse,
-    accepted_specs,
-    get_provider,
     make_agent,
     provider,
     providers,
-    unregister_provider,
 )
+from sessionproof.agents._internal import accepted_specs, get_provider, unregister_provider
 from sessionproof.errors import ConfigError, ModelSpecError
 from sessionproof.records import Message
 

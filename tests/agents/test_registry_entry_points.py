@@ -13,13 +13,8 @@ from pathlib import Path
 import pytest
 
 from sessionproof._plugins import forget_entry_points
-from sessionproof.agents import (
-    _registry,
-    accepted_specs,
-    get_provider,
-    make_agent,
-    unregister_provider,
-)
+from sessionproof.agents import _registry, make_agent
+from sessionproof.agents._internal import accepted_specs, get_provider, unregister_provider
 from sessionproof.errors import ConfigError, ModelSpecError
 
 RECIPES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recipes"

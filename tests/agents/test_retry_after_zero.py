@@ -11,8 +11,9 @@ import pytest
 
 from sessionproof.agents._ratelimit import ProviderGate
 from sessionproof.agents._retry import RetryPolicy, call_with_retries
-from sessionproof.domains.demo import load_scenarios
-from sessionproof.engine import SessionPlan, run_session
+from sessionproof.domains.demo._internal import load_scenarios
+from sessionproof.engine import run_session
+from sessionproof.engine._internal import SessionPlan
 from sessionproof.records import TerminationReason
 from sessionproof.suites import Suite
 from sessionproof.users import ScriptedUser

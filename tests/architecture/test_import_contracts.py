@@ -69,6 +69,12 @@ def _toy(tmp: Path) -> Path:
             sub.mkdir()
             (sub / "__init__.py").write_text("from ._impl import VALUE as VALUE\n")
             (sub / "_impl.py").write_text("VALUE = 1\n")
+            # The facade other packages may import (a sub-package has its own).
+            (sub / "_internal.py").write_text("from ._impl import VALUE as VALUE\n")
+            (sub / "inner").mkdir()
+            (sub / "inner" / "__init__.py").write_text("")
+            (sub / "inner" / "_impl.py").write_text("VALUE = 1\n")
+            (sub / "inner" / "_internal.py").write_text("from ._impl import VALUE as VALUE\n")
     _write_config(tmp / "pyproject.toml")
     return pkg
 
@@ -93,6 +99,23 @@ def test_the_toy_package_keeps_them_too(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "from ..agents._internal import VALUE",
+        "from ..agents.inner._internal import VALUE",
+        "from ..agents import _internal",
+    ],
+)
+def test_another_package_may_import_a_facade(tmp_path: Path, line: str) -> None:
+    pkg = _toy(tmp_path)
+    target = pkg / "cli" / "_impl.py"
+    target.write_text(target.read_text() + line + "\n")
+    result = _lint(tmp_path, tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
     ("module", "line", "broken"),
     [
         # A lower layer importing a higher one.
@@ -105,6 +128,11 @@ def test_the_toy_package_keeps_them_too(tmp_path: Path) -> None:
         ("_api.py", "from . import cli", "Nothing imports cli"),
         # Another package's private module, even from a higher layer.
         ("cli/_impl.py", "from ..agents._impl import VALUE", "private modules"),
+        # ... a sub-package's too, however it is spelled.
+        ("cli/_impl.py", "from ..agents.inner._impl import VALUE", "private modules"),
+        ("cli/_impl.py", "from ..agents import _impl", "private modules"),
+        # The facade is not a way around the layers.
+        ("guard/_impl.py", "from ..engine._internal import VALUE", "Layers"),
     ],
 )
 def test_each_violation_breaks_its_contract(

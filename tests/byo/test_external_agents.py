@@ -15,7 +15,8 @@ from sessionproof import runs
 from sessionproof.agents import make_agent
 from sessionproof.cli import app
 from sessionproof.errors import ModelSpecError
-from sessionproof.records import AgentErrorEvent, ErrorClass, Session, TerminationReason
+from sessionproof.records import ErrorClass, Session, TerminationReason
+from sessionproof.records._internal import AgentErrorEvent
 
 from ..agents.fakeprovider import FakeProvider, Reply, completion
 from .openai_mcp_agent import AgentServer

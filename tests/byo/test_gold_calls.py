@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from sessionproof.agents import OracleAgent, make_agent
 from sessionproof.cli import app
-from sessionproof.engine import RunPlan, SessionList, execute_run
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.errors import InputFileError
 from sessionproof.records import Session
 from sessionproof.suites import load_suite

@@ -17,7 +17,8 @@ from sessionproof import runs
 from sessionproof.agents import AgentFailure
 from sessionproof.agents._turns import MAX_REPLY_BYTES, HttpTurns
 from sessionproof.cli import app
-from sessionproof.records import AgentErrorEvent, ErrorClass, Message, TerminationReason
+from sessionproof.records import ErrorClass, Message, TerminationReason
+from sessionproof.records._internal import AgentErrorEvent
 
 from ..agents.fakeprovider import FakeProvider, Reply
 from ..agents.test_http1_bounds import RawServer, Script, endless_chunks, serve

@@ -19,7 +19,8 @@ from typing import Any
 import psutil
 import pytest
 
-from sessionproof.records import AgentErrorEvent, ErrorClass, Session, TerminationReason
+from sessionproof.records import ErrorClass, Session, TerminationReason
+from sessionproof.records._internal import AgentErrorEvent
 from sessionproof.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]

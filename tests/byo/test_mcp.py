@@ -14,8 +14,10 @@ import httpx
 import pytest
 
 from sessionproof.agents import OracleAgent
-from sessionproof.conditions import hooks_for, parse_arm
-from sessionproof.engine import RunPlan, SessionList, execute_run
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.errors import InputFileError
 from sessionproof.records import ErrorClass, Scenario, Session, TerminationReason
 from sessionproof.suites import load_suite

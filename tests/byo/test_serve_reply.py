@@ -11,7 +11,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
 from sessionproof import runs
-from sessionproof.engine import REPLY_TOOL, USER_DONE
+from sessionproof.engine._internal import REPLY_TOOL, USER_DONE
 from sessionproof.records import EventKind
 
 from .test_serve import project  # noqa: F401  the fixture

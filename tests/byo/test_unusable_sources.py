@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from sessionproof.agents import OracleAgent
-from sessionproof.domains.sources import OpenAPIError, mcp_source, read_openapi
-from sessionproof.engine import RunPlan, SessionList, execute_run
+from sessionproof.domains.sources import mcp_source
+from sessionproof.domains.sources._internal import OpenAPIError, read_openapi
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.records import ErrorClass, TerminationReason
 from sessionproof.suites import load_suite
 

@@ -12,8 +12,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
-from sessionproof.records import CriterionResult, Mismatch, Outcome
-from sessionproof.report import render_table, render_transcript
+from sessionproof.records import CriterionResult, Outcome
+from sessionproof.records._internal import Mismatch
+from sessionproof.report._internal import render_table, render_transcript
 from sessionproof.store import Store
 from tests.store.factory import session
 

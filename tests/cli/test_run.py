@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
-from sessionproof.domains.demo import load_scenarios
+from sessionproof.domains.demo._internal import load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
-from sessionproof.domains.demo import load_scenarios
+from sessionproof.domains.demo._internal import load_scenarios
 from sessionproof.records import EventKind
 from sessionproof.store import RunManifest, Store
 from sessionproof.suites import load_suite

@@ -91,10 +91,10 @@ def test_import_sessionproof_leaves_the_records_until_first_use() -> None:
 
 
 def test_a_commands_own_help_still_reads_the_registries_when_shown() -> None:
-    from sessionproof.agents import accepted_specs
+    from sessionproof.agents._internal import accepted_specs
     from sessionproof.importers import format_names
-    from sessionproof.runs import SCORE_FORMATS
-    from sessionproof.suites import BUILTIN_SUITES
+    from sessionproof.runs._internal import SCORE_FORMATS
+    from sessionproof.suites._internal import BUILTIN_SUITES
 
     run_help, run_modules = _cli_modules("run", "--help")
     assert "Models:" in run_help and "Suites:" in run_help

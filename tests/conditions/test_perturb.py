@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from sessionproof import runs
 from sessionproof.cli import app
-from sessionproof.conditions import AnsweringUser, PerturbPlan, parse_arm, perturb
+from sessionproof.conditions import PerturbPlan, parse_arm, perturb
+from sessionproof.conditions._internal import AnsweringUser
 from sessionproof.domains import get_domain
 from sessionproof.errors import ConfigError
 from sessionproof.records import Message, Scenario

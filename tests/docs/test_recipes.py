@@ -12,12 +12,13 @@ from types import ModuleType
 import pytest
 
 import sessionproof
-from sessionproof.agents import accepted_specs, unregister_provider
+from sessionproof.agents._internal import accepted_specs, unregister_provider
 from sessionproof.domains import get_domain
 from sessionproof.importers import _formats, import_file
 from sessionproof.records import Scenario, TerminationReason, ToolCall, ToolCallEvent
 from sessionproof.runs import metrics
-from sessionproof.scoring import _calls, match_gold, run_metrics
+from sessionproof.scoring import _calls, run_metrics
+from sessionproof.scoring._internal import match_gold
 from sessionproof.scoring._metric import METRICS
 from sessionproof.suites import _domains, load_suite
 

@@ -14,8 +14,9 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from sessionproof.domains import Domain, get_domain, render_output
-from sessionproof.domains.demo import (
+from sessionproof.domains import Domain, get_domain
+from sessionproof.domains._internal import render_output
+from sessionproof.domains.demo._internal import (
     DemoDB,
     DemoTools,
     initial_db,
@@ -184,7 +185,9 @@ def test_fresh_instances_hash_the_same_and_are_independent() -> None:
 
 
 def test_a_subprocess_computes_the_same_hash() -> None:
-    code = "from sessionproof.domains.demo import spec; print(spec().create().state_hash())"
+    code = (
+        "from sessionproof.domains.demo._internal import spec; print(spec().create().state_hash())"
+    )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from sessionproof.agents import AgentRequest, ScriptedAgent
-from sessionproof.conditions import hooks_for, parse_arm
-from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
+from sessionproof.engine import SessionHooks, execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.records import (
     Action,
     Criteria,
-    DriftApplied,
     EventKind,
-    FaultInjectedEvent,
-    GuardDecisionEvent,
     Message,
     Scenario,
     ToolCall,
     ToolCallEvent,
     UserSpec,
 )
+from sessionproof.records._internal import DriftApplied, FaultInjectedEvent, GuardDecisionEvent
 from sessionproof.suites import Suite
 
 from .schema_world import CANCEL_ORDER, DOMAIN

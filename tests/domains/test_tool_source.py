@@ -7,19 +7,13 @@ from typing import Any
 
 import pytest
 
-from sessionproof.conditions import hooks_for, parse_arm
-from sessionproof.domains import (
-    SchemaTool,
-    SchemaTools,
-    ToolContext,
-    ToolSource,
-    ToolSpec,
-    WrapperToolSource,
-)
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
+from sessionproof.domains import SchemaTool, SchemaTools, ToolContext, ToolSource, WrapperToolSource
 from sessionproof.errors import ToolError
 from sessionproof.faults import FaultInjector, FaultPlan
 from sessionproof.guard import Guard, VirtualClock, guard_source
-from sessionproof.records import ErrorClass, EventKind, ToolCall
+from sessionproof.records import ErrorClass, EventKind, ToolCall, ToolSpec
 
 from ..faults.world import Events, context
 from .schema_world import CANCEL_ORDER, GET_ORDER, ShopSpec

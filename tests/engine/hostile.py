@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
-from sessionproof.domains.demo import load_scenarios
+from sessionproof.domains.demo._internal import load_scenarios
 from sessionproof.records import Message, ToolCall
 
 _oracle = OracleAgent()

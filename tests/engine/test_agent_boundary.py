@@ -10,7 +10,8 @@ import pytest
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
 from sessionproof.agents._python_agent import PythonAgent
-from sessionproof.engine import RunPlan, SessionList, execute_run
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.records import EventKind, Session, TerminationReason
 from sessionproof.store import RunManifest, Store
 from sessionproof.suites import Suite, load_suite

@@ -6,9 +6,11 @@ from typing import Any
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
 from sessionproof.domains import Domain
-from sessionproof.engine import SessionPlan, run_session
+from sessionproof.engine import run_session
+from sessionproof.engine._internal import SessionPlan
 from sessionproof.records import Action, Criteria, Message, Scenario, Session, UserSpec
-from sessionproof.suites import GoldPrefixSuite, Suite
+from sessionproof.suites import Suite
+from sessionproof.suites._internal import GoldPrefixSuite
 from sessionproof.users import ScriptedUser
 
 from . import world  # noqa: F401  (registers the counter domain)

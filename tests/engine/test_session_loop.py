@@ -6,14 +6,10 @@ from typing import Any
 
 import pytest
 
-from sessionproof.agents import (
-    AgentRequest,
-    AgentResponse,
-    OracleAgent,
-    OutputIssue,
-    ScriptedAgent,
-)
-from sessionproof.engine import RunPlan, SessionList, SessionPlan, execute_run, run_session
+from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, ScriptedAgent
+from sessionproof.agents._internal import OutputIssue
+from sessionproof.engine import execute_run, run_session
+from sessionproof.engine._internal import RunPlan, SessionList, SessionPlan
 from sessionproof.errors import InfraError
 from sessionproof.records import (
     Action,

@@ -9,9 +9,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from sessionproof.agents import AgentRequest, ScriptedAgent
-from sessionproof.domains import Domain, DomainSpec, SchemaTool, SchemaTools, ToolSpec
-from sessionproof.engine import RunPlan, execute_run
-from sessionproof.records import Message, Scenario, Session, ToolCall, UserSpec
+from sessionproof.domains import Domain, DomainSpec, SchemaTool, SchemaTools
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan
+from sessionproof.records import Message, Scenario, Session, ToolCall, ToolSpec, UserSpec
 from sessionproof.suites import Suite
 
 # Generous: with the tool off the event loop the wait ends as soon as the other session is

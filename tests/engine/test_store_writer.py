@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
-from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, ProviderGate
+from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
+from sessionproof.agents._internal import ProviderGate
 from sessionproof.domains import Domain, DomainSpec
-from sessionproof.engine import RunPlan, execute_run
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan
 from sessionproof.errors import StoreError
 from sessionproof.records import Outcome, Scenario, Session
 from sessionproof.suites import Suite

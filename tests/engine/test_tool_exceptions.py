@@ -17,7 +17,8 @@ from sessionproof.domains import (
     register_domain,
     tool,
 )
-from sessionproof.engine import SessionPlan, run_session
+from sessionproof.engine import run_session
+from sessionproof.engine._internal import SessionPlan
 from sessionproof.records import (
     ErrorClass,
     Message,

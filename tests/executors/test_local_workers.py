@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from sessionproof.executors import fork_available, worker_count
+from sessionproof.executors._internal import fork_available, worker_count
 from sessionproof.runs import RunConfig, run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from sessionproof.agents import RateLimits
+from sessionproof.agents._internal import RateLimits
 from sessionproof.errors import ConfigError
-from sessionproof.executors import fork_available, shares
+from sessionproof.executors._internal import fork_available, shares
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
 from tests.agents.fakeprovider import FakeProvider, Reply, Seen, completion

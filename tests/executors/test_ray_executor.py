@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
-from sessionproof.engine import RunPlan, SessionList
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.errors import ConfigError
-from sessionproof.executors import (
+from sessionproof.executors._internal import (
     RayRateLimiter,
     TokenBucket,
     WorkerSpec,

@@ -12,10 +12,12 @@ from collections import Counter
 import pytest
 
 from sessionproof.agents import OracleAgent
-from sessionproof.conditions import hooks_for, parse_arm
-from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
+from sessionproof.engine import SessionHooks, execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.records import EventKind, Scenario, Session
-from sessionproof.scoring import error_recovery
+from sessionproof.scoring._internal import error_recovery
 from sessionproof.suites import load_suite
 
 SAFE = "faults=rate_limited:5%,unavailable:5%"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sessionproof.conditions import Condition, hooks_for, parse_arm
+from sessionproof.conditions import Condition, parse_arm
+from sessionproof.conditions._internal import hooks_for
 from sessionproof.errors import ConfigError
 from sessionproof.records import ErrorClass, EventKind, ToolCall
 

@@ -8,10 +8,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from sessionproof.domains import ToolSpec
 from sessionproof.errors import ConfigError
-from sessionproof.faults import DriftHooks, DriftKind, DriftPlan, ToolDrift, choose_drift
-from sessionproof.records import ErrorClass, EventKind, ToolCall
+from sessionproof.faults import DriftKind, DriftPlan
+from sessionproof.faults._internal import DriftHooks, ToolDrift, choose_drift
+from sessionproof.records import ErrorClass, EventKind, ToolCall, ToolSpec
 
 from .world import Events, context, make_domain
 

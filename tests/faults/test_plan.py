@@ -8,14 +8,10 @@ from collections import Counter
 import pytest
 
 from sessionproof.errors import ConfigError
-from sessionproof.faults import (
-    COMMITTED_CLASSES,
-    DEFAULT_MIX,
-    FaultInjector,
-    FaultPlan,
-)
+from sessionproof.faults import FaultInjector, FaultPlan
+from sessionproof.faults._internal import COMMITTED_CLASSES, DEFAULT_MIX
 from sessionproof.records import ErrorClass, EventKind, ToolCall
-from sessionproof.taxonomy import classify_payload
+from sessionproof.taxonomy._internal import classify_payload
 
 from .world import Events, context, make_domain
 

@@ -16,9 +16,9 @@ from sessionproof.records import (
     TerminationReason,
     ToolCall,
     ToolResult,
-    make_event,
 )
-from sessionproof.scoring import error_recovery
+from sessionproof.records._internal import make_event
+from sessionproof.scoring._internal import error_recovery
 
 
 class Trace:

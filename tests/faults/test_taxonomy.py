@@ -12,18 +12,15 @@ import pytest
 
 from sessionproof.errors import ToolError, UnknownToolError
 from sessionproof.records import ErrorClass
-from sessionproof.taxonomy import (
-    TAXONOMY,
-    ErrorAction,
+from sessionproof.taxonomy import TAXONOMY, ErrorAction, classify_exception, semantics
+from sessionproof.taxonomy._internal import (
     classify,
-    classify_exception,
     classify_payload,
     classify_status,
     classify_text,
     fault_message,
     may_replay,
     retry_after_s,
-    semantics,
 )
 
 E = ErrorClass

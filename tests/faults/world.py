@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sessionproof.domains import Domain, ToolContext, Toolkit, tool
 from sessionproof.errors import ToolError
-from sessionproof.records import Event, EventKind, EventPayload, make_event
+from sessionproof.records import Event, EventKind
+from sessionproof.records._internal import EventPayload, make_event
 
 LoanKind = Literal["standard", "short_loan"]
 

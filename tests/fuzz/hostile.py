@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, OutputIssue
+from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
+from sessionproof.agents._internal import OutputIssue
 from sessionproof.records import ErrorClass, Message, ToolCall
 
 _oracle = OracleAgent()

@@ -5,14 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from sessionproof.errors import ToolError
-from sessionproof.guard import (
-    BreakerState,
-    CircuitBreaker,
-    Decision,
-    Guard,
-    GuardConfig,
-    VirtualClock,
-)
+from sessionproof.guard import CircuitBreaker, Guard, GuardConfig, VirtualClock
+from sessionproof.guard._internal import BreakerState, Decision
 from sessionproof.records import ErrorClass
 
 

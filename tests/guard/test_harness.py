@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from sessionproof.domains import ToolContext, ToolSource, ToolSpec, WrapperToolSource
+from sessionproof.domains import ToolContext, ToolSource, WrapperToolSource
 from sessionproof.guard import Guard, GuardConfig, GuardDecision, VirtualClock, guard_source
-from sessionproof.records import ErrorClass, EventKind, ToolCall, ToolResult
+from sessionproof.records import ErrorClass, EventKind, ToolCall, ToolResult, ToolSpec
 
 from ..faults.world import Events, context, make_domain
 

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from sessionproof.errors import ConfigError
-from sessionproof.guard import Decision, Guard, RepairHint, SchemaCheck, VirtualClock
+from sessionproof.guard import Guard, VirtualClock
+from sessionproof.guard._internal import Decision, RepairHint, SchemaCheck
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -11,7 +11,8 @@ from pydantic import BaseModel
 
 import sessionproof.guard as guard_module
 from sessionproof.errors import ToolError
-from sessionproof.guard import Decision, Escalation, Guard, GuardConfig, VirtualClock
+from sessionproof.guard import Guard, GuardConfig, VirtualClock
+from sessionproof.guard._internal import Decision, Escalation
 from sessionproof.records import ErrorClass
 
 ORDER = {

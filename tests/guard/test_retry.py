@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from sessionproof.errors import ConfigError, ToolError
-from sessionproof.guard import Decision, Guard, GuardConfig, GuardDecision, VirtualClock
+from sessionproof.guard import Guard, GuardConfig, GuardDecision, VirtualClock
+from sessionproof.guard._internal import Decision
 from sessionproof.records import ErrorClass
 
 E = ErrorClass

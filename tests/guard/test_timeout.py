@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from sessionproof.errors import ConfigError
-from sessionproof.guard import Decision, Guard, GuardConfig, VirtualClock
+from sessionproof.guard import Guard, GuardConfig, VirtualClock
+from sessionproof.guard._internal import Decision
 from sessionproof.records import ErrorClass
 
 TINY = 0.05

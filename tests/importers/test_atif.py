@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from sessionproof.errors import InputFileError
-from sessionproof.importers import LabelRule, detect_format, import_file
+from sessionproof.importers import detect_format, import_file
+from sessionproof.importers._internal import LabelRule
 from sessionproof.records import (
     AssistantMessageEvent,
     ErrorClass,

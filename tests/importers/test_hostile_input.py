@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sessionproof.importers import ImportResult, RecordError, import_file
-from sessionproof.suites.tau2 import import_tau2
+from sessionproof.suites.tau2._internal import import_tau2
 
 from ..suites.tau2._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
 from .test_taubench import _records as taubench_records

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from sessionproof.errors import InputFileError
-from sessionproof.importers import LabelRule, detect_format, import_file
+from sessionproof.importers import detect_format, import_file
+from sessionproof.importers._internal import LabelRule
 from sessionproof.records import (
     ErrorClass,
     TerminationReason,
@@ -20,7 +21,7 @@ from sessionproof.records import (
     UserMessageEvent,
 )
 from sessionproof.runs import score
-from sessionproof.suites.tau2 import ScoreReport
+from sessionproof.suites._score_report import ScoreReport
 
 pytest.importorskip("inspect_ai")  # scripts/test.sh installs it (the `inspect` extra)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from sessionproof.importers import load_salvaging
-from sessionproof.suites.tau2 import import_tau2, import_taubench
+from sessionproof.importers._internal import load_salvaging
+from sessionproof.suites.tau2._internal import import_tau2, import_taubench
 
 from ..suites.tau2._data import AIRLINE_GPT, load
 from .test_taubench import _records as taubench_records

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sessionproof.importers import import_file
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.suites._score import score_transcripts
 
 from ..suites.tau2._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
 

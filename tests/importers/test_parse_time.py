@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from sessionproof.importers import parse_time
+from sessionproof.importers._internal import parse_time
 
 
 def _reference(text: str) -> float:

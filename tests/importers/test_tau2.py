@@ -10,7 +10,8 @@ import pytest
 
 from sessionproof.importers import import_file
 from sessionproof.records import EventKind
-from sessionproof.suites.tau2 import import_tau2, score_transcripts
+from sessionproof.suites._score import score_transcripts
+from sessionproof.suites.tau2._internal import import_tau2
 
 from ..suites.tau2._data import AIRLINE_GPT, RETAIL_GPT, TRAJECTORIES, load
 

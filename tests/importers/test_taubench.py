@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sessionproof.importers import import_file
-from sessionproof.suites.tau2 import guess_domain, import_taubench
+from sessionproof.suites.tau2._internal import guess_domain, import_taubench
 
 from ..suites.tau2._data import AIRLINE_GPT, load, openai_messages
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from sessionproof.agents._local import LocalAgent, LocalConfig, default_model_path
-from sessionproof.conditions import hooks_for, parse_arm
-from sessionproof.engine import RunPlan, SessionHooks, SessionList, execute_run
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
+from sessionproof.engine import SessionHooks, execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.records import EventKind, Scenario
-from sessionproof.scoring import error_recovery
+from sessionproof.scoring._internal import error_recovery
 from sessionproof.suites import load_suite
 
 pytestmark = [pytest.mark.llama, pytest.mark.slow]  # a real llama.cpp server

@@ -10,8 +10,8 @@ import pytest
 
 from sessionproof.agents._openai import to_openai_messages
 from sessionproof.importers import import_file
-from sessionproof.patterns import tokenize
 from sessionproof.patterns._alphabet import is_correction
+from sessionproof.patterns._internal import tokenize
 from sessionproof.runs import RunConfig, run
 from sessionproof.store import Store
 

@@ -12,7 +12,7 @@ from sessionproof.faults import DriftKind, DriftPlan
 from sessionproof.patterns import PatternsReport
 from sessionproof.runs import RunConfig, patterns, run
 from sessionproof.suites import load_suite
-from sessionproof.suites.tau2 import Tau2Suite
+from sessionproof.suites.tau2._internal import Tau2Suite
 
 AIRLINE_WRITE = "update_reservation_flights"
 """The airline write tool the gold actions use most (13 of 50 tasks)."""

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from sessionproof.cli import app
 from sessionproof.records import Outcome, Session, TerminationReason
-from sessionproof.runs import default_arm
+from sessionproof.runs._internal import default_arm
 
 runner = CliRunner()
 FAULT = "faults=30%"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sessionproof.patterns import MineOptions, mine_matrix, planted_scores, planted_sessions
+from sessionproof.patterns import MineOptions
+from sessionproof.patterns._internal import mine_matrix, planted_scores, planted_sessions
 
 pytestmark = pytest.mark.slow  # most tests here take seconds each
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from sessionproof import importers
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.importers import (
     ImportResult,
@@ -68,6 +67,7 @@ def test_register_format_takes_a_sniff_and_detection_asks_it(
         "probe-log", _empty_reader, sniff=lambda s: s.raw.startswith(b"PROBE-LOG"), shape="PL"
     )
     scratch_formats.append("probe-log")
+    importers = sys.modules["sessionproof.importers"]  # FORMATS is computed on each access
     assert "probe-log" in format_names() and "probe-log" in importers.FORMATS
     assert detect_format(raw) == "probe-log"
     path = tmp_path / "x.log"

@@ -100,7 +100,7 @@ def test_the_checker_sees_every_kind_of_naming(tmp_path: Path) -> None:
         "from ..suites.tau2 import x\n"
         "from ..suites import bfcl\n"
         "import sessionproof.suites.wild\n"
-        'REF = "sessionproof.suites.tau2:import_tau2"\n'
+        'REF = "sessionproof.suites.tau2._tau2:import_tau2"\n'
         'KIND = "tau-bench"\n'
         'FMT = f"bfcl:{1}"\n'
         'OK = "a tau2 mention mid-string is not a name"\n'

@@ -21,12 +21,14 @@ from typer.testing import CliRunner
 import sessionproof
 from sessionproof._plugins import forget_entry_points
 from sessionproof.cli import app
-from sessionproof.records import FaultInjectedEvent, ToolCallEvent
+from sessionproof.records import ToolCallEvent
+from sessionproof.records._internal import FaultInjectedEvent
 from sessionproof.scoring import SessionInput, metric
 from sessionproof.scoring._metric import METRICS
 
 PLUGIN = """
-from sessionproof.records import FaultInjectedEvent, ToolCallEvent
+from sessionproof.records import ToolCallEvent
+from sessionproof.records._internal import FaultInjectedEvent
 from sessionproof.scoring import SessionInput, metric
 
 

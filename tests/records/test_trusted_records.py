@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from sessionproof.importers import SessionBuilder, _common, import_file, tool_call
+from sessionproof.importers import SessionBuilder, _common, import_file
+from sessionproof.importers._internal import tool_call
 from sessionproof.records import (
     ErrorClass,
     EventKind,
     Message,
-    ModelCall,
     Session,
     Termination,
     TerminationReason,
@@ -30,8 +30,8 @@ from sessionproof.records import (
     UserMessageEvent,
     _fastpath,
     _trusted,
-    make_event,
 )
+from sessionproof.records._internal import ModelCall, make_event
 
 from ..suites.tau2._data import (
     AIRLINE_GPT,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sessionproof.report import pct, pct_range
+from sessionproof.report._internal import pct, pct_range
 
 
 def test_shares_read_as_percentages_with_one_decimal() -> None:

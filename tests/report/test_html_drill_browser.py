@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 import sessionproof
 from sessionproof.cli import app
-from sessionproof.records import CriterionResult, Mismatch, Session, ToolCall, ToolCallEvent
+from sessionproof.records import CriterionResult, Session, ToolCall, ToolCallEvent
+from sessionproof.records._internal import Mismatch
 from sessionproof.runs import report
 from sessionproof.store import Store
 

@@ -12,9 +12,9 @@ from rich.console import Console
 
 import sessionproof
 from sessionproof.records import Session
-from sessionproof.report import render_metrics
-from sessionproof.report.html import render_html
+from sessionproof.report._internal import render_metrics
 from sessionproof.report.html._data import ReportRun
+from sessionproof.report.html._internal import render_html
 from sessionproof.scoring import SessionInput, metric, run_metrics
 from sessionproof.scoring._metric import METRICS
 from sessionproof.suites import load_suite

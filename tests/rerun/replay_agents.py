@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 
 from sessionproof.agents import AgentRequest
-from sessionproof.domains.sources import RecordedCall, recorded_calls
+from sessionproof.domains.sources._internal import RecordedCall, recorded_calls
 from sessionproof.importers import import_file
 from sessionproof.records import Message, ToolCall
 

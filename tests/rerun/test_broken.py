@@ -11,7 +11,7 @@ import pytest
 
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.records import Scenario, Session, TerminationReason, UserSpec
-from sessionproof.rerun import RerunSuite, rerun
+from sessionproof.rerun._internal import RerunSuite, rerun
 
 from ._files import AIRLINE_GPT, load, openai_call, write_jsonl
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from sessionproof.domains.demo import load_scenarios
+from sessionproof.domains.demo._internal import load_scenarios
 from sessionproof.records import EventKind
-from sessionproof.rerun import rerun
+from sessionproof.rerun._internal import rerun
 from sessionproof.store import Store
 
 from ._files import openai_call, write_jsonl

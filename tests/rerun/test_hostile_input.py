@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sessionproof.rerun import rerun
+from sessionproof.rerun._internal import rerun
 
 from ._files import AIRLINE_GPT, load
 

@@ -10,11 +10,12 @@ from typer.testing import CliRunner
 
 from sessionproof.cli import app
 from sessionproof.domains import _registry
-from sessionproof.domains.sources import NO_RECORDED_RESPONSE, recorded_calls
+from sessionproof.domains.sources._internal import NO_RECORDED_RESPONSE, recorded_calls
 from sessionproof.errors import UnknownDomainError
 from sessionproof.importers import import_file
-from sessionproof.records import ErrorClass, RecordedDivergenceEvent, Session
-from sessionproof.rerun import rerun
+from sessionproof.records import ErrorClass, Session
+from sessionproof.records._internal import RecordedDivergenceEvent
+from sessionproof.rerun._internal import rerun
 from sessionproof.store import Store
 
 from ._files import AIRLINE_GPT, TRAJECTORIES

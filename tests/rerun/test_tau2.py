@@ -12,7 +12,7 @@ import pytest
 from sessionproof.agents import AgentRequest, AgentResponse
 from sessionproof.agents._python_agent import PythonAgent
 from sessionproof.records import EventKind, Message
-from sessionproof.rerun import rerun
+from sessionproof.rerun._internal import rerun
 from sessionproof.store import Store
 
 from ._files import (

@@ -49,7 +49,7 @@ def _taubench_file(src: Path, out: Path, n: int) -> list[dict[str, Any]]:
 
 
 def test_taubench_file_reruns_under_taubench_reward(tmp_path: Path) -> None:
-    from sessionproof.rerun import rerun
+    from sessionproof.rerun._internal import rerun
 
     records = _taubench_file(RETAIL_GPT, tmp_path / "tb.json", 8)
     report = rerun(tmp_path / "tb.json", "oracle", store_path=tmp_path / "s")

@@ -8,7 +8,8 @@ from typing import Any
 
 import duckdb
 
-from sessionproof.records import FaultInjectedEvent, Session
+from sessionproof.records import Session
+from sessionproof.records._internal import FaultInjectedEvent
 from sessionproof.store import Store
 
 

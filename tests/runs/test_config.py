@@ -8,7 +8,8 @@ import pytest
 
 from sessionproof.agents import OracleAgent
 from sessionproof.errors import ConfigError
-from sessionproof.runs import RunConfig, default_concurrency, suite_reference
+from sessionproof.runs import RunConfig
+from sessionproof.runs._internal import default_concurrency, suite_reference
 
 
 def test_concurrency_default_is_one_rule_for_specs_and_agents() -> None:

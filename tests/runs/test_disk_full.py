@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from sessionproof.engine import GroupWriter
+from sessionproof.engine._internal import GroupWriter
 from sessionproof.errors import StoreError
 from sessionproof.runs import RunConfig, run
 from sessionproof.store import Store

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from sessionproof.executors import fork_available
-from sessionproof.records import AgentErrorEvent, ErrorClass, Session, TerminationReason
+from sessionproof.executors._internal import fork_available
+from sessionproof.records import ErrorClass, Session, TerminationReason
+from sessionproof.records._internal import AgentErrorEvent
 from sessionproof.runs import RunConfig, resume, run
 from sessionproof.store import Store
 

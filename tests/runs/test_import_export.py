@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof import runs, telemetry
+from sessionproof import runs
 from sessionproof.cli import app
 from sessionproof.errors import ConfigError
 from sessionproof.runs import (
@@ -24,6 +24,7 @@ from sessionproof.runs import (
 from sessionproof.runs._export import ExportSettings
 from sessionproof.runs._import import ImportSettings
 from sessionproof.store import Store
+from sessionproof.telemetry._internal import EXPORT_FORMATS
 from tests.runs.test_parity import _stored
 
 runner = CliRunner()
@@ -54,7 +55,7 @@ def _spans(path: Path) -> list[tuple[str, str, str]]:
 def test_the_settings_are_exactly_the_configs_fields() -> None:
     assert _keys(ImportSettings) == set(ImportConfig.model_fields) - {"path"}
     assert _keys(ExportSettings) == set(ExportConfig.model_fields) - {"run_id"}
-    assert runs._export._FORMATS == telemetry.EXPORT_FORMATS
+    assert runs._export._FORMATS == EXPORT_FORMATS
 
 
 def test_export_and_import_from_python_and_the_cli_agree(

@@ -99,7 +99,7 @@ def test_the_live_export_knows_the_compat_values_telemetry_knows() -> None:
 
 def test_resume_through_run_suite_takes_or_refuses_every_field() -> None:
     from sessionproof._api import _RESUME_MAY_CHANGE
-    from sessionproof.runs import RESUME_KEEPS
+    from sessionproof.runs._internal import RESUME_KEEPS
 
     kept = {"arms" if name == "arm" else name for name in RESUME_KEEPS}
     unhandled = set(RunConfig.model_fields) - kept - _RESUME_MAY_CHANGE
@@ -107,7 +107,7 @@ def test_resume_through_run_suite_takes_or_refuses_every_field() -> None:
 
 
 def test_a_live_export_s_header_is_a_secret_once_configured() -> None:
-    from sessionproof.store import scrub_text
+    from sessionproof.store._internal import scrub_text
 
     OtlpExport(endpoint="http://127.0.0.1:4318", headers={"x-key": "hdr-8c1f2e-secret"})
     assert "hdr-8c1f2e-secret" not in scrub_text("sent hdr-8c1f2e-secret to the collector")

@@ -11,7 +11,8 @@ import pytest
 import sessionproof.store._store as store_module
 from sessionproof import runs
 from sessionproof.records import Session
-from sessionproof.runs import RunConfig, default_report_path
+from sessionproof.runs import RunConfig
+from sessionproof.runs._internal import default_report_path
 from sessionproof.store import Store
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent, ScriptedAgent
 from sessionproof.domains import ToolContext, ToolSource, WrapperToolSource
-from sessionproof.domains.demo import load_scenarios
-from sessionproof.engine import NoHooks, SessionHooks, SessionPlan, run_session
+from sessionproof.domains.demo._internal import load_scenarios
+from sessionproof.engine import SessionHooks, run_session
+from sessionproof.engine._internal import NoHooks, SessionPlan
 from sessionproof.records import ErrorClass, Message, Scenario, Session, ToolCall, ToolResult
 from sessionproof.suites import Suite
 from sessionproof.users import ScriptedUser, User

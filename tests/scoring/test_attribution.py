@@ -7,12 +7,14 @@ from pathlib import Path
 from agents_for_metrics import Outage, calls, demo, play, say
 
 from sessionproof.agents import AgentRequest, OracleAgent, ScriptedAgent
-from sessionproof.conditions import hooks_for, parse_arm
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
 from sessionproof.domains import get_domain
 from sessionproof.errors import InfraError
 from sessionproof.importers import import_file
 from sessionproof.records import ErrorClass, Message, Outcome, Scenario, Session, UserSpec
-from sessionproof.scoring import (
+from sessionproof.scoring._attribution import confirmation_request, facts_in
+from sessionproof.scoring._internal import (
     Attribution,
     FailureSource,
     attribute_failure,
@@ -20,7 +22,6 @@ from sessionproof.scoring import (
     invented_facts,
     session_survival,
 )
-from sessionproof.scoring._attribution import confirmation_request, facts_in
 from sessionproof.users import ScriptedUser
 
 DEMO = get_domain("demo")

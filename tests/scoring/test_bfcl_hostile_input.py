@@ -15,7 +15,7 @@ import pytest
 import sessionproof.suites.bfcl as bfcl
 import sessionproof.suites.bfcl._score as score_module
 from sessionproof.errors import ConfigError, InputFileError
-from sessionproof.suites.bfcl import INPUT_ERROR, bfcl_summary, score_bfcl_file
+from sessionproof.suites.bfcl._internal import INPUT_ERROR, bfcl_summary, score_bfcl_file
 
 DATA = Path(bfcl.__file__).parent / "data"
 Q = DATA / "BFCL_v4_simple_python.json"

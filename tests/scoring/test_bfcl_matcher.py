@@ -10,8 +10,8 @@ import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from sessionproof.scoring import maximum_matching
-from sessionproof.suites.bfcl import (
+from sessionproof.scoring._internal import maximum_matching
+from sessionproof.suites.bfcl._internal import (
     BfclQuestion,
     CheckKind,
     check_kind,

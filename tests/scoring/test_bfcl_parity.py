@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import sessionproof.suites.bfcl as bfcl
-from sessionproof.suites.bfcl import BfclMatcher
+from sessionproof.suites.bfcl._internal import BfclMatcher
 
 DATA = Path(bfcl.__file__).parent / "data"
 VERDICTS = Path(__file__).parents[1] / "fixtures" / "bfcl" / "bfcl_ast_checker_verdicts.jsonl"

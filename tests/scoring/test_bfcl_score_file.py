@@ -11,7 +11,7 @@ import pytest
 import sessionproof.suites.bfcl as bfcl
 from sessionproof.cli._score_outputs import score_outputs_command
 from sessionproof.errors import InputFileError
-from sessionproof.suites.bfcl import INPUT_ERROR, score_bfcl_file
+from sessionproof.suites.bfcl._internal import INPUT_ERROR, score_bfcl_file
 
 DATA = Path(bfcl.__file__).parent / "data"
 Q = DATA / "BFCL_v4_parallel.json"

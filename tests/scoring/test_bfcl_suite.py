@@ -11,7 +11,7 @@ import pytest
 import sessionproof.suites.bfcl as bfcl
 from sessionproof.errors import ConfigError, UnknownSuiteError, UnknownToolError
 from sessionproof.records import Scenario, ToolCall, UserSpec
-from sessionproof.suites.bfcl import (
+from sessionproof.suites.bfcl._internal import (
     SUITE_CATEGORIES,
     bfcl_domain,
     evaluate_bfcl,
@@ -19,7 +19,7 @@ from sessionproof.suites.bfcl import (
     safe_tool_names,
     to_json_schema,
 )
-from sessionproof.suites.bfcl import make_bfcl_suite as bfcl_suite
+from sessionproof.suites.bfcl._internal import make_bfcl_suite as bfcl_suite
 
 DATA = Path(bfcl.__file__).parent / "data"
 VERDICTS = Path(__file__).parents[1] / "fixtures" / "bfcl" / "bfcl_ast_checker_verdicts.jsonl"

@@ -10,15 +10,16 @@ import pytest
 from agents_for_metrics import calls, demo, play, say
 
 from sessionproof.agents import OracleAgent, ScriptedAgent
-from sessionproof.conditions import hooks_for, parse_arm
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
 from sessionproof.domains import get_domain
-from sessionproof.domains.demo import load_scenarios
+from sessionproof.domains.demo._internal import load_scenarios
 from sessionproof.importers import import_file
 from sessionproof.records import Message, Scenario, TerminationReason, ToolCall
-from sessionproof.scoring import call_accuracy, check_calls, match_gold
 from sessionproof.scoring._calls import comparable_args, json_normal, same_value
+from sessionproof.scoring._internal import call_accuracy, check_calls, match_gold
 from sessionproof.suites import load_suite
-from sessionproof.suites.tau2 import Tau2Task, scenario_from_task
+from sessionproof.suites.tau2._internal import Tau2Task, scenario_from_task
 
 DEMO = get_domain("demo")
 TAU = Path(__file__).resolve().parents[1] / "fixtures" / "tau"

@@ -14,7 +14,8 @@ from sessionproof._plugins import forget_entry_points
 from sessionproof.domains import get_domain
 from sessionproof.errors import ConfigError
 from sessionproof.records import Scenario, ToolCall
-from sessionproof.scoring import _calls, call_rule_names, match_gold, register_call_rules
+from sessionproof.scoring import _calls, register_call_rules
+from sessionproof.scoring._internal import call_rule_names, match_gold
 
 CALLS = Path(_calls.__file__)
 

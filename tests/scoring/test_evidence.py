@@ -13,9 +13,9 @@ from tests.suites.tau2._data import RETAIL_GPT, load
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
-from sessionproof.scoring import MAX_DETAILS, state_diff
 from sessionproof.scoring._evidence import describe_all
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.scoring._internal import MAX_DETAILS, state_diff
+from sessionproof.suites._score import score_transcripts
 
 runner = CliRunner()
 

@@ -15,18 +15,15 @@ from sessionproof.errors import ConfigError
 from sessionproof.records import CriterionResult, Outcome, Session, TerminationReason
 from sessionproof.scoring import (
     ALL_METRIC_DEFINITIONS,
-    TURN_DEFINITIONS,
     CallMetric,
     MetricsReport,
     SessionInput,
-    TraceCache,
-    call_values,
-    compute_metric,
     metric,
     register_metric,
     run_metrics,
 )
 from sessionproof.scoring._builtin_metrics import BUILTIN_METRICS
+from sessionproof.scoring._internal import TURN_DEFINITIONS, TraceCache, call_values, compute_metric
 from sessionproof.scoring._metric import METRICS
 from sessionproof.scoring._run_context import RunContext, Specs
 from sessionproof.suites import load_suite

@@ -9,7 +9,8 @@ from tests.runs.spy import spy
 import sessionproof
 from sessionproof.records import Session
 from sessionproof.scoring import _run_context, run_metrics
-from sessionproof.scoring.stats import bootstrap_ci, pass_hat_k, trial_table
+from sessionproof.scoring.stats import pass_hat_k
+from sessionproof.scoring.stats._internal import bootstrap_ci, trial_table
 from sessionproof.suites import load_suite
 
 

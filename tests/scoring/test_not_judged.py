@@ -10,15 +10,10 @@ from rich.console import Console
 from tests.store.factory import manifest, session
 
 from sessionproof.cli._progress import RunProgress
-from sessionproof.patterns import tokenize
+from sessionproof.patterns._internal import tokenize
 from sessionproof.records import CriterionResult, Outcome, Session, TerminationReason
-from sessionproof.scoring import (
-    attribute_failures,
-    compare_arms,
-    summaries_by_arm,
-    summarize,
-    verdict_of,
-)
+from sessionproof.scoring import compare_arms, summarize, verdict_of
+from sessionproof.scoring._internal import attribute_failures, summaries_by_arm
 from sessionproof.store import Store
 
 UNJUDGED = "no criterion can be checked on this domain"

@@ -15,16 +15,14 @@ from statsmodels.stats.proportion import proportion_confint, proportion_effectsi
 
 from sessionproof.errors import StatisticsInputError
 from sessionproof.records import Outcome, Session, TerminationReason
-from sessionproof.scoring.stats import (
+from sessionproof.scoring.stats import paired_comparison, pass_hat_k, wilson_interval
+from sessionproof.scoring.stats._internal import (
     bootstrap_ci,
     flakiness,
     mcnemar_exact,
-    paired_comparison,
     pass_at_k,
-    pass_hat_k,
     scenarios_needed,
     trial_table,
-    wilson_interval,
 )
 
 # A per-scenario count table, worked by hand:

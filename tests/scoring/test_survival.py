@@ -10,12 +10,13 @@ import pytest
 from agents_for_metrics import Outage, calls, demo, play, say
 
 from sessionproof.agents import OracleAgent
-from sessionproof.conditions import hooks_for, parse_arm
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
 from sessionproof.domains import get_domain
-from sessionproof.domains.demo import load_scenarios
+from sessionproof.domains.demo._internal import load_scenarios
 from sessionproof.importers import ImportedSession, import_file
 from sessionproof.records import Outcome, Scenario, Session, TerminationReason, ToolCallEvent
-from sessionproof.scoring import (
+from sessionproof.scoring._internal import (
     DivergenceClass,
     FirstDivergence,
     GoldReplays,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from sessionproof.records import Outcome, Session, TerminationReason, TurnResult
-from sessionproof.scoring import TURN_DEFINITIONS, run_metrics, turn_report
+from sessionproof.records import Outcome, Session, TerminationReason
+from sessionproof.records._internal import TurnResult
+from sessionproof.scoring import run_metrics
+from sessionproof.scoring._internal import TURN_DEFINITIONS, turn_report
 
 
 def _session(sid: str, turns: list[TurnResult], success: bool, **kw: object) -> Session:

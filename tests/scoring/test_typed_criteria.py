@@ -15,11 +15,13 @@ from sessionproof.domains import get_domain
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.importers import import_file
 from sessionproof.records import Action, Criteria, Scenario, ToolCall, UserSpec
-from sessionproof.rerun import plan_reruns
-from sessionproof.scoring import call_rule_names, match_gold, register_call_rules
-from sessionproof.suites import Suite, judge_named, load_suite, register_judge
+from sessionproof.rerun._internal import plan_reruns
+from sessionproof.scoring import register_call_rules
+from sessionproof.scoring._internal import call_rule_names, match_gold
+from sessionproof.suites import Suite, load_suite, register_judge
+from sessionproof.suites._internal import judge_named
 from sessionproof.suites._judges import JUDGES
-from sessionproof.suites.tau2 import (
+from sessionproof.suites.tau2._internal import (
     Tau2Task,
     TauBenchTask,
     scenario_from_task,

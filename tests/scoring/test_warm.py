@@ -10,21 +10,15 @@ from tests.runs.spy import spy
 
 from sessionproof import runs
 from sessionproof.domains import DomainSpec, get_domain
-from sessionproof.patterns import MineOptions, mine, tokens_of
+from sessionproof.patterns import MineOptions, mine
 from sessionproof.patterns import _report as patterns_report
+from sessionproof.patterns._internal import tokens_of
 from sessionproof.records import Scenario, Session
 from sessionproof.report.html import _data as html_data
-from sessionproof.scoring import (
-    MetricsWarmer,
-    TraceCache,
-    _attribution,
-    _calls,
-    _recovery,
-    _survival,
-    run_metrics,
-)
+from sessionproof.scoring import _attribution, _calls, _recovery, _survival, run_metrics
+from sessionproof.scoring._internal import MetricsWarmer, TraceCache
 from sessionproof.store import Store, _kept
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.suites._score import score_transcripts
 
 FIXTURE = Path(__file__).parents[1] / "fixtures/tau/gpt-4.1_airline_default_gpt-4.1_1trials.json"
 

@@ -11,7 +11,8 @@ from urllib.parse import quote
 from sessionproof.agents import AgentRequest, AgentResponse
 from sessionproof.agents._protocol import OutputIssue
 from sessionproof.errors import InfraError
-from sessionproof.records import ErrorClass, Message, ModelCall, ToolCall
+from sessionproof.records import ErrorClass, Message, ToolCall
+from sessionproof.records._internal import ModelCall
 
 from .keys import ENV_SECRETS
 

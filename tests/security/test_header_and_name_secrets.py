@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from sessionproof._secrets import header_credentials, is_secret_env_name
-from sessionproof.store import REDACTED, scrub_argv
+from sessionproof.store._internal import REDACTED, scrub_argv
 
 from ..telemetry.test_otlp_receiver import receiver
 from .header_agent import (

@@ -14,7 +14,8 @@ from sessionproof.agents._spec import display_spec, make_agent
 from sessionproof.cli import main
 from sessionproof.cli._app import _on_retry
 from sessionproof.errors import ModelSpecError
-from sessionproof.store import REDACTED, RunManifest, scrub_text
+from sessionproof.store import RunManifest
+from sessionproof.store._internal import REDACTED, scrub_text
 
 from .keys import HEX40, URL_PASSWORD, URL_QUERY_KEY, URL_USER
 

@@ -9,7 +9,8 @@ from urllib.parse import quote
 import pytest
 
 from sessionproof._secrets import is_secret_env_name, register_secret, secret_values
-from sessionproof.store import REDACTED, RunManifest, scrub_argv, scrub_text, scrub_value
+from sessionproof.store import RunManifest
+from sessionproof.store._internal import REDACTED, scrub_argv, scrub_text, scrub_value
 
 from .keys import ENV, ENV_SECRETS, HEX40, META, OTEL_VALUE, SHORT_B64, SK_STYLE, forms
 

@@ -13,15 +13,13 @@ from sessionproof.records import (
     ErrorClass,
     EventKind,
     Message,
-    ModelCall,
     Outcome,
     Session,
     TerminationReason,
     ToolCall,
     ToolResult,
-    Usage,
-    make_event,
 )
+from sessionproof.records._internal import ModelCall, Usage, make_event
 from sessionproof.store import RunManifest
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from sessionproof.records import ModelCallEvent, Session, ToolResultEvent
+from sessionproof.records import Session, ToolResultEvent
+from sessionproof.records._internal import ModelCallEvent
 from sessionproof.store import Store
 
 from .factory import manifest, session

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sessionproof.errors import StoreError
-from sessionproof.store import RunManifest, RunStatus, Store, recorded_run
+from sessionproof.store import RunManifest, RunStatus, Store
+from sessionproof.store._internal import recorded_run
 
 
 def _status(store: Path, run_id: str) -> RunStatus:

@@ -13,7 +13,8 @@ import pytest
 
 from sessionproof.errors import DuplicateSessionError
 from sessionproof.records import ToolCallEvent, ToolResultEvent
-from sessionproof.store import REDACTED, Store, _bulk
+from sessionproof.store import Store, _bulk
+from sessionproof.store._internal import REDACTED
 from sessionproof.store._scrub import Scrubber
 
 from .factory import manifest, session

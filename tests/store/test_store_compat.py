@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 
 from sessionproof.cli import app
 from sessionproof.errors import StoreError
-from sessionproof.records import EventBase, EventKind, Session
+from sessionproof.records import EventKind, Session
+from sessionproof.records._internal import EventBase
 from sessionproof.store import Store
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "stores" / "v0.1.0-bb398c5"

@@ -12,7 +12,8 @@ import duckdb
 import pytest
 
 from sessionproof.errors import DuplicateSessionError, StoreError, StoreLockedError
-from sessionproof.store import SCHEMA_VERSION, Store
+from sessionproof.store import Store
+from sessionproof.store._internal import SCHEMA_VERSION
 
 from .factory import manifest, session
 

@@ -9,7 +9,8 @@ import pytest
 
 from sessionproof.errors import StoreError
 from sessionproof.records import AssistantMessageEvent, EventKind, Session, TerminationReason
-from sessionproof.store import RunManifest, Store, new_run_id, package_versions
+from sessionproof.store import RunManifest, Store
+from sessionproof.store._internal import new_run_id, package_versions
 
 from .factory import manifest, session
 

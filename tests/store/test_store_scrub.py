@@ -14,7 +14,8 @@ from sessionproof.records import (
     ToolResultEvent,
     UserMessageEvent,
 )
-from sessionproof.store import REDACTED, RunManifest, Store, scrub_argv, scrub_text, scrub_value
+from sessionproof.store import RunManifest, Store
+from sessionproof.store._internal import REDACTED, scrub_argv, scrub_text, scrub_value
 
 from .factory import manifest, session
 

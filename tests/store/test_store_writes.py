@@ -16,8 +16,8 @@ from sessionproof.records import (
     ToolCall,
     ToolCallEvent,
     UserMessageEvent,
-    make_event,
 )
+from sessionproof.records._internal import make_event
 from sessionproof.store import Store, _store
 
 from .factory import manifest, session

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sessionproof.suites.bfcl import score_bfcl_file
+from sessionproof.suites.bfcl._internal import score_bfcl_file
 from sessionproof.suites.bfcl._mt_check import check_multi_turn
 from sessionproof.suites.bfcl._mt_data import is_multi_turn_file, load_multi_turn
 from sessionproof.suites.bfcl._mt_exec import BfclWorld, call_string, parse_call

@@ -14,7 +14,8 @@ from sessionproof.cli import app
 from sessionproof.domains import ToolContext
 from sessionproof.errors import ConfigError
 from sessionproof.records import Scenario
-from sessionproof.suites import GoldPrefixSuite, Suite, load_suite
+from sessionproof.suites import Suite, load_suite
+from sessionproof.suites._internal import GoldPrefixSuite
 from sessionproof.suites.bfcl._mt_package import additional_function_message
 from sessionproof.suites.bfcl._mt_suite import BfclMultiTurnSuite
 

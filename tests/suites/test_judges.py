@@ -21,15 +21,8 @@ from sessionproof.records import (
     UserSpec,
 )
 from sessionproof.rerun._suite import RerunSuite
-from sessionproof.suites import (
-    Judge,
-    Judgement,
-    Suite,
-    judge_named,
-    judge_of,
-    load_suite,
-    register_judge,
-)
+from sessionproof.suites import Judge, Judgement, Suite, load_suite, register_judge
+from sessionproof.suites._internal import judge_named, judge_of
 from sessionproof.suites._judges import JUDGES
 
 
@@ -120,7 +113,7 @@ def test_a_rerun_skips_a_transcript_whose_evaluator_no_package_provides(
     counting: CountingJudge,
 ) -> None:
     from sessionproof.importers import ImportedSession, ImportResult
-    from sessionproof.rerun import plan_reruns
+    from sessionproof.rerun._internal import plan_reruns
 
     def imported(index: int, evaluator: str) -> ImportedSession:
         session = Session(

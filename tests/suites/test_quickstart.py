@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from sessionproof import runs
-from sessionproof.suites import BUILTIN_SUITES, load_suite
+from sessionproof.suites import load_suite
+from sessionproof.suites._internal import BUILTIN_SUITES
 from sessionproof.suites._registry import QUICKSTART_SCENARIOS
 
 

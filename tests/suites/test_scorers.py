@@ -10,7 +10,9 @@ import pytest
 
 from sessionproof import runs
 from sessionproof.errors import ConfigError
-from sessionproof.suites import OutputReport, ScoreOptions, scorer_names
+from sessionproof.runs._internal import SCORE_FORMATS
+from sessionproof.suites import OutputReport, ScoreOptions
+from sessionproof.suites._internal import scorer_names
 from sessionproof.suites._scorers import SCORERS
 
 
@@ -57,6 +59,6 @@ def test_a_registered_scorer_scores_its_format(tmp_path: Path, line_scorer: None
 def test_bfcl_outputs_are_scored_by_the_scorer_its_package_registers() -> None:
     origins = {e.name: e.origin for e in SCORERS.entries()}
     assert origins["bfcl"] == "sessionproof"
-    assert "bfcl" in runs.SCORE_FORMATS
+    assert "bfcl" in SCORE_FORMATS
     with pytest.raises(ConfigError, match="--format bfcl needs --questions and --answers"):
         runs.score(Path("outputs.jsonl"), fmt="bfcl")

@@ -10,17 +10,18 @@ import pytest
 
 from sessionproof._plugins import forget_entry_points
 from sessionproof.domains import _registry, domain_names, get_domain
-from sessionproof.suites import BUILTIN_SUITES, is_builtin_suite, load_suite, recorded_suite
+from sessionproof.suites import load_suite
+from sessionproof.suites._internal import BUILTIN_SUITES, is_builtin_suite, recorded_suite
 from sessionproof.suites._plugin import SUITES, suite_help
 
 PROBE = """
-from sessionproof.domains.demo import spec as demo_spec
+from sessionproof.domains.demo._internal import spec as demo_spec
 from sessionproof.suites import Suite
 from sessionproof.suites._plugin import SuitePlugin
 
 
 def _load(name):
-    from sessionproof.domains.demo import load_scenarios
+    from sessionproof.domains.demo._internal import load_scenarios
 
     return Suite(name, load_scenarios()[:2])
 

@@ -13,10 +13,12 @@ from typer.testing import CliRunner
 
 from sessionproof.agents import OracleAgent, make_agent
 from sessionproof.cli import app
-from sessionproof.engine import RunPlan, SessionList, execute_run
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.errors import InputFileError
 from sessionproof.records import Session
-from sessionproof.suites import Suite, gold_prefix_suite, load_suite
+from sessionproof.suites import Suite, load_suite
+from sessionproof.suites._internal import gold_prefix_suite
 
 runner = CliRunner()
 SLOPPY = "python:tests.suites._sloppy_agent:respond"  # does nothing in turn 1

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sessionproof.domains import get_domain
 from sessionproof.errors import InputFileError, ToolArgumentError, describe_validation
-from sessionproof.importers import first_problem
+from sessionproof.importers._internal import first_problem
 from sessionproof.suites import load_suite
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from sessionproof.domains import Domain, ToolContext, Toolkit, tool
 from sessionproof.importers import SessionBuilder
 from sessionproof.records import ErrorClass, ToolCall
-from sessionproof.taxonomy import classify_payload, classify_text
+from sessionproof.taxonomy._internal import classify_payload, classify_text
 
 E = ErrorClass
 

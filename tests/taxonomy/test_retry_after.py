@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from sessionproof.agents._retry import retry_after_seconds as agents_retry_after
-from sessionproof.taxonomy import parse_retry_after, retry_after_s, retry_after_seconds
+from sessionproof.taxonomy._internal import parse_retry_after, retry_after_s, retry_after_seconds
 
 
 @pytest.fixture

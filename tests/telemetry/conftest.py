@@ -7,13 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sessionproof.records import (
-    Decision,
-    FaultInjectedEvent,
-    GuardDecisionEvent,
-    Session,
-    ToolResultEvent,
-)
+from sessionproof.records import Session, ToolResultEvent
+from sessionproof.records._internal import Decision, FaultInjectedEvent, GuardDecisionEvent
 from sessionproof.runs import RunConfig, RunReport, run
 
 

@@ -12,9 +12,10 @@ from sessionproof.records import (
     TerminationReason,
     ToolCall,
     ToolResult,
-    make_event,
 )
-from sessionproof.telemetry import otlp_json, session_spans
+from sessionproof.records._internal import make_event
+from sessionproof.telemetry import session_spans
+from sessionproof.telemetry._internal import otlp_json
 
 SECRET = "sk-" + "q" * 32
 

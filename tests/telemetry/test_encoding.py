@@ -9,12 +9,12 @@ from opentelemetry.sdk.resources import Resource
 
 from sessionproof.runs import RunReport
 from sessionproof.store import Store
-from sessionproof.telemetry import (
+from sessionproof.telemetry import session_spans
+from sessionproof.telemetry._internal import (
     default_resource,
     export_request,
     otlp_proto,
     otlp_spans,
-    session_spans,
 )
 
 

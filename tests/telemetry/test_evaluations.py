@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from sessionproof.domains import get_domain
 from sessionproof.records import Session
 from sessionproof.runs import RunReport
-from sessionproof.scoring import check_calls, error_recovery, session_survival
+from sessionproof.scoring._internal import check_calls, error_recovery, session_survival
 from sessionproof.store import Store
 from sessionproof.suites import load_suite
 from sessionproof.telemetry import run_spans

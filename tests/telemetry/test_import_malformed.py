@@ -16,7 +16,8 @@ from sessionproof.errors import InputFileError
 from sessionproof.importers import import_file
 from sessionproof.records import ErrorClass, Session, ToolCallEvent, ToolResultEvent
 from sessionproof.runs import RunReport
-from sessionproof.telemetry import otlp_proto, run_spans
+from sessionproof.telemetry import run_spans
+from sessionproof.telemetry._internal import otlp_proto
 
 T1, T2 = "a" * 32, "b" * 32
 

@@ -19,8 +19,8 @@ from sessionproof.importers import RecordError
 from sessionproof.records import Session
 from sessionproof.runs import RunReport, export_traces, import_traces
 from sessionproof.store import Store
-from sessionproof.telemetry import otlp_json
 from sessionproof.telemetry._decode import MAX_TEXT, _span
+from sessionproof.telemetry._internal import otlp_json
 from sessionproof.telemetry._proto_walk import span_dict
 from sessionproof.telemetry._rebuild import read_otlp_run
 

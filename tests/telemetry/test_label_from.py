@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from sessionproof.errors import ConfigError
-from sessionproof.importers import LabelRule, import_file
-from sessionproof.records import VerdictEvent
+from sessionproof.importers import import_file
+from sessionproof.importers._internal import LabelRule
+from sessionproof.records._internal import VerdictEvent
 from sessionproof.runs import import_traces
 from sessionproof.store import Store
 

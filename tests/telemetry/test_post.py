@@ -8,7 +8,7 @@ import pytest
 
 from sessionproof.runs import RunReport
 from sessionproof.store import Store
-from sessionproof.telemetry import default_resource, export_request, otlp_spans
+from sessionproof.telemetry._internal import default_resource, export_request, otlp_spans
 from sessionproof.telemetry._otlp import exporter, post, public_post
 
 from .test_otlp_receiver import receiver  # noqa: F401  (the fixture)

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from sessionproof.patterns import MineOptions
-from sessionproof.runs import SCORE_FORMATS, RunReport, export_traces, patterns, rerun, score
+from sessionproof.runs import RunReport, export_traces, patterns, rerun, score
+from sessionproof.runs._internal import SCORE_FORMATS
 from sessionproof.store import Store
-from sessionproof.suites.tau2 import ScoreReport
+from sessionproof.suites._score_report import ScoreReport
 
 from .test_import_malformed import _attr, _file, _session
 

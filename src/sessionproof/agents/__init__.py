@@ -10,42 +10,11 @@ from typing import Any
 
 from . import _providers  # noqa: F401  (registers the built-in providers)
 from ._oracle import OracleAgent
-from ._protocol import (
-    STOP_TOKEN,
-    Agent,
-    AgentFailure,
-    AgentRequest,
-    AgentResponse,
-    OutputIssue,
-    end_session,
-    plays_users,
-)
-from ._ranked import request_rank
-from ._ratelimit import (
-    ConcurrencyStats,
-    ProviderGate,
-    RateLimiter,
-    RateLimits,
-    queue_time_excluded,
-)
-from ._registry import (
-    AgentOptions,
-    Provider,
-    accepted_specs,
-    get_provider,
-    provider,
-    providers,
-    unregister_provider,
-)
-from ._retry import (
-    FailureClassifier,
-    ModelOutputRejected,
-    ProviderFailure,
-    RetryPolicy,
-    call_with_retries,
-)
+from ._protocol import Agent, AgentFailure, AgentRequest, AgentResponse, end_session
+from ._registry import AgentOptions, Provider, accepted_specs, provider, providers
+from ._retry import ProviderFailure, RetryPolicy
 from ._scripted import ScriptedAgent
-from ._spec import display_spec, make_agent
+from ._spec import make_agent
 
 
 def __getattr__(name: str) -> Any:
@@ -57,35 +26,18 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "ACCEPTED",
-    "STOP_TOKEN",
     "Agent",
     "AgentFailure",
     "AgentOptions",
     "AgentRequest",
     "AgentResponse",
-    "ConcurrencyStats",
-    "FailureClassifier",
-    "ModelOutputRejected",
     "OracleAgent",
-    "OutputIssue",
     "Provider",
     "ProviderFailure",
-    "ProviderGate",
-    "RateLimiter",
-    "RateLimits",
     "RetryPolicy",
     "ScriptedAgent",
-    "accepted_specs",
-    "call_with_retries",
-    "display_spec",
     "end_session",
-    "get_provider",
     "make_agent",
-    "plays_users",
     "provider",
     "providers",
-    "queue_time_excluded",
-    "request_rank",
-    "unregister_provider",
 ]

@@ -10,7 +10,8 @@ from anthropic.types import Message as AnthropicMessage
 
 from .._secrets import register_secret
 from ..errors import InfraError
-from ..records import Message, ModelCall, ToolCall, Usage
+from ..records import Message, ToolCall
+from ..records._internal import ModelCall, Usage
 from ._parse import CallIds, finish_reply, make_tool_call, safe_call_id
 from ._payload import BYTES_PER_TOKEN, ToolPayloads, with_fields
 from ._protocol import AgentRequest, AgentResponse

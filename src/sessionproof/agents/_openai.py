@@ -18,7 +18,8 @@ except ImportError:  # pragma: no cover - older openai SDKs
     import httpx as _http  # type: ignore[no-redef]
 
 from .._secrets import register_secret
-from ..records import ErrorClass, Message, ModelCall, ToolCall, Usage
+from ..records import ErrorClass, Message, ToolCall
+from ..records._internal import ModelCall, Usage
 from . import _prompted as prompted
 from ._completion import Completion, read_completion
 from ._fastpath import direct_post

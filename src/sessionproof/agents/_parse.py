@@ -10,7 +10,8 @@ import json
 import re
 from typing import Any
 
-from ..records import MAX_ARGUMENT_CHARS, ErrorClass, Message, ToolCall, parse_arguments
+from ..records import ErrorClass, Message, ToolCall
+from ..records._internal import MAX_ARGUMENT_CHARS, parse_arguments
 from ._protocol import AgentResponse, OutputIssue
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")

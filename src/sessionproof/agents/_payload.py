@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ..domains import ToolSpec
+from ..records import ToolSpec
 
 BYTES_PER_TOKEN = 4.0
 """A request's size in tokens is estimated as its JSON bytes over this (for `--tpm`)."""

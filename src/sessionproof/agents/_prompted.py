@@ -12,8 +12,7 @@ import json
 import re
 from typing import Any
 
-from ..domains import ToolSpec
-from ..records import ErrorClass, Message, ToolCall
+from ..records import ErrorClass, Message, ToolCall, ToolSpec
 from ._parse import CallIds, history_arguments, make_tool_call
 from ._protocol import OutputIssue
 

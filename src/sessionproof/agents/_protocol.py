@@ -6,8 +6,8 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..domains import ToolSpec
-from ..records import ErrorClass, Message, ModelCall, Scenario
+from ..records import ErrorClass, Message, Scenario, ToolSpec
+from ..records._internal import ModelCall
 
 STOP_TOKEN = "###STOP###"
 """Said in a reply without tool calls, it ends the session (`agent_stop`); a simulated user

@@ -24,7 +24,9 @@ from .._retrying import RetryDetails, on_retry
 from .._secrets import redact_secrets
 from ..errors import InfraError
 from ..records import ErrorClass
-from ..taxonomy import classify_exception, classify_status, retry_after_seconds, semantics
+from ..taxonomy import classify_exception, semantics
+from ..taxonomy._internal import classify_status
+from ..taxonomy._internal import retry_after_seconds as retry_after_seconds
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState
@@ -34,17 +36,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-*]{6,}|Bearer\s+\S+|key[-_][A-Za-z0-9_\-]{12,})")
-
-__all__ = [
-    "FailureClassifier",
-    "ModelOutputRejected",
-    "ProviderFailure",
-    "RetryPolicy",
-    "call_with_retries",
-    "provider_message",
-    "redact",
-    "retry_after_seconds",
-]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import IO, Any
 
 import httpx
 
-from ..domains.sources import end_group, spawn_group
+from ..domains.sources._internal import end_group, spawn_group
 from ..errors import InfraError, ModelSpecError
 from ..records import ErrorClass
 from ._protocol import AgentFailure

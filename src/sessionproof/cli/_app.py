@@ -25,6 +25,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+"""The `sessionproof` command (a typer app): each `cli` module registers its commands on it."""
 
 err_console = SafeConsole(stderr=True)
 out_console = SafeConsole()
@@ -38,7 +39,7 @@ def progress_console() -> Console:
 def _on_retry(details: RetryDetails) -> None:
     # One readable line per provider retry instead of the default log record; the
     # cause is scrubbed because provider errors can echo request headers.
-    from ..store import scrub_text
+    from ..store._internal import scrub_text
 
     cause = scrub_text(str(details.caused_by).splitlines()[0] if str(details.caused_by) else "")
     err_console.print(
@@ -58,7 +59,7 @@ def main() -> None:
     try:
         app()
     except SessionproofError as exc:
-        from ..store import scrub_text
+        from ..store._internal import scrub_text
 
         # Scrubbed: an error may quote what the user typed (a spec with a URL password) or
         # what a provider echoed back.

@@ -7,9 +7,9 @@ import json
 import typer
 from rich.markup import escape
 
-from ..report import pct, pct_range, render_breakdowns, render_table
+from ..report._internal import pct, pct_range, render_breakdowns, render_table
 from ..runs import RunReport
-from ..scoring import ARM_DEFINITIONS
+from ..scoring._internal import ARM_DEFINITIONS
 from ._app import out_console
 
 

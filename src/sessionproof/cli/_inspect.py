@@ -43,8 +43,8 @@ def _open(path: Path) -> Store:
 @app.command("runs")
 def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None:
     """List stored runs, newest first."""
-    from ..report import render_table
-    from ..scoring import summaries_by_arm
+    from ..report._internal import render_table
+    from ..scoring._internal import summaries_by_arm
 
     with _open(store) as db:
         listed = list(reversed(db.list_runs()))
@@ -90,7 +90,7 @@ def runs(store: StoreOpt = DEFAULT_STORE_PATH, as_json: JsonOpt = False) -> None
 
 
 def _accuracy(value: float | None) -> str:
-    from ..report import pct
+    from ..report._internal import pct
 
     return "–" if value is None else pct(value)
 
@@ -112,8 +112,8 @@ def show(
     ] = False,
 ) -> None:
     """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
-    from ..report import render_definitions, render_table, render_transcript
-    from ..scoring import summaries_by_arm, verdict_label
+    from ..report._internal import render_definitions, render_table, render_transcript
+    from ..scoring._internal import summaries_by_arm, verdict_label
     from ._summaries import render_summaries, summaries_json
 
     with _open(store) as db:
@@ -170,7 +170,7 @@ def show(
 
 
 def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
-    from ..report import render_breakdowns, render_metric_definitions, render_metrics
+    from ..report._internal import render_breakdowns, render_metric_definitions, render_metrics
     from ..runs import metrics
 
     found = metrics(run_id, store=db)
@@ -263,7 +263,7 @@ def export(
             typer.echo(str(p))
         return
     from ..runs import ExportConfig, export_traces
-    from ..telemetry import parse_headers
+    from ..telemetry._internal import parse_headers
 
     refuse_clobber(output, store=store)
     config = ExportConfig(

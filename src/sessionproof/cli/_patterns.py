@@ -114,7 +114,7 @@ def patterns(
 
 def render_patterns(report: PatternsReport, source: str) -> None:
     """The one-screen terminal view."""
-    from ..report import render_table
+    from ..report._internal import render_table
 
     arm = f"arm {escape(report.arm)}, " if report.arm is not None else ""
     out_console.print(

@@ -13,8 +13,9 @@ from rich.progress import (
 )
 
 from ..records import Session
-from ..scoring import not_judged_reason, verdict_label, verdict_of
-from ..store import scrub_text
+from ..scoring import verdict_of
+from ..scoring._internal import not_judged_reason, verdict_label
+from ..store._internal import scrub_text
 
 
 class RunProgress:

@@ -97,7 +97,8 @@ def write_run_report(run_id: str, store: Path, skip: bool) -> None:
     output, e.g. --json). A report that cannot be written is a warning: the run is stored."""
     if skip or not run_id:
         return
-    from ..runs import default_report_path, report
+    from ..runs import report
+    from ..runs._internal import default_report_path
 
     try:
         path = report([run_id], default_report_path(store, run_id), store)

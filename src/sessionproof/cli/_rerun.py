@@ -17,7 +17,8 @@ from ._later import help_later
 from ._report import NoReportOpt, write_run_report
 
 if TYPE_CHECKING:
-    from ..rerun import RerunReport, TranscriptRerun
+    from ..rerun import RerunReport
+    from ..rerun._internal import TranscriptRerun
 
 RERUN_HELP = (
     "Rerun real transcripts (tau2, tau-bench, OpenAI or Anthropic chat logs) against a "
@@ -66,7 +67,7 @@ def _row(t: TranscriptRerun) -> list[str]:
 def _print(report: RerunReport) -> None:
     from rich.table import Table
 
-    from ..report import pct
+    from ..report._internal import pct
 
     name = Path(report.source).name
     table = Table(title=f"rerun {escape(name)} ({report.format}) with {escape(report.model)}")

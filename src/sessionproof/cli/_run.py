@@ -17,6 +17,7 @@ from ._report import NoReportOpt, told_report
 
 if TYPE_CHECKING:
     from .. import runs
+    from ..runs._internal import RunStart
 
 _RUN_SUMMARY = "Run a suite of multi-turn scenarios against a model; store every session."
 
@@ -24,9 +25,9 @@ _RUN_SUMMARY = "Run a suite of multi-turn scenarios against a model; store every
 def run_help() -> str:
     """The help of `run`: the suites, the model specs and the metrics known right now (it
     reads their registries, so it is built when shown, not on every start-up)."""
-    from ..agents import accepted_specs
-    from ..scoring import METRIC_DEFINITIONS
-    from ..suites import BUILTIN_SUITES
+    from ..agents._internal import accepted_specs
+    from ..scoring._internal import METRIC_DEFINITIONS
+    from ..suites._internal import BUILTIN_SUITES
 
     return (
         _RUN_SUMMARY + "\n\n"
@@ -170,7 +171,7 @@ def run(
     ] = None,
 ) -> None:
     from .. import runs
-    from ..runs import RESUME_KEEPS
+    from ..runs._internal import RESUME_KEEPS
     from ._progress import RunProgress
 
     given = [
@@ -181,7 +182,7 @@ def run(
     ]
     started: list[str] = []
 
-    def announce(start: runs.RunStart) -> None:
+    def announce(start: RunStart) -> None:
         started.append(start.run_id)
         err_console.print(
             f"run [bold]{start.run_id}[/]: suite {escape(start.suite)} ({start.scenarios} "
@@ -257,7 +258,7 @@ def _export(
     if endpoint is None:
         return None
     from ..runs import OtlpExport
-    from ..telemetry import parse_headers
+    from ..telemetry._internal import parse_headers
 
     return OtlpExport(
         endpoint=endpoint, headers=parse_headers(headers or []), content=content, compat=compat
@@ -265,7 +266,7 @@ def _export(
 
 
 def _report(report: runs.RunReport, as_json: bool) -> None:
-    from ..report import render_breakdowns
+    from ..report._internal import render_breakdowns
     from ._summaries import render_summaries
 
     if report.comparison is not None:
@@ -282,8 +283,8 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
     for arm, tables in report.breakdowns.items():
         render_breakdowns(out_console, tables, f"arm {arm}")
     if report.turns is not None:
-        from ..report import turns_table
-        from ..scoring import TURN_DEFINITIONS
+        from ..report._internal import turns_table
+        from ..scoring._internal import TURN_DEFINITIONS
 
         out_console.print(turns_table(report.turns))
         for name, text in TURN_DEFINITIONS.items():

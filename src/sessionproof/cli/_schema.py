@@ -13,7 +13,7 @@ from ._app import app
 
 def _suite_schema() -> dict[str, Any]:
     from ..records import Scenario
-    from ..suites import DomainRef
+    from ..suites._internal import DomainRef
 
     scenario = Scenario.model_json_schema()
     domain = DomainRef.model_json_schema()
@@ -45,7 +45,7 @@ def _suite_schema() -> dict[str, Any]:
 def schema_for(kind: str) -> dict[str, Any]:
     """The JSON Schema of `kind`: scenario, domain or suite; raises `ConfigError`."""
     from ..records import Scenario
-    from ..suites import DomainRef
+    from ..suites._internal import DomainRef
 
     if kind == "scenario":
         out = Scenario.model_json_schema()

@@ -18,7 +18,7 @@ from ._report import NoReportOpt
 
 
 def _format_help() -> dict[str, str]:
-    from ..runs import SCORE_FORMATS
+    from ..runs._internal import SCORE_FORMATS
 
     return {"fmt": " | ".join(SCORE_FORMATS)}
 
@@ -84,7 +84,7 @@ def score(
     named on stderr and listed in --json (`skipped`, `warnings`), and the rest are judged;
     2 when a file or an option cannot be used at all. `-o` must not name an input file.
     """
-    from ..suites import scorer_names
+    from ..suites._internal import scorer_names
 
     if fmt in scorer_names():
         if suite is not None:

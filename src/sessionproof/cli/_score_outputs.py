@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from .. import runs
-from ..suites import ScoreReport
+from ..suites._internal import ScoreReport
 from ._safe import SafeConsole as Console  # control characters escaped
 
 

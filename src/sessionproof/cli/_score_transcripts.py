@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..runs import score
-from ..suites import ScoreReport
+from ..suites._internal import ScoreReport
 from ._safe import SafeConsole as Console  # control characters escaped
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from rich.console import Console
 
-from ..report import render_summary
-from ..scoring import RunSummary, first_summary, summarize
+from ..report._internal import render_summary
+from ..scoring import RunSummary, summarize
+from ..scoring._internal import first_summary
 
 
 def summaries_json(head: Mapping[str, Any], by_arm: Mapping[str, RunSummary]) -> dict[str, Any]:

@@ -6,21 +6,13 @@
   side and criteria before the session starts).
 """
 
-from ._answering import AnsweringUser, asked
-from ._condition import SECONDS_PER_CALL, Condition, ConditionHooks, hooks_for, parse_arm
-from ._perturb import PERTURB_KINDS, PerturbedScenario, PerturbKind, PerturbPlan, perturb
+from ._condition import Condition, parse_arm
+from ._perturb import PerturbKind, PerturbPlan, perturb
 
 __all__ = [
-    "PERTURB_KINDS",
-    "SECONDS_PER_CALL",
-    "AnsweringUser",
     "Condition",
-    "ConditionHooks",
     "PerturbKind",
     "PerturbPlan",
-    "PerturbedScenario",
-    "asked",
-    "hooks_for",
     "parse_arm",
     "perturb",
 ]

@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ..domains import DomainSpec, ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
-from ..faults import DriftHooks, DriftPlan, FaultInjector, FaultPlan
+from ..faults import DriftPlan, FaultInjector, FaultPlan
+from ..faults._internal import DriftHooks
 from ..guard import Guard, GuardConfig, VirtualClock, guard_source
 from ..records import Scenario, ToolCall, ToolResult
 from ..users import User

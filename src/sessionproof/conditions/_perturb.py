@@ -33,6 +33,7 @@ from ..errors import ConfigError, ToolError
 from ..records import Action, ForbiddenAction, Scenario
 
 PerturbKind = Literal["missing_arg", "shifted_arg", "coreference"]
+"""How a perturbed scenario rewrites the user's turns (`PERTURB_KINDS` lists them)."""
 PERTURB_KINDS: tuple[PerturbKind, ...] = ("missing_arg", "shifted_arg", "coreference")
 
 _MIN_VALUE = 3

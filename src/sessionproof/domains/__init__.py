@@ -15,63 +15,39 @@ for the protocol, not for schema generation.
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ..records import ToolSpec
-from ._results import (
-    MAX_TOOL_OUTPUT_CHARS,
-    error_result,
-    render_output,
-    result_from_exception,
-    result_from_value,
-    unparsed_result,
-)
-from ._source import Emit, ToolContext, ToolSource, WrapperToolSource, source_gone
+from ._source import ToolContext, ToolSource, WrapperToolSource
 
 if TYPE_CHECKING:
     from ._domain import Domain, DomainSpec
-    from ._registry import domain_names, get_domain, register_builtin, register_domain
-    from ._schema_tools import SchemaTool, SchemaTools, ToolFunction
-    from ._toolkit import Toolkit, state_hash, tool
+    from ._registry import domain_names, get_domain, register_domain
+    from ._schema_tools import SchemaTool, SchemaTools
+    from ._toolkit import Toolkit, tool
 
 _LAZY = {
     "Domain": "_domain",
     "DomainSpec": "_domain",
-    "domain_names": "_registry",
-    "get_domain": "_registry",
-    "register_builtin": "_registry",
-    "register_domain": "_registry",
     "SchemaTool": "_schema_tools",
     "SchemaTools": "_schema_tools",
-    "ToolFunction": "_schema_tools",
     "Toolkit": "_toolkit",
-    "state_hash": "_toolkit",
+    "domain_names": "_registry",
+    "get_domain": "_registry",
+    "register_domain": "_registry",
     "tool": "_toolkit",
 }
 
 __all__ = [
-    "MAX_TOOL_OUTPUT_CHARS",
     "Domain",
     "DomainSpec",
-    "Emit",
     "SchemaTool",
     "SchemaTools",
     "ToolContext",
-    "ToolFunction",
     "ToolSource",
-    "ToolSpec",
     "Toolkit",
     "WrapperToolSource",
     "domain_names",
-    "error_result",
     "get_domain",
-    "register_builtin",
     "register_domain",
-    "render_output",
-    "result_from_exception",
-    "result_from_value",
-    "source_gone",
-    "state_hash",
     "tool",
-    "unparsed_result",
 ]
 
 

@@ -16,7 +16,7 @@ from ..errors import UnknownDomainError
 from ._domain import DomainSpec
 
 # name -> "module:attribute" of a zero-argument factory returning a DomainSpec.
-_BUILTIN: dict[str, str] = {"demo": "sessionproof.domains.demo:spec"}
+_BUILTIN: dict[str, str] = {"demo": "sessionproof.domains.demo._spec:spec"}
 _REGISTERED: dict[str, DomainSpec] = {}
 _PLUGINS: Registry[Callable[[], DomainSpec]] = Registry("domains")
 

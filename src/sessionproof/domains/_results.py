@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from ..errors import ToolError, exception_text
 from ..records import ErrorClass, ToolCall, ToolResult
-from ..taxonomy import classify_text
+from ..taxonomy._internal import classify_text
 
 MAX_TOOL_OUTPUT_CHARS = 200_000
 """Tool output beyond this is cut and classified `truncated_output` (a 5 MB blob would drown

@@ -32,7 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from ..records import EventKind, EventPayload, ToolCall, ToolResult, ToolSpec
+from ..records import EventKind, ToolCall, ToolResult, ToolSpec
+from ..records._internal import EventPayload
 
 Emit = Callable[[EventKind, EventPayload], None]
 """Appends one event: its kind and its typed payload (fault_injected, drift_applied,

@@ -14,23 +14,15 @@ from pydantic import TypeAdapter
 
 from .._defaults import DEFAULT_AGENT_TIMEOUT_S as DEFAULT_AGENT_TIMEOUT_S
 from .._defaults import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
-from ..agents import (
-    STOP_TOKEN,
-    Agent,
-    AgentFailure,
-    AgentRequest,
-    AgentResponse,
-    end_session,
-    queue_time_excluded,
-)
-from ..domains import Domain, ToolContext, ToolSource, result_from_exception, source_gone
+from ..agents import Agent, AgentFailure, AgentRequest, AgentResponse, end_session
+from ..agents._internal import STOP_TOKEN, queue_time_excluded
+from ..domains import Domain, ToolContext, ToolSource
+from ..domains._internal import result_from_exception, source_gone
 from ..errors import InfraError, exception_text
 from ..records import (
-    AgentError,
     ErrorClass,
     EventKind,
     Message,
-    ModelCall,
     Outcome,
     Scenario,
     Session,
@@ -38,8 +30,8 @@ from ..records import (
     TerminationReason,
     ToolCall,
     ToolResult,
-    Usage,
 )
+from ..records._internal import AgentError, ModelCall, Usage
 from ..users import User
 from ._boundary import NoHooks, SessionHooks
 from ._judge import Judge, with_termination

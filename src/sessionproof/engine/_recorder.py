@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from ..records import Event, EventKind, EventPayload, make_event
+from ..records import Event, EventKind
+from ..records._internal import EventPayload, make_event
 
 
 class Recorder:

@@ -10,7 +10,8 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from ..agents import AgentResponse, OutputIssue
+from ..agents import AgentResponse
+from ..agents._internal import OutputIssue
 from ..records import ErrorClass, Message, ToolCall
 
 MAX_JSON_DEPTH = 64

@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..agents import Agent, request_rank
+from ..agents import Agent
+from ..agents._internal import request_rank
 from ..records import Scenario, Session
 from ..users import InstructionUser, ScriptedUser, SimulatedUser, User
 from ._boundary import NoHooks, ScenarioHooks, SessionHooks

@@ -17,7 +17,8 @@ import itertools
 import time
 from typing import Any
 
-from ..domains import Domain, ToolContext, ToolSource, result_from_exception, source_gone
+from ..domains import Domain, ToolContext, ToolSource
+from ..domains._internal import result_from_exception, source_gone
 from ..records import (
     ErrorClass,
     EventKind,

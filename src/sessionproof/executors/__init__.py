@@ -13,40 +13,4 @@
   `wrap_agent=limited_by(RayRateLimiter.start(rpm=...))` in the `WorkerSpec`.
 """
 
-from ._cluster import RAY_EXTRA, connect, import_ray
-from ._driver import SESSION_RETRIES, execute_ray
-from ._limiter import RateLimitedAgent, RayRateLimiter, TokenBucket, limited_by
-from ._processes import (
-    ProcessRun,
-    WorkerShare,
-    execute_processes,
-    fork_available,
-    shares,
-    worker_count,
-)
-from ._setup import agents_for, hooks_factory, load
-from ._worker import AgentWrapper, SessionWorker, WorkerSpec
-
-__all__ = [
-    "RAY_EXTRA",
-    "SESSION_RETRIES",
-    "AgentWrapper",
-    "ProcessRun",
-    "RateLimitedAgent",
-    "RayRateLimiter",
-    "SessionWorker",
-    "TokenBucket",
-    "WorkerShare",
-    "WorkerSpec",
-    "agents_for",
-    "connect",
-    "execute_processes",
-    "execute_ray",
-    "fork_available",
-    "hooks_factory",
-    "import_ray",
-    "limited_by",
-    "load",
-    "shares",
-    "worker_count",
-]
+__all__: list[str] = []

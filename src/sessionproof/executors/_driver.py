@@ -14,7 +14,8 @@ import contextlib
 import math
 from typing import Any
 
-from ..engine import Progress, RunItem, RunPlan, SessionSink, todo_items
+from ..engine import Progress, SessionSink
+from ..engine._internal import RunItem, RunPlan, todo_items
 from ..errors import InfraError, SessionproofError
 from ..records import Session
 from ..suites import Suite

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import time
 
-from ..engine import RunItem, session_id
-from ..records import EventKind, Session, TerminationReason, make_event
+from ..engine._internal import RunItem, session_id
+from ..records import EventKind, Session, TerminationReason
 from ..records import Termination as TerminationPayload
+from ..records._internal import make_event
 from ._worker import WorkerSpec
 
 

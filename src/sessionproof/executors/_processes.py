@@ -33,8 +33,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agents import ConcurrencyStats, RateLimiter, RateLimits
-from ..engine import GroupWriter, Progress, RunItem, SessionSink
+from ..agents._internal import ConcurrencyStats, RateLimiter, RateLimits
+from ..engine import Progress, SessionSink
+from ..engine._internal import GroupWriter, RunItem
 from ..errors import InfraError
 from ..records import Session
 from ._driver import SESSION_RETRIES

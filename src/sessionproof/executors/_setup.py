@@ -7,11 +7,15 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Literal
 
-from ..agents import Agent, RateLimiter, plays_users
-from ..conditions import hooks_for, parse_arm
-from ..engine import HooksFactory, SessionHooks
+from ..agents import Agent
+from ..agents._internal import RateLimiter, plays_users
+from ..conditions import parse_arm
+from ..conditions._internal import hooks_for
+from ..engine import SessionHooks
+from ..engine._internal import HooksFactory
 from ..records import Scenario
-from ..suites import Suite, gold_prefix_suite, load_suite
+from ..suites import Suite, load_suite
+from ..suites._internal import gold_prefix_suite
 
 
 def hooks_factory(arms: Sequence[str], suite: Suite | None = None) -> HooksFactory | None:

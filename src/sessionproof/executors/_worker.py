@@ -18,8 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..agents import Agent, RateLimiter
-from ..engine import HooksFactory, NoHooks, RunPlan, SessionHooks, plan_session, run_session
+from ..agents import Agent
+from ..agents._internal import RateLimiter
+from ..engine import SessionHooks, run_session
+from ..engine._internal import HooksFactory, NoHooks, RunPlan, plan_session
 from ..errors import ConfigError
 from ..records import Scenario, Session
 from ..suites import Suite

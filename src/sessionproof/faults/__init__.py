@@ -8,20 +8,15 @@ in `sessionproof.scoring`.
 - `DriftPlan.parse("rename_param@2")`, `DriftHooks`: a changed API the domain still serves.
 """
 
-from ._drift import DriftedSource, DriftHooks, DriftPlan, choose_drift
-from ._drift_kinds import DriftKind, ToolDrift
-from ._plan import COMMITTED_CLASSES, DEFAULT_MIX, FaultInjector, FaultPlan, FaultySource
+from ._drift import DriftedSource, DriftPlan
+from ._drift_kinds import DriftKind
+from ._plan import FaultInjector, FaultPlan, FaultySource
 
 __all__ = [
-    "COMMITTED_CLASSES",
-    "DEFAULT_MIX",
-    "DriftHooks",
     "DriftKind",
     "DriftPlan",
     "DriftedSource",
     "FaultInjector",
     "FaultPlan",
     "FaultySource",
-    "ToolDrift",
-    "choose_drift",
 ]

@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..domains import Emit, ToolContext, ToolSource, ToolSpec, WrapperToolSource
+from ..domains import ToolContext, ToolSource, WrapperToolSource
+from ..domains._internal import Emit
 from ..errors import ConfigError
-from ..records import DriftApplied, ErrorClass, EventKind, ToolCall, ToolResult
+from ..records import ErrorClass, EventKind, ToolCall, ToolResult, ToolSpec
+from ..records._internal import DriftApplied
 from ._drift_kinds import BUILDERS, DriftKind, ToolDrift
 from ._hash import stable_pick, unit_draw
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ..domains import ToolSpec
+from ..records import ToolSpec
 from ._hash import stable_pick
 
 Json = dict[str, Any]

@@ -29,8 +29,10 @@ from pydantic import BaseModel, ConfigDict
 
 from ..domains import ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
-from ..records import ErrorClass, EventKind, FaultInjected, ToolCall, ToolResult
-from ..taxonomy import fault_message, semantics
+from ..records import ErrorClass, EventKind, ToolCall, ToolResult
+from ..records._internal import FaultInjected
+from ..taxonomy import semantics
+from ..taxonomy._internal import fault_message
 from ._hash import unit_draw
 
 DEFAULT_MIX: Mapping[ErrorClass, float] = {

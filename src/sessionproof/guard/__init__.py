@@ -21,34 +21,19 @@ same way (sessionproof arms with `guard`); a `VirtualClock` makes every wait ins
 reproducible.
 """
 
-from ._breaker import BreakerState, CircuitBreaker
-from ._calls import unknown_tool_hint, unknown_tool_text
-from ._clock import Clock, SystemClock, VirtualClock
-from ._core import Guard, GuardedTool, ToolFn
+from ._breaker import CircuitBreaker
+from ._clock import VirtualClock
+from ._core import Guard
 from ._harness import GuardedSource, guard_source
-from ._hints import RepairHint, SchemaCheck, hints_for, json_type
-from ._records import Decision, Escalation, GuardConfig, GuardDecision, GuardResult
+from ._records import GuardConfig, GuardDecision, GuardResult
 
 __all__ = [
-    "BreakerState",
     "CircuitBreaker",
-    "Clock",
-    "Decision",
-    "Escalation",
     "Guard",
     "GuardConfig",
     "GuardDecision",
     "GuardResult",
     "GuardedSource",
-    "GuardedTool",
-    "RepairHint",
-    "SchemaCheck",
-    "SystemClock",
-    "ToolFn",
     "VirtualClock",
     "guard_source",
-    "hints_for",
-    "json_type",
-    "unknown_tool_hint",
-    "unknown_tool_text",
 ]

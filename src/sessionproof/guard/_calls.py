@@ -11,7 +11,8 @@ import orjson
 from pydantic import BaseModel
 
 from ..records import ErrorClass
-from ..taxonomy import classify_exception, classify_payload, retry_after_s
+from ..taxonomy import classify_exception
+from ..taxonomy._internal import classify_payload, retry_after_s
 from ._hints import RepairHint
 from ._run import Attempt
 

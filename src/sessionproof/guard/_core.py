@@ -13,7 +13,8 @@ from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception
 from tenacity.wait import wait_exponential
 
 from ..errors import ConfigError
-from ..records import ErrorClass, parse_arguments
+from ..records import ErrorClass
+from ..records._internal import parse_arguments
 from ._breaker import CircuitBreaker
 from ._calls import (
     attempt_from_exception,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ..domains import ToolContext, ToolSource, WrapperToolSource
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult, ToolSpec
-from ..taxonomy import retry_after_s
+from ..taxonomy._internal import retry_after_s
 from ._calls import unknown_tool_hint, unknown_tool_text
 from ._core import Guard
 from ._hints import SchemaCheck

@@ -6,11 +6,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..records import ErrorClass
+
 # A guard decision is also a trace event's payload, so its record lives in `records`;
 # re-exported here, where the guard's users have always found it.
-from ..records import Decision as Decision
-from ..records import ErrorClass
-from ..records import GuardDecision as GuardDecision
+from ..records._internal import Decision as Decision
+from ..records._internal import GuardDecision as GuardDecision
 from ._hints import RepairHint
 
 

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 from tenacity import RetryCallState
 
 from ..records import ErrorClass
-from ..taxonomy import ErrorAction, may_replay, semantics
+from ..taxonomy import ErrorAction, semantics
+from ..taxonomy._internal import may_replay
 from ._hints import RepairHint, SchemaCheck
 from ._records import Decision, Escalation, GuardDecision
 

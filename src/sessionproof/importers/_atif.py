@@ -21,7 +21,8 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from ..errors import ForeignJSONError, InputFileError
-from ..records import ModelCall, Session, TerminationReason, Usage
+from ..records import Session, TerminationReason
+from ..records._internal import ModelCall, Usage
 from ._common import (
     ForeignRecord,
     ImportedSession,

@@ -12,24 +12,26 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..domains import domain_names
 from ..errors import validation_problems
 from ..records import (
-    EVENT_MODELS,
     ErrorClass,
     Event,
     EventKind,
-    EventPayload,
     Message,
-    ModelCall,
     Scenario,
     Session,
     Termination,
     TerminationReason,
     ToolCall,
     ToolResult,
+)
+from ..records._internal import (
+    EVENT_MODELS,
+    EventPayload,
+    ModelCall,
     make_event,
     parse_arguments,
     trusted,
 )
-from ..taxonomy import classify_text
+from ..taxonomy._internal import classify_text
 
 MAX_TRIAL = 2**31 - 1
 """Largest trial number the store holds (its `trial` column is a 32-bit INTEGER): checked on

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..records import ErrorClass, ModelCall, Session, TerminationReason, Usage
+from ..records import ErrorClass, Session, TerminationReason
+from ..records._internal import ModelCall, Usage
 from ._common import (
     ImportedSession,
     ImportResult,

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 
 from ..errors import ConfigError
-from ..records import CriterionResult, Event, EventKind, Outcome, Session, VerdictEvent, make_event
+from ..records import CriterionResult, Event, EventKind, Outcome, Session
+from ..records._internal import VerdictEvent, make_event
 from ._common import RecordError
 
 _PASS = frozenset(

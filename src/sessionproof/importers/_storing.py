@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..errors import InputFileError, StoreError
 from ..records import Session
-from ..store import Store, unstorable
+from ..store import Store
+from ..store._internal import unstorable
 from ._common import ImportedSession, ImportResult, RecordError
 
 WRITE_BATCH = 1000

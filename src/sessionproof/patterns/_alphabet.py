@@ -40,9 +40,7 @@ from itertools import pairwise
 
 from ..records import (
     AssistantMessageEvent,
-    DriftAppliedEvent,
     EventKind,
-    GuardDecisionEvent,
     Session,
     ToolCall,
     ToolCallEvent,
@@ -50,6 +48,7 @@ from ..records import (
     ToolResultEvent,
     UserMessageEvent,
 )
+from ..records._internal import DriftAppliedEvent, GuardDecisionEvent
 
 CORRECTION_OPENERS = (
     "actually",

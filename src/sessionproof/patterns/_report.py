@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..domains import DomainSpec
 from ..errors import ConfigError, SessionproofError
 from ..records import Scenario, Session
-from ..scoring import (
+from ..scoring._internal import (
     FirstDivergence,
     GoldReplays,
     SessionSurvival,

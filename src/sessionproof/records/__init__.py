@@ -1,80 +1,34 @@
 """The typed vocabulary every part of sessionproof speaks. Depends on nothing of ours."""
 
-from ._arguments import MAX_ARGUMENT_CHARS, parse_arguments
 from ._errors import ErrorClass, TerminationReason
 from ._events import (
-    EVENT_ADAPTER,
-    EVENT_MODELS,
-    AgentErrorEvent,
     AssistantMessageEvent,
-    DriftAppliedEvent,
-    EndEvent,
     Event,
-    EventBase,
     EventKind,
-    EventPayload,
-    FaultInjectedEvent,
-    GuardDecisionEvent,
-    ModelCallEvent,
-    RecordedDivergenceEvent,
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
-    VerdictEvent,
-    make_event,
-    parse_event,
     parse_events,
 )
-from ._fastpath import instance
-from ._messages import Message, ModelCall, Role, ToolCall, ToolResult, Usage
-from ._outcome import CriterionResult, Mismatch, Outcome, TurnResult
-from ._payloads import (
-    AgentError,
-    Decision,
-    DriftApplied,
-    FaultInjected,
-    GuardDecision,
-    RecordedDivergence,
-    Termination,
-)
+from ._messages import Message, ToolCall, ToolResult
+from ._outcome import CriterionResult, Outcome
+from ._payloads import Termination
 from ._scenario import Action, Criteria, ExpectedCall, ForbiddenAction, Scenario, UserSpec
 from ._session import Session
 from ._tools import ToolSpec
-from ._trusted import trusted
 
 __all__ = [
-    "EVENT_ADAPTER",
-    "EVENT_MODELS",
-    "MAX_ARGUMENT_CHARS",
     "Action",
-    "AgentError",
-    "AgentErrorEvent",
     "AssistantMessageEvent",
     "Criteria",
     "CriterionResult",
-    "Decision",
-    "DriftApplied",
-    "DriftAppliedEvent",
-    "EndEvent",
     "ErrorClass",
     "Event",
-    "EventBase",
     "EventKind",
-    "EventPayload",
     "ExpectedCall",
-    "FaultInjected",
-    "FaultInjectedEvent",
     "ForbiddenAction",
-    "GuardDecision",
-    "GuardDecisionEvent",
     "Message",
-    "Mismatch",
-    "ModelCall",
-    "ModelCallEvent",
     "Outcome",
-    "RecordedDivergence",
-    "RecordedDivergenceEvent",
-    "Role",
     "Scenario",
     "Session",
     "Termination",
@@ -84,15 +38,7 @@ __all__ = [
     "ToolResult",
     "ToolResultEvent",
     "ToolSpec",
-    "TurnResult",
-    "Usage",
     "UserMessageEvent",
     "UserSpec",
-    "VerdictEvent",
-    "instance",
-    "make_event",
-    "parse_arguments",
-    "parse_event",
     "parse_events",
-    "trusted",
 ]

@@ -12,6 +12,7 @@ from ._fastpath import instance
 from ._trusted import trusted, usable
 
 Role = Literal["system", "user", "assistant", "tool"]
+"""Who speaks a `Message`: the system prompt, the user, the agent (assistant) or a tool."""
 
 
 class ToolCall(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from ..scoring import Breakdowns
+from ..scoring._internal import Breakdowns
 from ._format import pct, pct_range
 from ._terminal import render_table
 

@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..scoring import MetricsReport, MetricValue, NeedBucket, SurvivalPoint
+from ..scoring import MetricsReport, MetricValue
+from ..scoring._internal import NeedBucket, SurvivalPoint
 from ..scoring.stats import Interval
 from ._format import pct, pct_range
 from ._turns import turns_table

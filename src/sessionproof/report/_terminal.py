@@ -10,22 +10,25 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..records import (
-    AgentErrorEvent,
     AssistantMessageEvent,
-    DriftAppliedEvent,
-    EndEvent,
     Event,
     EventKind,
-    FaultInjectedEvent,
-    GuardDecisionEvent,
-    Mismatch,
-    RecordedDivergenceEvent,
     Session,
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
 )
-from ..scoring import METRIC_DEFINITIONS, RunSummary, not_judged_reason, verdict_label
+from ..records._internal import (
+    AgentErrorEvent,
+    DriftAppliedEvent,
+    EndEvent,
+    FaultInjectedEvent,
+    GuardDecisionEvent,
+    Mismatch,
+    RecordedDivergenceEvent,
+)
+from ..scoring import RunSummary
+from ..scoring._internal import METRIC_DEFINITIONS, not_judged_reason, verdict_label
 from ._format import pct, pct_range
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..scoring import TurnReport
+from ..scoring._internal import TurnReport
 from ._format import pct, pct_range
 
 

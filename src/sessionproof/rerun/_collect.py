@@ -7,8 +7,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from ..errors import StatisticsInputError
-from ..records import RecordedDivergenceEvent, Session
-from ..scoring.stats import PairedComparison, paired_comparison
+from ..records import Session
+from ..records._internal import RecordedDivergenceEvent
+from ..scoring.stats import paired_comparison
+from ..scoring.stats._internal import PairedComparison
 from ._plan import RerunItem, verdict_of
 from ._report import SessionShape, TranscriptRerun
 

@@ -7,19 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..domains import DomainSpec, get_domain
+from ..engine._internal import with_termination
 from ..errors import ConfigError, UnknownDomainError
 from ..importers import ImportedSession, ImportResult, RecordError
 from ..records import Action, Criteria, Outcome, Scenario, UserMessageEvent, UserSpec
-from ..scoring import evaluate_session, with_termination
-from ..suites import (
-    RECORDED_DOMAIN,
-    Judge,
-    NLJudge,
-    Project,
-    judge_of,
-    replay,
-    replayed_calls,
-)
+from ..scoring import evaluate_session
+from ..suites import Judge, NLJudge, Project, replay, replayed_calls
+from ..suites._internal import RECORDED_DOMAIN, judge_of
 from ._report import JudgedBy, OriginalSource, Skipped
 
 NO_CRITERION = (
@@ -199,7 +193,7 @@ def _recorded(item: ImportedSession, tid: str, why: str) -> RerunItem:
     """A rerun answered from the transcript's own recorded results (no domain needed)."""
     # The tool sources (httpx among them) load here: planning from a known domain, and a
     # rerun's report, need none of them.
-    from ..domains.sources import RecordedDomainSpec
+    from ..domains.sources._internal import RecordedDomainSpec
 
     session = item.session
     domain = session.metadata.get("domain")

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import EventKind, Session
-from ..scoring.stats import PairedComparison
+from ..scoring.stats._internal import PairedComparison
 
 JudgedBy = str
 """How a transcript's reruns are judged:

@@ -6,13 +6,18 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ..agents import Agent, plays_users
-from ..engine import DEFAULT_MAX_STEPS, Progress, RunPlan, execute_run
+from ..agents import Agent
+from ..agents._internal import plays_users
+from ..engine import Progress, execute_run
+from ..engine._internal import DEFAULT_MAX_STEPS, RunPlan
 from ..errors import ConfigError
-from ..importers import LabelRule, import_file
+from ..importers import import_file
+from ..importers._internal import LabelRule
 from ..records import EventKind, Session
-from ..store import RunManifest, Store, new_run_id, recorded_run
-from ..suites import RECORDED_DOMAIN, AgentJudge, NLJudge, Project, attach_scenarios, make_judge
+from ..store import RunManifest, Store
+from ..store._internal import new_run_id, recorded_run
+from ..suites import NLJudge, Project
+from ..suites._internal import RECORDED_DOMAIN, AgentJudge, attach_scenarios, make_judge
 from ._collect import accuracies, collect, paired
 from ._plan import RerunItem, import_problems, plan_reruns
 from ._report import RerunReport

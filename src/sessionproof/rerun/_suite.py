@@ -8,7 +8,8 @@ from typing import Any
 
 from ..domains import Domain, DomainSpec
 from ..records import CriterionResult, Outcome, Scenario, Session
-from ..suites import NLJudge, Suite, judge_named
+from ..suites import NLJudge, Suite
+from ..suites._internal import judge_named
 from ._report import JudgedBy
 
 

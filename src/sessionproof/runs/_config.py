@@ -10,9 +10,9 @@ from pydantic import Field, field_validator, model_validator
 
 from ..agents import Agent
 from ..conditions import parse_arm
-from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
+from ..engine._internal import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
 from ..errors import ConfigError
-from ..executors import fork_available
+from ..executors._internal import fork_available
 from ..suites import Suite
 from ._live import OtlpExport
 from ._typed import TypedConfig

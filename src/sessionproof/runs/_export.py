@@ -12,7 +12,7 @@ from typing import Any, ClassVar, TypedDict, Unpack
 from pydantic import Field, field_validator, model_validator
 
 from ..errors import ConfigError
-from ..store import DEFAULT_STORE_PATH
+from ..store._internal import DEFAULT_STORE_PATH
 from ._live import CompatOption, SecretHeaders
 from ._typed import TypedConfig
 
@@ -93,7 +93,8 @@ def export_traces(config: ExportConfig | str, **settings: Unpack[ExportSettings]
         if settings.get("headers") is None:
             settings.pop("headers", None)
         config = ExportConfig(run_id=config, **settings)
-    from ..telemetry import run_request, send, send_run_verdicts, write_file
+    from ..telemetry import send
+    from ..telemetry._internal import run_request, send_run_verdicts, write_file
 
     full_id, request, _ = run_request(config.run_id, config.store, config.content, config.compat)
     if config.output is not None:

@@ -11,18 +11,13 @@ from typing import Any, ClassVar, TypedDict, Unpack
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError, InputFileError
-from ..importers import (
-    LabelRule,
-    RecordError,
-    detect_format,
-    import_file,
-    nothing_imported,
-    without_bom,
-    write_imported,
-)
-from ..scoring import RunSummary, first_summary, summaries_by_arm
-from ..store import DEFAULT_STORE_PATH, RunManifest, Store, new_run_id, recorded_run
-from ..telemetry import EXPORT_FORMATS, read_otlp_run
+from ..importers import RecordError, detect_format, import_file
+from ..importers._internal import LabelRule, nothing_imported, without_bom, write_imported
+from ..scoring import RunSummary
+from ..scoring._internal import first_summary, summaries_by_arm
+from ..store import RunManifest, Store
+from ..store._internal import DEFAULT_STORE_PATH, new_run_id, recorded_run
+from ..telemetry._internal import EXPORT_FORMATS, read_otlp_run
 from ._label_from import LabelFrom
 from ._typed import TypedConfig
 

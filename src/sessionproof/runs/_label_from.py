@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BeforeValidator
 
-from ..importers import LabelRule, label_rule
+from ..importers._internal import LabelRule, label_rule
 
 
 def _label_rule(value: object) -> object:

@@ -13,15 +13,12 @@ from ..domains import DomainSpec, get_domain
 from ..errors import SessionproofError, StoreError
 from ..importers import import_file
 from ..records import Scenario, Session
-from ..scoring import (
-    ALL_METRIC_DEFINITIONS,
-    Breakdowns,
-    MetricsReport,
-    TraceCache,
-    run_metrics,
-)
-from ..store import DEFAULT_STORE_PATH, RunManifest, Store
-from ..suites import Suite, gold_prefix_suite, load_suite, recorded_suite
+from ..scoring import ALL_METRIC_DEFINITIONS, MetricsReport, run_metrics
+from ..scoring._internal import Breakdowns, TraceCache
+from ..store import RunManifest, Store
+from ..store._internal import DEFAULT_STORE_PATH
+from ..suites import Suite, load_suite
+from ..suites._internal import gold_prefix_suite, recorded_suite
 
 DomainFor = Callable[[Scenario], DomainSpec]
 """How to get a scenario's domain."""

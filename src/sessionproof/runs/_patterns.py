@@ -8,10 +8,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import InputFileError
-from ..importers import LabelRule, label_rule
+from ..importers._internal import LabelRule, label_rule
 from ..patterns import MineOptions, PatternsReport, mine
 from ..records import Session
-from ..store import DEFAULT_STORE_PATH, Store
+from ..store import Store
+from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite, open_project
 from ._metrics import _reading, scenarios_for
 
@@ -81,7 +82,7 @@ def patterns(
     opts = options or MineOptions()
     path = Path(target)
     if path.is_file():
-        from ..suites import score_transcripts
+        from ..suites._internal import score_transcripts
 
         project = open_project(suite, domain)
         scored = score_transcripts(

@@ -6,10 +6,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from ..engine import Progress, RunPlan, SessionSink
+from ..engine import Progress, SessionSink
+from ..engine._internal import RunPlan
 from ..errors import ConfigError
-from ..executors import AgentWrapper, WorkerSpec, import_ray
-from ..executors import execute_ray as _drive
+from ..executors._internal import AgentWrapper, WorkerSpec, import_ray
+from ..executors._internal import execute_ray as _drive
 from ..records import Session
 from ..suites import Suite
 from ._config import RunConfig, parse_executor, suite_reference

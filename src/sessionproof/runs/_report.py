@@ -9,10 +9,13 @@ from .._atomic import write_atomic
 from .._gc import tuned_gc
 from ..errors import InputFileError, SessionproofError
 from ..importers import import_file
-from ..patterns import Granularity, MineOptions, mine
-from ..report.html import Comparison, Original, ReportRun, compare_sessions, render_html
-from ..scoring import MetricsReport, SessionSurvival, TraceCache
-from ..store import DEFAULT_STORE_PATH, RunManifest, Store
+from ..patterns import MineOptions, mine
+from ..patterns._internal import Granularity
+from ..report.html._internal import Comparison, Original, ReportRun, compare_sessions, render_html
+from ..scoring import MetricsReport
+from ..scoring._internal import SessionSurvival, TraceCache
+from ..store import RunManifest, Store
+from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite
 from ._metrics import _reading, metrics, metrics_of, scenarios_for
 
@@ -47,7 +50,9 @@ def _originals(manifest: RunManifest) -> tuple[dict[str, Original] | None, str]:
     if not path.is_file():
         return None, f"the transcript file {path} is no longer there"
     domain = manifest.options.get("domain")
-    from ..rerun import plan_reruns  # a rerun's report only: a run's or a score's needs none
+    from ..rerun._internal import (
+        plan_reruns,  # a rerun's report only: a run's or a score's needs none
+    )
 
     try:
         result = import_file(

@@ -12,8 +12,9 @@ from pydantic import Field, field_validator
 from .._defaults import DEFAULT_MAX_STEPS
 from ..agents import Agent
 from ..errors import ConfigError
-from ..importers import FORMATS, LabelRule, format_names
-from ..store import DEFAULT_STORE_PATH
+from ..importers import FORMATS, format_names
+from ..importers._internal import LabelRule
+from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite, open_project
 from ._label_from import LabelFrom
 from ._typed import TypedConfig
@@ -119,7 +120,7 @@ def rerun(
         if model is None:
             raise ConfigError("rerun needs the candidate model")
         config = RerunConfig(path=config, model=model, **settings)
-    from ..rerun import rerun as rerun_transcripts
+    from ..rerun._internal import rerun as rerun_transcripts
     from ._config import default_concurrency
 
     project = open_project(config.suite, config.domain)

@@ -6,9 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..agents import ConcurrencyStats
+from ..agents._internal import ConcurrencyStats
 from ..records import Session
-from ..scoring import TURN_DEFINITIONS, ArmsReport, Breakdowns, RunSummary, TurnReport
+from ..scoring import ArmsReport, RunSummary
+from ..scoring._internal import TURN_DEFINITIONS, Breakdowns, TurnReport
 from ..store import RunStatus
 
 

@@ -8,10 +8,12 @@ from pathlib import Path
 
 from .._secrets import register_spec_credentials
 from ..agents import Agent
-from ..engine import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, Progress
+from ..engine import Progress
+from ..engine._internal import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
 from ..errors import ConfigError
-from ..executors import load
-from ..store import DEFAULT_STORE_PATH, REDACTED, RunManifest, Store, scrub_text
+from ..executors._internal import load
+from ..store import RunManifest, Store
+from ..store._internal import DEFAULT_STORE_PATH, REDACTED, scrub_text
 from ..suites import Suite
 from ._config import RunConfig
 from ._live import OtlpExport, exporting

@@ -12,23 +12,34 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 from .._gc import tuned_gc
-from ..agents import Agent, RateLimiter, RateLimits, display_spec
-from ..engine import Progress, RunPlan, SessionList, execute_run, todo_items
+from ..agents import Agent
+from ..agents._internal import RateLimiter, RateLimits, display_spec
+from ..engine import Progress, execute_run
+from ..engine._internal import RunPlan, SessionList, todo_items
 from ..errors import SessionproofError, StoreError
-from ..executors import agents_for, execute_processes, hooks_factory, load, shares, worker_count
-from ..patterns import tokens_of
+from ..executors._internal import (
+    agents_for,
+    execute_processes,
+    hooks_factory,
+    load,
+    shares,
+    worker_count,
+)
+from ..patterns._internal import tokens_of
 from ..records import Session
-from ..report.html import event_rows
-from ..scoring import (
+from ..report.html._internal import event_rows
+from ..scoring import compare_arms
+from ..scoring._internal import (
     MetricsWarmer,
     TraceCache,
-    compare_arms,
     first_summary,
     summaries_by_arm,
     turn_report,
 )
-from ..store import RunManifest, Store, new_run_id, recorded_run, scrub_text
-from ..suites import Suite, has_per_turn_criteria
+from ..store import RunManifest, Store
+from ..store._internal import new_run_id, recorded_run, scrub_text
+from ..suites import Suite
+from ..suites._internal import has_per_turn_criteria
 from ._config import RunConfig, model_name, parse_executor, suite_reference
 from ._live import exporting
 from ._ray import execute_ray, ray_spec, worker_spec

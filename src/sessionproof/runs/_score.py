@@ -6,19 +6,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..importers import LabelRule, format_names, label_rule
-from ..store import DEFAULT_STORE_PATH
-from ..suites import (
-    NLJudge,
-    OutputReport,
-    ScoreOptions,
-    ScoreReport,
-    Suite,
-    open_project,
-    score_outputs,
-    score_transcripts,
-    scorer_names,
-)
+from ..importers import format_names
+from ..importers._internal import LabelRule, label_rule
+from ..store._internal import DEFAULT_STORE_PATH
+from ..suites import NLJudge, OutputReport, ScoreOptions, Suite, open_project
+from ..suites._internal import ScoreReport, score_outputs, score_transcripts, scorer_names
 
 SCORE_FORMATS = ("auto", *format_names(), *scorer_names())
 """What `score` reads: transcripts and traces in any format the importers register (or

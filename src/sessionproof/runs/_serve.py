@@ -16,11 +16,13 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from ..engine import NoHooks, ServedSession, SessionHooks, session_seed, user_for
+from ..engine import SessionHooks
+from ..engine._internal import NoHooks, ServedSession, session_seed, user_for
 from ..errors import ConfigError
-from ..executors import hooks_factory, load
+from ..executors._internal import hooks_factory, load
 from ..records import Scenario, Session, TerminationReason
-from ..store import RunManifest, Store, new_run_id, recorded_run
+from ..store import RunManifest, Store
+from ..store._internal import new_run_id, recorded_run
 from ..suites import Suite
 from ._config import arm_names, suite_reference
 from ._typed import TypedConfig

@@ -35,7 +35,8 @@ from ._summary import METRIC_DEFINITIONS
 from ._survival import SURVIVAL_DEFINITIONS, session_survival
 from ._survival_report import survival_of, survival_skip_reason
 from ._turns import TURN_DEFINITIONS, turn_report
-from .stats import flakiness, pass_at_k, pass_hat_k
+from .stats import pass_hat_k
+from .stats._internal import flakiness, pass_at_k
 
 ALL_METRIC_DEFINITIONS: dict[str, str] = {
     **METRIC_DEFINITIONS,

@@ -32,9 +32,9 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._plugins import Registry
-from ..domains import DomainSpec, ToolSpec
+from ..domains import DomainSpec
 from ..errors import ConfigError
-from ..records import Scenario, Session, ToolCall
+from ..records import Scenario, Session, ToolCall, ToolSpec
 from ._content import recorded_without_content
 from ._identity import ByIdentity
 from ._matching import maximum_matching

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import Mismatch
+from ..records._internal import Mismatch
 
 MAX_DETAILS = 20
 """Most mismatches one criterion lists; the text says how many more there were."""

@@ -12,12 +12,12 @@ from ..records import (
     Action,
     CriterionResult,
     ExpectedCall,
-    Mismatch,
     Session,
     ToolCall,
     ToolCallEvent,
     ToolResult,
 )
+from ..records._internal import Mismatch
 from ._evidence import MISSING, describe_all
 from ._matching import maximum_matching
 

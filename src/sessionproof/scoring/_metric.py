@@ -28,9 +28,10 @@ from .._plugins import Registry
 from ..domains import DomainSpec
 from ..errors import ConfigError
 from ..records import Scenario, Session
-from ..store import scrub_text
+from ..store._internal import scrub_text
 from ._summary import verdict_of
-from .stats import bootstrap_ci, wilson_interval
+from .stats import wilson_interval
+from .stats._internal import bootstrap_ci
 
 Span = Literal["session", "call", "none"]
 """Where a metric's values are written in a trace: its per-session value on the session's

@@ -27,7 +27,8 @@ from ._summary import RunSummary
 from ._survival_report import SurvivalReport
 from ._trace import TraceCache
 from ._turns import TURN_DEFINITIONS, TurnReport
-from .stats import Flakiness, Interval
+from .stats import Interval
+from .stats._internal import Flakiness
 
 
 class MetricsReport(BaseModel):

@@ -36,16 +36,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import (
     AssistantMessageEvent,
-    Decision,
     ErrorClass,
-    FaultInjectedEvent,
-    GuardDecisionEvent,
     Session,
     ToolCall,
     ToolCallEvent,
     ToolResult,
     ToolResultEvent,
 )
+from ..records._internal import Decision, FaultInjectedEvent, GuardDecisionEvent
 from ..taxonomy import semantics
 from ._trace import TraceCache, made_once
 

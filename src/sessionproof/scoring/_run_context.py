@@ -14,7 +14,8 @@ from ..records import Scenario, Session
 from ._summary import RunSummary, summarize
 from ._survival import SessionSurvival
 from ._trace import TraceCache
-from .stats import Interval, TrialTable, bootstrap_ci, pass_hat_k, trial_table
+from .stats import Interval, pass_hat_k
+from .stats._internal import TrialTable, bootstrap_ci, trial_table
 
 
 class Specs:

@@ -10,10 +10,7 @@ from typing import Any, TypeVar, cast
 
 from ..domains import Domain, DomainSpec
 from ..records import (
-    DriftAppliedEvent,
     ErrorClass,
-    FaultInjectedEvent,
-    GuardDecisionEvent,
     Scenario,
     Session,
     ToolCall,
@@ -22,6 +19,7 @@ from ..records import (
     ToolResultEvent,
     ToolSpec,
 )
+from ..records._internal import DriftAppliedEvent, FaultInjectedEvent, GuardDecisionEvent
 from ._identity import ByIdentity
 
 V = TypeVar("V")

@@ -12,14 +12,13 @@ from ..records import (
     Action,
     CriterionResult,
     ForbiddenAction,
-    Mismatch,
     Outcome,
     Scenario,
     Session,
     ToolCall,
     ToolCallEvent,
-    TurnResult,
 )
+from ..records._internal import Mismatch, TurnResult
 from ._evidence import describe_all, missing_phrases, state_assertions, state_diff
 from ._gold_calls import expected_calls_result, gold_calls_result
 

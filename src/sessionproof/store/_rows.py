@@ -8,7 +8,8 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from ..errors import StoreError
-from ..records import Event, Outcome, Session, TerminationReason, Usage, parse_events
+from ..records import Event, Outcome, Session, TerminationReason, parse_events
+from ..records._internal import Usage
 from ._manifest import SessionRow
 
 SESSION_COLUMNS = (

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._secrets import REDACTED, SecretMatcher, current_matcher
-
-__all__ = ["REDACTED", "Scrubber", "is_secret_key", "scrub_argv", "scrub_text", "scrub_value"]
+from .._secrets import REDACTED as REDACTED
+from .._secrets import SecretMatcher, current_matcher
 
 # Bare tokens recognisable by their shape alone. The look-behinds stop `task-...` or
 # `risk-...` from reading as an `sk-` key.

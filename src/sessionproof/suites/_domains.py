@@ -171,7 +171,7 @@ def _policy(ref: DomainRef, base: Path) -> str | None:
 
 
 def _python_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
-    from ..domains.sources import python_domain
+    from ..domains.sources._internal import python_domain
 
     assert ref.python is not None  # the kind says so
     state = ref.state
@@ -204,8 +204,8 @@ def _mcp_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
 
 def _document_source(name: str, ref: DomainRef, base: Path) -> DomainSpec:
     """A `tools` JSON file or an OpenAPI document: answered from fixtures, or live."""
-    from ..domains.sources import (
-        FixtureDomainSpec,
+    from ..domains.sources import FixtureDomainSpec
+    from ..domains.sources._internal import (
         HttpDomainSpec,
         OpenAPIError,
         read_openai_tools,
@@ -329,7 +329,7 @@ def register_inline(domain: str, base: Path, where: str) -> None:
     """Register a scenario's inline `python:pkg.mod:Class` domain (once per name)."""
     if not domain.startswith("python:") or domain in domain_names():
         return
-    from ..domains.sources import python_domain
+    from ..domains.sources._internal import python_domain
 
     try:
         spec = python_domain(domain, domain.removeprefix("python:"), base)

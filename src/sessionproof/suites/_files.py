@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from ..domains import domain_names, get_domain
 from ..errors import InputFileError, SessionproofError, describe_validation
 from ..records import Scenario
-from ..scoring import call_rule_names
+from ..scoring._internal import call_rule_names
 from ._domains import register_inline, register_references
 from ._suite import FileSuite, Suite
 

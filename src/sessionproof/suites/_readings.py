@@ -19,7 +19,7 @@ from typing import Any
 from ..domains import Domain, DomainSpec
 from ..errors import InputFileError
 from ..records import Outcome, Scenario, Session
-from ..scoring import Breakdowns
+from ..scoring._internal import Breakdowns
 from ._suite import SEPARATOR, Suite
 from ._suite import split_id as split_id
 

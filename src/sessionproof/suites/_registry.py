@@ -27,7 +27,7 @@ model ends in about a minute and still scores real sessions."""
 
 
 def _load_demo(name: str = "demo") -> Suite:
-    from ..domains.demo import load_scenarios
+    from ..domains.demo._internal import load_scenarios
 
     scenarios = load_scenarios()
     if name == "quickstart":

@@ -10,15 +10,10 @@ from typing import TYPE_CHECKING, Any
 from .._gc import paused_gc
 from ..domains import get_domain
 from ..errors import SessionproofError, StoreError
-from ..importers import ImportedSession, LabelRule, RecordError, import_file
-from ..records import (
-    EventKind,
-    Outcome,
-    Session,
-    ToolCallEvent,
-    ToolResultEvent,
-    make_event,
-)
+from ..importers import ImportedSession, RecordError, import_file
+from ..importers._internal import LabelRule
+from ..records import EventKind, Outcome, Session, ToolCallEvent, ToolResultEvent
+from ..records._internal import make_event
 from ..scoring import evaluate_session
 from ._judges import Judge, Judgement, judge_of
 from ._nl_judge import NLJudge, make_judge
@@ -172,7 +167,7 @@ def _score_transcripts(
     started: float,
     project: Project | None = None,
 ) -> ScoreReport:
-    from ..store import new_run_id
+    from ..store._internal import new_run_id
 
     run_id = run_id or new_run_id()
     nl_judge = make_judge(judge) if isinstance(judge, str) else judge
@@ -327,7 +322,8 @@ def _store(
     suite: str | None = None,
 ) -> list[RecordError]:
     # Imported here: judging alone (and the suites that use it) needs no database.
-    from ..store import RunManifest, Store, recorded_run
+    from ..store import RunManifest, Store
+    from ..store._internal import recorded_run
 
     models = sorted({s.session.model for s in sessions if s.session.model})
     manifest = RunManifest(

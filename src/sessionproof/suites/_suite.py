@@ -10,7 +10,8 @@ import orjson
 
 from ..domains import Domain, DomainSpec, get_domain
 from ..records import Outcome, Scenario, Session
-from ..scoring import Breakdowns, evaluate_session
+from ..scoring import evaluate_session
+from ..scoring._internal import Breakdowns
 from ._judges import judge_of
 
 _INT64 = range(-(2**63), 2**64)

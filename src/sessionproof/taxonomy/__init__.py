@@ -13,40 +13,13 @@ parser.
 Imports only `records` and `errors`, so the guard can ship on its own.
 """
 
-from ._classify import (
-    classify,
-    classify_exception,
-    classify_payload,
-    classify_status,
-    classify_text,
-    parse_retry_after,
-    retry_after_s,
-    retry_after_seconds,
-)
-from ._semantics import (
-    DEFAULT_RETRY_AFTER_S,
-    TAXONOMY,
-    ClassSemantics,
-    ErrorAction,
-    fault_message,
-    may_replay,
-    semantics,
-)
+from ._classify import classify_exception
+from ._semantics import TAXONOMY, ClassSemantics, ErrorAction, semantics
 
 __all__ = [
-    "DEFAULT_RETRY_AFTER_S",
     "TAXONOMY",
     "ClassSemantics",
     "ErrorAction",
-    "classify",
     "classify_exception",
-    "classify_payload",
-    "classify_status",
-    "classify_text",
-    "fault_message",
-    "may_replay",
-    "parse_retry_after",
-    "retry_after_s",
-    "retry_after_seconds",
     "semantics",
 ]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from ..errors import ConfigError
 from ..records import AssistantMessageEvent, Session, UserMessageEvent
-from ..store import scrub_text
+from ..store._internal import scrub_text
 from . import _names as n
 
 COMPATS = ("openinference", "langfuse")

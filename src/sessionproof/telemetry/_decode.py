@@ -20,7 +20,8 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from ..errors import ForeignJSONError, InputFileError
-from ..importers import RecordError, load_json
+from ..importers import RecordError
+from ..importers._internal import load_json
 from ._proto_walk import key_values, resource_spans, span_dict
 
 Value = str | bool | int | float | list[Any] | None

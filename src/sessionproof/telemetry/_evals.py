@@ -21,9 +21,9 @@ from pydantic import ValidationError
 from ..domains import DomainSpec, get_domain
 from ..errors import SessionproofError
 from ..records import Scenario, Session
-from ..scoring import (
+from ..scoring import SessionInput
+from ..scoring._internal import (
     CallValidators,
-    SessionInput,
     SessionSurvival,
     attribute_failure,
     call_values,

@@ -3,7 +3,8 @@ that carries a session's outcome label, and the session's outcome from it."""
 
 from __future__ import annotations
 
-from ..importers import LabelRule, RecordError, label_session, set_outcome
+from ..importers import RecordError
+from ..importers._internal import LabelRule, label_session, set_outcome
 from ..records import Session
 from . import _names as n
 from ._decode import SpanData, Value

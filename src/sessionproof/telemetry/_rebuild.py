@@ -15,15 +15,8 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from ..errors import SessionproofError
-from ..importers import (
-    ImportedSession,
-    ImportResult,
-    LabelRule,
-    RecordError,
-    ReportedVerdict,
-    distinct_trials,
-    first_problem,
-)
+from ..importers import ImportedSession, ImportResult, RecordError, ReportedVerdict
+from ..importers._internal import LabelRule, distinct_trials, first_problem
 from . import _names as n
 from ._conversations import units
 from ._decode import Restore, SpanData, decode_slim
@@ -170,7 +163,8 @@ def _attach_scenarios(result: ImportResult, info: RunInfo) -> None:
     commands), and reading a trace must never run what the trace merely names. Its sessions
     get their scenarios when the user names the suite (`score`/`rerun`/`patterns --suite`)."""
     # The suites load domains; only an import of ours needs them.
-    from ..suites import is_builtin_suite, load_suite
+    from ..suites import load_suite
+    from ..suites._internal import is_builtin_suite
 
     if info.suite is None or not is_builtin_suite(info.suite):
         return

@@ -17,16 +17,14 @@ from ..records import (
     Event,
     EventKind,
     Message,
-    ModelCall,
     Outcome,
     Session,
     TerminationReason,
     ToolCall,
     ToolResult,
-    Usage,
-    make_event,
 )
-from ..taxonomy import classify_text
+from ..records._internal import ModelCall, Usage, make_event
+from ..taxonomy._internal import classify_text
 from . import _names as n
 from ._decode import SpanData, SpanEventData, Value
 

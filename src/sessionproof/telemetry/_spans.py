@@ -30,15 +30,13 @@ from .._version import __version__
 from ..records import (
     AssistantMessageEvent,
     Event,
-    EventBase,
-    ModelCallEvent,
     Session,
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
-    VerdictEvent,
 )
-from ..store import scrub_text, scrub_value
+from ..records._internal import EventBase, ModelCallEvent, VerdictEvent
+from ..store._internal import scrub_text, scrub_value
 from . import _names as n
 from ._attrs import Attrs, key_values
 from ._compat import check_compat, compat_attributes

@@ -11,8 +11,9 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 
 from ..errors import StoreError
-from ..store import DEFAULT_STORE_PATH, Store
-from ..suites import recorded_suite
+from ..store import Store
+from ..store._internal import DEFAULT_STORE_PATH
+from ..suites._internal import recorded_suite
 from . import _names as n
 from ._compat import check_compat
 from ._evals import Scenarios

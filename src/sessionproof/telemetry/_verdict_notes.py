@@ -15,8 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..records import CriterionResult, Mismatch, Session
-from ..store import scrub_text, scrub_value
+from ..records import CriterionResult, Session
+from ..records._internal import Mismatch
+from ..store._internal import scrub_text, scrub_value
 from ._spans import session_span_ids
 
 VERDICT = "verdict"

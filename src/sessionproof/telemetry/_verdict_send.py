@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import InfraError
 from ..records import Session
-from ..store import Store, scrub_text
+from ..store import Store
+from ..store._internal import scrub_text
 from ._verdict_notes import langfuse_scores, phoenix_annotations
 
 if TYPE_CHECKING:

@@ -13,18 +13,23 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._protocol import User, UserReply
     from ._scripted import InstructionUser, ScriptedUser
-    from ._simulated import STOP_TOKENS, SimulatedUser
+    from ._simulated import SimulatedUser
 
 _MODULE_OF: dict[str, str] = {
-    "User": "._protocol",
-    "UserReply": "._protocol",
     "InstructionUser": "._scripted",
     "ScriptedUser": "._scripted",
-    "STOP_TOKENS": "._simulated",
     "SimulatedUser": "._simulated",
+    "User": "._protocol",
+    "UserReply": "._protocol",
 }
 """Each public name -> the submodule that defines it."""
 
-__all__ = ["STOP_TOKENS", "InstructionUser", "ScriptedUser", "SimulatedUser", "User", "UserReply"]
+__all__ = [
+    "InstructionUser",
+    "ScriptedUser",
+    "SimulatedUser",
+    "User",
+    "UserReply",
+]
 
 __getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF, submodules=True)

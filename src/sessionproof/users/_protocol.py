@@ -6,7 +6,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..records import Message, ModelCall
+from ..records import Message
+from ..records._internal import ModelCall
 
 
 class UserReply(BaseModel):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..agents import STOP_TOKEN, Agent, AgentRequest
+from ..agents import Agent, AgentRequest
+from ..agents._internal import STOP_TOKEN
 from ..records import Message
 from ._protocol import UserReply
 

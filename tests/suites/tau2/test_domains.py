@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from sessionproof.domains import get_domain, state_hash
+from sessionproof.domains import get_domain
+from sessionproof.domains._internal import state_hash
 from sessionproof.errors import ToolError
 from sessionproof.suites.tau2._tau import TauDomain, calculate
 

@@ -8,8 +8,8 @@ from typing import Any
 from sessionproof.domains import register_domain
 from sessionproof.importers import import_file
 from sessionproof.records import Scenario, Session, TerminationReason
-from sessionproof.suites.tau2 import evaluate_tau2, judge_tau2
-from sessionproof.suites.tau2.retail import RetailTools, make_spec
+from sessionproof.suites.tau2._internal import evaluate_tau2, judge_tau2
+from sessionproof.suites.tau2.retail._internal import RetailTools, make_spec
 
 from ._data import RETAIL_GPT
 

@@ -10,7 +10,7 @@ import pytest
 
 from sessionproof.cli._score_transcripts import score_transcripts_command
 from sessionproof.store import Store
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.suites._score import score_transcripts
 
 from ._data import AIRLINE_GPT, RETAIL_GPT, TRAJECTORIES, domain_of, load
 

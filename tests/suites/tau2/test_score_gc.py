@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sessionproof.suites import _score
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.suites._score import score_transcripts
 
 from ._data import RETAIL_GPT
 

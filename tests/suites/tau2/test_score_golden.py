@@ -27,7 +27,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.suites._score import score_transcripts
 
 from ._data import RETAIL_GPT, TRAJECTORIES, load
 

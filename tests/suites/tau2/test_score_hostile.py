@@ -15,7 +15,7 @@ import pytest
 from sessionproof.errors import StoreError
 from sessionproof.records import Session
 from sessionproof.store import Store
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.suites._score import score_transcripts
 
 from ._data import AIRLINE_GPT, anthropic_messages, load, openai_messages
 

@@ -9,17 +9,13 @@ from typing import Any
 import pytest
 
 from sessionproof.agents import AgentRequest, OracleAgent, ScriptedAgent
-from sessionproof.engine import SessionPlan, run_session, user_for
+from sessionproof.engine import run_session
+from sessionproof.engine._internal import SessionPlan, user_for
 from sessionproof.errors import UnknownSuiteError
 from sessionproof.records import Message, Session
 from sessionproof.suites import load_suite
-from sessionproof.suites.tau2 import (
-    AgentJudge,
-    Tau2Suite,
-    evaluate_tau2,
-    load_tau2_suite,
-    parse_judgement,
-)
+from sessionproof.suites._nl_judge import AgentJudge, parse_judgement
+from sessionproof.suites.tau2._internal import Tau2Suite, evaluate_tau2, load_tau2_suite
 
 from ._data import FIXTURES
 

@@ -12,7 +12,7 @@ from typing import Any
 from sessionproof.domains import get_domain
 from sessionproof.errors import ToolError
 from sessionproof.importers import import_file
-from sessionproof.suites.tau2 import score_transcripts
+from sessionproof.suites._score import score_transcripts
 
 from ._data import RETAIL_GPT, TRAJECTORIES, domain_of, load, openai_messages
 

@@ -12,9 +12,9 @@ from sessionproof.records import (
     TerminationReason,
     ToolCall,
     ToolResult,
-    make_event,
 )
-from sessionproof.suites.wild import judge_tasks, wild_meta, wild_scenarios
+from sessionproof.records._internal import make_event
+from sessionproof.suites.wild._internal import judge_tasks, wild_meta, wild_scenarios
 
 WRITES = frozenset({"cancel_order", "return_items", "create_ticket", "update_order_address"})
 FIRST = next(s for s in wild_scenarios() if s.id == "wild-01")

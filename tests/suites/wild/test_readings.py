@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from sessionproof import runs
 from sessionproof.cli import app
-from sessionproof.suites import GoldPrefixSuite
-from sessionproof.suites.wild import WildSuite, make_wild_suite, wild_scenarios
+from sessionproof.suites._internal import GoldPrefixSuite
+from sessionproof.suites.wild._internal import WildSuite, make_wild_suite, wild_scenarios
 
 AGENTS = "python:tests.suites.wild.agents"
 

@@ -14,7 +14,7 @@ from sessionproof import runs
 from sessionproof.cli import app
 from sessionproof.errors import InputFileError
 from sessionproof.suites import load_suite
-from sessionproof.suites.wild import (
+from sessionproof.suites.wild._internal import (
     Intent,
     TaskType,
     build_scenario,

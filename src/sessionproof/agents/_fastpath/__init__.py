@@ -30,7 +30,7 @@ from __future__ import annotations
 import openai
 
 from ..._nofastpath import fastpath_disabled
-from ._direct import DirectPost
+from ._direct import DirectPost as DirectPost
 
 SDK_PARTS = ("_build_headers", "_prepare_url", "_make_status_error_from_response")
 """The openai client's private methods the fast path borrows."""
@@ -53,6 +53,3 @@ def direct_post(client: openai.AsyncOpenAI, path: str, timeout_s: float) -> Dire
     if fastpath_disabled() or not sdk_parts_present(client):
         return None
     return DirectPost(client, path, timeout_s)
-
-
-__all__ = ["SDK_PARTS", "DirectPost", "direct_post", "sdk_parts_present"]

@@ -18,15 +18,8 @@ from typing import Any
 
 import orjson
 
-from ...records import (
-    ErrorClass,
-    EventKind,
-    RecordedDivergence,
-    Session,
-    ToolCall,
-    ToolResult,
-    ToolSpec,
-)
+from ...records import ErrorClass, EventKind, Session, ToolCall, ToolResult, ToolSpec
+from ...records._internal import RecordedDivergence
 from .. import Domain, DomainSpec, SchemaTools
 from .._results import error_result
 from .._source import ToolContext

@@ -30,8 +30,9 @@ from mcp.types import CallToolResult, TextContent
 
 from ...errors import ConfigError
 from ...records import ErrorClass, ToolCall, ToolResult, ToolSpec
-from ...taxonomy import classify_text
-from .. import Domain, DomainSpec, ToolContext, error_result, unparsed_result
+from ...taxonomy._internal import classify_text
+from .. import Domain, DomainSpec, ToolContext
+from .._results import error_result, unparsed_result
 from ._fixtures import NoState
 from ._mcp_conn import McpConnection, Unusable, describe
 from ._stdio import Noise

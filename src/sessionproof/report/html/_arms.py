@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from html import escape
 
 from ...errors import StatisticsInputError
-from ...scoring import ARM_DEFINITIONS, PairedRow, compare_arms
+from ...scoring import compare_arms
+from ...scoring._internal import ARM_DEFINITIONS, PairedRow
 from .._format import pct
 from ._data import ReportRun
 from ._figures import NONE, arm_figures, not_judged_text

@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import StatisticsInputError
 from ...records import Session
-from ...scoring import SessionSurvival
-from ...scoring.stats import Interval, PairedComparison, paired_comparison
+from ...scoring._internal import SessionSurvival
+from ...scoring.stats import Interval, paired_comparison
+from ...scoring.stats._internal import PairedComparison
 
 
 class MetricDifference(BaseModel):

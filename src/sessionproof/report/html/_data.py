@@ -9,18 +9,21 @@ from typing import Any
 
 from ...patterns import PatternsReport
 from ...records import (
-    AgentErrorEvent,
     AssistantMessageEvent,
-    DriftAppliedEvent,
-    FaultInjectedEvent,
-    GuardDecisionEvent,
     Scenario,
     Session,
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
 )
-from ...scoring import MetricsReport, SessionSurvival, TraceCache, made_once
+from ...records._internal import (
+    AgentErrorEvent,
+    DriftAppliedEvent,
+    FaultInjectedEvent,
+    GuardDecisionEvent,
+)
+from ...scoring import MetricsReport
+from ...scoring._internal import SessionSurvival, TraceCache, made_once
 from ._drill import calls_record, criteria_records
 
 # Long tool outputs are cut so a 1,000-session report stays a few megabytes; the store keeps

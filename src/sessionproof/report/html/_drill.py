@@ -11,7 +11,8 @@ from typing import Any
 
 import orjson
 
-from ...records import Action, Mismatch, Scenario, Session
+from ...records import Action, Scenario, Session
+from ...records._internal import Mismatch
 
 MAX_VALUE = 400
 """A mismatch's expected or actual value is cut to this many characters in the page."""

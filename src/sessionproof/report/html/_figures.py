@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ...records import FaultInjectedEvent, Session
-from ...scoring.stats import pass_at_k, pass_hat_k, wilson_interval
+from ...records import Session
+from ...records._internal import FaultInjectedEvent
+from ...scoring.stats import pass_hat_k, wilson_interval
+from ...scoring.stats._internal import pass_at_k
 from .._format import pct_range
 from ._data import ReportRun
 

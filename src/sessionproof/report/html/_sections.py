@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from ...records import DriftAppliedEvent
+from ...records._internal import DriftAppliedEvent
 from .._format import pct
 from ._compare import Comparison
 from ._data import ReportRun, session_key, verdict

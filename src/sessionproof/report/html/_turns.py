@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from ...scoring import TURN_DEFINITIONS, TurnPoint
+from ...scoring._internal import TURN_DEFINITIONS, TurnPoint
 from .._format import pct, pct_range
 from ._data import ReportRun
 from ._sections import _label, _table, section

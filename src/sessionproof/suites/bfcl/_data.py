@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ForeignJSONError, InputFileError, UnknownSuiteError
-from ...importers import load_json, without_bom
+from ...importers._internal import load_json, without_bom
 from ._match import CheckKind, QuestionRule, check_kind
 from ._rules import CallRule
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ...domains import Domain, DomainSpec, SchemaTool, SchemaTools, ToolSpec
+from ...domains import Domain, DomainSpec, SchemaTool, SchemaTools
 from ...errors import ConfigError
-from ...records import Scenario
+from ...records import Scenario, ToolSpec
 from ._schema import PYTHON_HINT, parameters_schema
 
 BFCL_POLICY = (

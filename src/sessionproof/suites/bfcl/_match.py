@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ...scoring import maximum_matching
+from ...scoring._internal import maximum_matching
 from ._rules import CallRule, Failure
 
 

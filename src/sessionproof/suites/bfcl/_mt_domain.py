@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ...domains import Domain, DomainSpec, SchemaTool, SchemaTools, ToolContext, ToolSpec
+from ...domains import Domain, DomainSpec, SchemaTool, SchemaTools, ToolContext
+from ...records import ToolSpec
 from ._mt_data import MultiTurnQuestion, function_docs
 from ._mt_exec import BfclWorld, render_result
 from ._schema import parameters_schema

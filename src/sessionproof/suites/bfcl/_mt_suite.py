@@ -27,9 +27,9 @@ from ...records import (
     Scenario,
     Session,
     ToolCallEvent,
-    TurnResult,
     UserSpec,
 )
+from ...records._internal import TurnResult
 from .._suite import Suite
 from ._mt_check import MultiTurnVerdict, check_multi_turn
 from ._mt_data import MultiTurnQuestion, packaged_multi_turn

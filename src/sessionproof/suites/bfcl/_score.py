@@ -10,7 +10,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ForeignJSONError, InputFileError
-from ...importers import load_json
+from ...importers._internal import load_json
 from ._data import BAD_QUESTION, UnjudgeableQuestion, compile_question, load_questions, read_bytes
 from ._match import BfclVerdict, QuestionRule
 from ._mt_data import is_multi_turn_file

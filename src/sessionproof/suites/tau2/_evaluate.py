@@ -29,9 +29,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from ...domains import Domain, DomainSpec, get_domain
-from ...records import CriterionResult, Mismatch, Outcome, Scenario, Session, TerminationReason
-from ...scoring import MAX_DETAILS, state_diff
-from ...scoring import normalise_text as normalise  # tau2's fact search is ours exactly
+from ...records import CriterionResult, Outcome, Scenario, Session, TerminationReason
+from ...records._internal import Mismatch
+from ...scoring._internal import MAX_DETAILS, state_diff
+from ...scoring._internal import normalise_text as normalise  # tau2's fact search is ours exactly
 from .._judges import Judgement
 from .._nl_judge import NLJudge, transcript_text
 from ._replay import DEFAULT_GOLD_CACHE, GoldCache, GoldState, replay, replayed_calls

@@ -13,13 +13,9 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from ...importers import (
+from ...importers import ImportedSession, ImportResult, RecordError, ReportedVerdict, SessionBuilder
+from ...importers._internal import (
     TOO_DEEP,
-    ImportedSession,
-    ImportResult,
-    RecordError,
-    ReportedVerdict,
-    SessionBuilder,
     first_problem,
     known_tools,
     load_salvaging,

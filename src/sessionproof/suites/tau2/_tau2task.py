@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from ...importers import ForeignRecord
+from ...importers._internal import ForeignRecord
 from ...records import Action, Criteria, Scenario, UserSpec
 
 RewardBasis = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]

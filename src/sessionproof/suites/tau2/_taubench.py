@@ -12,13 +12,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ...importers import (
+from ...importers import ImportedSession, ImportResult, RecordError, ReportedVerdict, SessionBuilder
+from ...importers._internal import (
     TOO_DEEP,
-    ImportedSession,
-    ImportResult,
-    RecordError,
-    ReportedVerdict,
-    SessionBuilder,
     first_problem,
     known_tools,
     load_salvaging,

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 from pydantic import Field
 
-from ...importers import ForeignRecord
+from ...importers._internal import ForeignRecord
 from ...records import Action, Criteria, Scenario, UserSpec
 from ._tau2task import Tau2Task, scenario_from_task
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ...records import Scenario, Session
-from ...scoring import Breakdowns, rate_cell, rate_table
+from ...scoring._internal import Breakdowns, rate_cell, rate_table
 from .._readings import split_id
 from ._generate import TASKS_PER_SESSION, wild_meta
 from ._judge import TASK_CRITERION, batched, task_turns, turn_views

@@ -16,7 +16,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ...domains.demo import CustomerMatch, Order, OrderSummary, Product, Refund, Ticket, spec
+from ...domains.demo._internal import (
+    CustomerMatch,
+    Order,
+    OrderSummary,
+    Product,
+    Refund,
+    Ticket,
+    spec,
+)
 from ...errors import InputFileError, ToolError
 from ...records import Action, Criteria, Scenario, UserSpec
 from .._yaml import load_yaml

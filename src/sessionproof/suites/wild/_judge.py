@@ -37,7 +37,7 @@ from ...records import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from ...scoring import normalise_text
+from ...scoring._internal import normalise_text
 from ._generate import TaskLabel, WildMeta
 from ._tasks import TaskType
 

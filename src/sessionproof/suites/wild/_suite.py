@@ -6,8 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...domains import Domain
-from ...records import CriterionResult, Outcome, Scenario, Session, TurnResult
-from ...scoring import Breakdowns, evaluate_session
+from ...records import CriterionResult, Outcome, Scenario, Session
+from ...records._internal import TurnResult
+from ...scoring import evaluate_session
+from ...scoring._internal import Breakdowns
 from .._suite import Suite
 from ._breakdown import wild_breakdowns
 from ._generate import wild_meta, wild_scenarios

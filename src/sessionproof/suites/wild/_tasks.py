@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ...domains.demo import Customer, DemoDB, Order
+from ...domains.demo._internal import Customer, DemoDB, Order
 from ...errors import InputFileError
 
 

@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 import orjson
 from pydantic import BaseModel
 
-from ....records import instance
+from ....records._internal import instance
 
 DBT = TypeVar("DBT", bound=BaseModel)
 RecordT = TypeVar("RecordT", bound=BaseModel)

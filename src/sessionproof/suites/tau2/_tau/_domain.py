@@ -19,8 +19,9 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ....domains import Domain, DomainSpec, Toolkit, ToolSpec, tool
+from ....domains import Domain, DomainSpec, Toolkit, tool
 from ....errors import ToolError
+from ....records import ToolSpec
 from ._calc import calculate
 from ._cow import DBT, CowTracker, SharedBase
 

@@ -5,41 +5,4 @@ with `user_id` added to each user, which is what tau2-bench's airline DB holds (
 data/SOURCE.md).
 """
 
-from ._models import (
-    Certificate,
-    CreditCard,
-    DirectFlight,
-    Flight,
-    FlightDB,
-    FlightInfo,
-    GiftCard,
-    Passenger,
-    Payment,
-    Reservation,
-    ReservationFlight,
-    User,
-)
-from ._spec import airline_policy, build_flight_db, load_airline_base, make_spec, spec
-from ._tools import TAU2_MESSAGES, AirlineTools
-
-__all__ = [
-    "TAU2_MESSAGES",
-    "AirlineTools",
-    "Certificate",
-    "CreditCard",
-    "DirectFlight",
-    "Flight",
-    "FlightDB",
-    "FlightInfo",
-    "GiftCard",
-    "Passenger",
-    "Payment",
-    "Reservation",
-    "ReservationFlight",
-    "User",
-    "airline_policy",
-    "build_flight_db",
-    "load_airline_base",
-    "make_spec",
-    "spec",
-]
+__all__: list[str] = []

@@ -8,10 +8,10 @@ as `taubench-retail` and `taubench-airline`.
 from __future__ import annotations
 
 from .._tau import TauDomainSpec
-from ..airline import FlightDB
-from ..airline import make_spec as _airline_spec
-from ..retail import RetailDB
-from ..retail import make_spec as _retail_spec
+from ..airline._internal import FlightDB
+from ..airline._internal import make_spec as _airline_spec
+from ..retail._internal import RetailDB
+from ..retail._internal import make_spec as _retail_spec
 from ._airline import TauBenchAirlineTools
 from ._retail import TauBenchRetailTools
 
@@ -26,4 +26,4 @@ def airline_spec() -> TauDomainSpec[FlightDB]:
     return _airline_spec("taubench-airline", TauBenchAirlineTools)
 
 
-__all__ = ["TauBenchAirlineTools", "TauBenchRetailTools", "airline_spec", "retail_spec"]
+__all__: list[str] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ....domains import tool
-from ..airline import TAU2_MESSAGES, AirlineTools
+from ..airline._internal import TAU2_MESSAGES, AirlineTools
 
 TAUBENCH_MESSAGES: Mapping[str, str] = {
     **{name: text[0].lower() + text[1:] for name, text in TAU2_MESSAGES.items()},

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ....domains import tool
-from ..retail import TAU2_MESSAGES, RetailCore
+from ..retail._internal import TAU2_MESSAGES, RetailCore
 
 TAUBENCH_MESSAGES: Mapping[str, str] = {
     **{name: text[0].lower() + text[1:] for name, text in TAU2_MESSAGES.items()},
