@@ -21,7 +21,7 @@ import importlib
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, distributions
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Generic, TypeVar
 
 from .errors import ConfigError
@@ -60,18 +60,19 @@ _GROUPS_LOCK = threading.Lock()
 
 
 def _ours() -> list[EntryPoint]:
-    """Every `sessionproof.*` entry point of every installed distribution, read in one pass
-    (a distribution found twice on sys.path counts once, the first, as importlib's own
-    `entry_points` does)."""
-    seen: set[str] = set()
-    out: list[EntryPoint] = []
-    for dist in distributions():
-        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
-        if name in seen:
-            continue
-        seen.add(name)
-        out.extend(ep for ep in dist.entry_points if ep.group.startswith(GROUP_PREFIX))
-    return out
+    """Every `sessionproof.*` entry point of every installed distribution, read in one pass.
+
+    `entry_points()` walks each distribution's `entry_points.txt` once and tells a
+    distribution found twice on sys.path by its folder's name (parsing no METADATA file:
+    half the cost of asking each distribution its name); its groups are then selected.
+    """
+    found = entry_points()
+    return [
+        ep
+        for group in sorted(found.groups)
+        if group.startswith(GROUP_PREFIX)
+        for ep in found.select(group=group)
+    ]
 
 
 def group_entry_points(group: str) -> dict[str, EntryPoint]:
