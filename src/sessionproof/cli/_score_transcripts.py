@@ -33,7 +33,13 @@ def _table(report: ScoreReport) -> Table:
         table.add_row("not judged", str(unjudged))
     if report.divergences is not None:
         table.add_row("calls with no recorded result", str(report.divergences))
-    table.add_row("session accuracy", f"{acc:.1%}" if acc is not None else "-")
+    if report.arms:  # several arms: each its own accuracy, never one pooled figure
+        for arm, each in report.arms.items():
+            value = each.session_accuracy
+            shown = f"{value:.1%} [{each.graded} graded]" if value is not None else "-"
+            table.add_row(f"session accuracy ({escape(arm)})", shown)
+    else:
+        table.add_row("session accuracy", f"{acc:.1%}" if acc is not None else "-")
     table.add_row(
         "reward agreement", _fraction(report.agreement_reward.match, report.agreement_reward.total)
     )

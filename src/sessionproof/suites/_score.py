@@ -19,7 +19,7 @@ from ._judges import Judge, Judgement, judge_of
 from ._nl_judge import NLJudge, make_judge
 from ._project import RECORDED_DOMAIN, Project, attach_scenarios
 from ._replay import replay, replayed_calls
-from ._score_report import Agreement, Disagreement, ScoreReport, SessionScore
+from ._score_report import Agreement, ArmScore, Disagreement, ScoreReport, SessionScore
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -119,6 +119,10 @@ def _why(ours: Judgement, item: ImportedSession) -> str:
     return "; ".join(dict.fromkeys(parts)) or "verdicts differ; no component explains it"
 
 
+def _accuracy(graded: int, wins: int) -> float | None:
+    return wins / graded if graded else None
+
+
 def score_transcripts(
     path: Path,
     fmt: str = "auto",
@@ -184,7 +188,7 @@ def _score_transcripts(
     reward, db = Agreement(), Agreement()
     disagreements: list[Disagreement] = []
     scores: list[SessionScore] = []
-    graded = wins = 0
+    tally: dict[str, list[int]] = {}  # arm -> [graded, wins]: arms are never pooled
     errors = list(result.errors)
     kept: list[ImportedSession] = []
     for item in result.sessions:
@@ -220,8 +224,9 @@ def _score_transcripts(
             reason = verdict.outcome.not_judged or ""
             not_judged[reason] = not_judged.get(reason, 0) + 1
         elif ours is not None and session.termination.value != "infra_error":
-            graded += 1
-            wins += ours.outcome.success
+            counts = tally.setdefault(session.arm, [0, 0])
+            counts[0] += 1
+            counts[1] += ours.outcome.success
         reported = item.reported
         theirs_reward = reported.reward if reported else None
         theirs_db = reported.db_match if reported else None
@@ -270,8 +275,15 @@ def _score_transcripts(
         format=result.format,
         domain=result.domain,
         sessions=len(kept),
-        graded=graded,
-        session_accuracy=wins / graded if graded else None,
+        graded=sum(graded for graded, _ in tally.values()),
+        # One accuracy for a file of one arm; with several, each arm's alone (in `arms`).
+        session_accuracy=_accuracy(*next(iter(tally.values()))) if len(tally) == 1 else None,
+        arms={
+            arm: ArmScore(graded=g, session_accuracy=_accuracy(g, w))
+            for arm, (g, w) in tally.items()
+        }
+        if len(tally) > 1
+        else {},
         agreement_reward=reward,
         agreement_db=db,
         disagreements=disagreements,

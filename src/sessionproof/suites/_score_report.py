@@ -47,6 +47,15 @@ class SessionScore(BaseModel):
     breakdown: dict[str, float] = Field(default_factory=dict)
 
 
+class ArmScore(BaseModel):
+    """Session accuracy of one arm of a scored file (arms are never pooled)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    graded: int
+    session_accuracy: float | None
+
+
 class ScoreReport(BaseModel):
     """What `score` found in one file."""
 
@@ -62,6 +71,8 @@ class ScoreReport(BaseModel):
     """Sessions we could judge (they carry a task or scenario) and that did not end in
     infra_error; session accuracy is over these."""
     session_accuracy: float | None
+    """Over the graded sessions of a file of one arm; None when none was graded, or when the
+    file holds several arms (each arm's is in `arms`: arms are never pooled)."""
     agreement_reward: Agreement
     agreement_db: Agreement
     disagreements: list[Disagreement] = Field(default_factory=list)
@@ -74,6 +85,8 @@ class ScoreReport(BaseModel):
     divergences: int | None = None
     """With `--domain recorded`: the recorded calls no recorded result answers (the calls a
     rerun against these responses could not replay); None otherwise."""
+    arms: dict[str, ArmScore] = Field(default_factory=dict)
+    """With more than one arm in the file: each arm's graded sessions and accuracy."""
     suite: str | None = None
     """The project (`--suite`) whose domains and scenarios the sessions were judged in."""
     judged: list[Session] = Field(default_factory=list, exclude=True)
@@ -96,7 +109,9 @@ class ScoreReport(BaseModel):
         """The `--json` object: run_id, sessions, session_accuracy, agreement, disagreements,
         skipped and warnings (each `{index, record_id, field, message}`); when some sessions could
         not be judged, not_judged (how many) and not_judged_reasons (reason -> count); with
-        `--domain recorded` divergences, with `--suite` the suite."""
+        several arms, arms (arm -> graded, session_accuracy; session_accuracy is then None:
+        arms are never pooled); with `--domain recorded` divergences, with `--suite` the
+        suite."""
         return {
             "run_id": self.run_id,
             "sessions": self.sessions,
@@ -118,6 +133,7 @@ class ScoreReport(BaseModel):
                 if self.not_judged
                 else {}
             ),
+            **({"arms": {a: v.model_dump() for a, v in self.arms.items()}} if self.arms else {}),
             **({"divergences": self.divergences} if self.divergences is not None else {}),
             **({"suite": self.suite} if self.suite is not None else {}),
         }
