@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..importers import format_names
@@ -12,9 +13,23 @@ from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import NLJudge, OutputReport, ScoreOptions, Suite, open_project
 from ..suites._internal import ScoreReport, score_outputs, score_transcripts, scorer_names
 
-SCORE_FORMATS = ("auto", *format_names(), *scorer_names())
-"""What `score` reads: transcripts and traces in any format the importers register (or
-detected), or model outputs in a format an installed package scores (`sessionproof.scorers`)."""
+if TYPE_CHECKING:
+    SCORE_FORMATS: tuple[str, ...]
+    """What `score` reads: transcripts and traces in any format the importers register (or
+    detected), or model outputs in a format an installed package scores
+    (`sessionproof.scorers`). Computed when asked, so a plug-in registered since is in it."""
+
+
+def score_formats() -> tuple[str, ...]:
+    """`SCORE_FORMATS`, read from the registries now."""
+    return ("auto", *format_names(), *scorer_names())
+
+
+def __getattr__(name: str) -> object:
+    # SCORE_FORMATS is computed when asked: the entry points are read then, not at import.
+    if name == "SCORE_FORMATS":
+        return score_formats()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def score(
@@ -53,9 +68,9 @@ def score(
     failure. Raises `ConfigError` for bad options (an unknown domain), `InputFileError` for a
     file or suite that cannot be used.
     """
-    # format_names() too: a format registered after this module was imported.
-    if fmt not in SCORE_FORMATS and fmt not in format_names() and fmt not in scorer_names():
-        raise ConfigError(f"--format must be one of {', '.join(SCORE_FORMATS)}, not {fmt!r}")
+    known = score_formats()
+    if fmt not in known:
+        raise ConfigError(f"--format must be one of {', '.join(known)}, not {fmt!r}")
     rule = label_rule(label_from)
     if fmt in scorer_names():
         if suite is not None:
