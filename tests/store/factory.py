@@ -78,6 +78,17 @@ def _turn_events(
             (0, EventKind.tool_result, bad.model_dump(mode="json")),
             (
                 0,
+                EventKind.implicit_fault,
+                {
+                    "call_id": call.id,
+                    "tool": call.name,
+                    "fault": "stale_read",
+                    "permanent": False,
+                    "change": {"field": "status", "true": "delivered", "served": "pending"},
+                },
+            ),
+            (
+                0,
                 EventKind.guard_decision,
                 {
                     "call_id": call.id,

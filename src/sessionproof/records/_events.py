@@ -22,6 +22,7 @@ from ._payloads import (
     DriftApplied,
     FaultInjected,
     GuardDecision,
+    ImplicitFault,
     RecordedDivergence,
     Termination,
 )
@@ -45,6 +46,8 @@ class EventKind(StrEnum):
     """`AgentErrorEvent`, payload `AgentError`."""
     fault_injected = "fault_injected"
     """`FaultInjectedEvent`, payload `FaultInjected`."""
+    implicit_fault = "implicit_fault"
+    """`ImplicitFaultEvent`, payload `ImplicitFault` (never shown to the agent)."""
     drift_applied = "drift_applied"
     """`DriftAppliedEvent`, payload `DriftApplied`."""
     guard_decision = "guard_decision"
@@ -125,6 +128,13 @@ class FaultInjectedEvent(EventBase):
     payload: FaultInjected
 
 
+class ImplicitFaultEvent(EventBase):
+    """A fault plan changed a call's effect or output without an error (an implicit fault)."""
+
+    kind: Literal[EventKind.implicit_fault] = EventKind.implicit_fault
+    payload: ImplicitFault
+
+
 class DriftAppliedEvent(EventBase):
     """The tool schemas the agent sees drifted."""
 
@@ -168,6 +178,7 @@ Event: TypeAlias = Annotated[
     | ModelCallEvent
     | AgentErrorEvent
     | FaultInjectedEvent
+    | ImplicitFaultEvent
     | DriftAppliedEvent
     | GuardDecisionEvent
     | RecordedDivergenceEvent
@@ -184,6 +195,7 @@ EventPayload: TypeAlias = (
     | ModelCall
     | AgentError
     | FaultInjected
+    | ImplicitFault
     | DriftApplied
     | GuardDecision
     | RecordedDivergence
@@ -225,6 +237,7 @@ EVENT_MODELS: dict[EventKind, type[BaseModel]] = {
         ModelCallEvent,
         AgentErrorEvent,
         FaultInjectedEvent,
+        ImplicitFaultEvent,
         DriftAppliedEvent,
         GuardDecisionEvent,
         RecordedDivergenceEvent,

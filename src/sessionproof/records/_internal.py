@@ -15,6 +15,7 @@ from ._events import EventBase as EventBase
 from ._events import EventPayload as EventPayload
 from ._events import FaultInjectedEvent as FaultInjectedEvent
 from ._events import GuardDecisionEvent as GuardDecisionEvent
+from ._events import ImplicitFaultEvent as ImplicitFaultEvent
 from ._events import ModelCallEvent as ModelCallEvent
 from ._events import RecordedDivergenceEvent as RecordedDivergenceEvent
 from ._events import VerdictEvent as VerdictEvent
@@ -31,5 +32,7 @@ from ._payloads import Decision as Decision
 from ._payloads import DriftApplied as DriftApplied
 from ._payloads import FaultInjected as FaultInjected
 from ._payloads import GuardDecision as GuardDecision
+from ._payloads import ImplicitFault as ImplicitFault
+from ._payloads import ImplicitFaultKind as ImplicitFaultKind
 from ._payloads import RecordedDivergence as RecordedDivergence
 from ._trusted import trusted as trusted

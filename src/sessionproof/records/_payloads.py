@@ -44,6 +44,41 @@ class FaultInjected(BaseModel):
     """0-based attempt of this call id (a guard retry re-sends the same id)."""
 
 
+class ImplicitFaultKind(StrEnum):
+    """A fault the agent cannot see as an error: the call answers normally and is wrong.
+
+    The semantics of each kind (what it changes, where it applies) live in
+    `sessionproof.taxonomy`; here is only the shared name.
+    """
+
+    stale_read = "stale_read"
+    wrong_entity = "wrong_entity"
+    silent_noop = "silent_noop"
+    partial_result = "partial_result"
+    corrupted_value = "corrupted_value"
+    error_in_body = "error_in_body"
+    duplicate_write = "duplicate_write"
+
+
+class ImplicitFault(BaseModel):
+    """Payload of `implicit_fault`: a fault plan changed a call's effect or its success-shaped
+    output without an error. Kept out of the agent's view: it sees only the tool result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call_id: str
+    """Id of the `ToolCall` the fault changed."""
+    tool: str
+    fault: ImplicitFaultKind
+    permanent: bool = False
+    """True when a repeated call meets the same fault; False when a repeat clears it."""
+    change: dict[str, Any] = Field(default_factory=dict)
+    """What was changed, for a human reader and for scoring (e.g. the field, its true and its
+    served value; the entity served instead; how many list items were cut)."""
+    occurrence: int = 0
+    """0-based count of earlier calls of this tool in the session (the seeded draw's key)."""
+
+
 class DriftApplied(BaseModel):
     """Payload of `drift_applied`: the tool list the agent sees changed from this turn on."""
 
