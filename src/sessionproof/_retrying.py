@@ -9,7 +9,6 @@ nothing heavy, so the CLI can set its hook at start-up for free.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -31,12 +30,12 @@ class RetryDetails:
 RetryHook = Callable[[RetryDetails], None]
 """Called once per scheduled retry."""
 
-_LOG = logging.getLogger("sessionproof.retry")
-
 
 def log_retry(details: RetryDetails) -> None:
     """The default hook: one warning on the `sessionproof.retry` logger."""
-    _LOG.warning(
+    import logging  # here: the CLI, which replaces this hook, never pays for the import
+
+    logging.getLogger("sessionproof.retry").warning(
         "retry %d in %.1f s: %s",
         details.retry_num,
         details.wait_for,

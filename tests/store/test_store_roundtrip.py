@@ -10,7 +10,7 @@ import pytest
 from sessionproof.errors import StoreError
 from sessionproof.records import AssistantMessageEvent, EventKind, Session, TerminationReason
 from sessionproof.store import RunManifest, Store
-from sessionproof.store._internal import new_run_id, package_versions
+from sessionproof.store._internal import installed_version, new_run_id, package_versions
 
 from .factory import manifest, session
 
@@ -181,3 +181,17 @@ def test_an_event_that_does_not_read_is_named_by_its_own_seq(store_path: Path) -
         pytest.raises(StoreError, match=rf"event seq {target.seq} \(tool_result\) does not read"),
     ):
         reader.load_sessions("r1")
+
+
+def test_package_versions_are_what_importlib_metadata_says() -> None:
+    from importlib import metadata
+
+    versions = package_versions()
+    for name in ("sessionproof", "pydantic", "duckdb", "openai", "anthropic", "xllamacpp"):
+        try:
+            expected: str | None = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            expected = None
+        assert versions.get(name) == expected, name
+    assert installed_version("no-such-distribution-xyz") is None
+    assert installed_version("orjson") == metadata.version("orjson")

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar, get_type_hints
 
-import docstring_parser
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -135,6 +134,8 @@ def _read_method(cls: type, name: str, fn: Callable[..., Any]) -> _Described:
     found = _described.get((fn, name))
     if found is not None:
         return found
+    import docstring_parser  # only where a toolkit's schemas are built from its docstrings
+
     doc = docstring_parser.parse(inspect.getdoc(fn) or "")
     summary = "\n\n".join(p for p in (doc.short_description, doc.long_description) if p)
     if not summary:

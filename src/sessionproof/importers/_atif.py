@@ -94,18 +94,6 @@ class _Trajectory(ForeignRecord):
     extra: dict[str, Any] | None = None
 
 
-def looks_like_atif(doc: object) -> bool:
-    """True for a trajectory object (or a list whose first item is one)."""
-    if isinstance(doc, list):
-        doc = doc[0] if doc else None
-    return (
-        isinstance(doc, dict)
-        and isinstance(doc.get("schema_version"), str)
-        and doc["schema_version"].startswith("ATIF")
-        and isinstance(doc.get("steps"), list)
-    )
-
-
 def _text(content: str | list[Any] | None) -> str:
     if content is None or isinstance(content, str):
         return content or ""

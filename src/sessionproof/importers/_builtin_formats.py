@@ -7,7 +7,6 @@ package through the `sessionproof.formats` entry points.
 
 from __future__ import annotations
 
-from ._atif import looks_like_atif
 from ._common import ImportResult
 from ._formats import FORMAT_REGISTRY, TranscriptFormat
 from ._inspect import looks_like_inspect
@@ -67,6 +66,19 @@ def _is_openai(sample: Sample) -> bool:
 
 def _is_anthropic(sample: Sample) -> bool:
     return chat_flavour(sample) == "anthropic"
+
+
+def looks_like_atif(doc: object) -> bool:
+    """True for an ATIF trajectory object (or a list whose first item is one). Here, not beside
+    the reader, so that sniffing a file does not import the ATIF models (~11 ms)."""
+    if isinstance(doc, list):
+        doc = doc[0] if doc else None
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("schema_version"), str)
+        and doc["schema_version"].startswith("ATIF")
+        and isinstance(doc.get("steps"), list)
+    )
 
 
 def _is_atif(sample: Sample) -> bool:
