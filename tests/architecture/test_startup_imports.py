@@ -92,3 +92,33 @@ def test_every_lazily_exported_name_resolves_to_its_submodule() -> None:
             source = importlib.import_module(module_of[export], name)
             assert getattr(source, export) is value, (name, export)
         assert set(package.__all__) <= set(dir(package))
+
+
+def test_scoring_a_small_transcript_file_does_without_numpy(tmp_path: Path) -> None:
+    # NumPy took ~40 ms of a 20-session `score` (issue 35's 0.5 s target) for the store's
+    # columnar insert alone; a small batch goes in as list parameters.
+    source = Path(__file__).resolve().parents[1] / "fixtures" / "tau"
+    data = json.loads((source / "gpt-4.1_retail_defautl_gpt-4.1_1trials.json").read_text())
+    data["simulations"] = data["simulations"][:3]
+    wanted = {s["task_id"] for s in data["simulations"]}
+    data["tasks"] = [t for t in data["tasks"] if t["id"] in wanted]
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(data))
+    code = f"""
+import json, runpy, sys
+sys.argv = ["sessionproof", "score", {str(path)!r}, "--store", {str(tmp_path / "s.duckdb")!r},
+            "--no-report", "--json"]
+try:
+    runpy.run_module("sessionproof.cli", run_name="__main__")
+except SystemExit as done:
+    code = done.code
+print(json.dumps({{"numpy": "numpy" in sys.modules, "code": code}}))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    lines = done.stdout.strip().splitlines()
+    out = json.loads(lines[-1])
+    summary = json.loads("\n".join(lines[:-1]))
+    assert out == {"numpy": False, "code": 0}
+    assert summary["sessions"] == 3 and summary["agreement"]["reward"]["total"] == 3
