@@ -64,7 +64,8 @@ def _values(args: dict[str, Any] | None) -> frozenset[str]:
 
 def nature(name: str, tools: dict[str, ToolSpec]) -> CallNature | None:
     """`write` or `read` for a tool of a listing that marks writes; None: unknown."""
-    if tools[name].write:
+    spec = tools.get(name)
+    if spec is not None and spec.write:
         return CallNature.write
     if any(spec.write for spec in tools.values()):
         return CallNature.read
@@ -93,8 +94,7 @@ def check_plan(implicit: set[K], tool: str | None, tools: list[ToolSpec], domain
     raise ConfigError(
         f"{', '.join(writes)} on domain {domain!r}: its tools say nothing of which ones write "
         "(no tool is marked as a write, as from an MCP server or an OpenAI tools list), so "
-        "there is no write to change; name the write tool with @TOOL, e.g. "
-        f"{writes[0]}:40%@{tools[0].name if tools else 'TOOL'}"
+        f"there is no write to change; name the write tool with @TOOL, e.g. {writes[0]}:40%@TOOL"
     )
 
 

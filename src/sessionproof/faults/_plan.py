@@ -255,8 +255,13 @@ class FaultInjector:
 
     async def call(self, inner: ToolSource, call: ToolCall, ctx: ToolContext) -> ToolResult:
         """One call of `inner` under the plan: the fault drawn for it, or `inner`'s result."""
+        implicit = self.implicit
         if not self.plan.applies_to(call.name):
-            return await inner.call_tool(call, ctx)
+            if implicit is None:
+                return await inner.call_tool(call, ctx)
+            # Not faulted, but seen: a write to another tool makes a later read stale.
+            tools = {spec.name: spec for spec in await inner.list_tools(ctx)}
+            return await implicit.serve(inner, call, ctx, tools, None, 0, 0)
         occurrence, attempt = self._key(call, ctx)
         tools = {spec.name: spec for spec in await inner.list_tools(ctx)}
         if call.name not in tools or call.arguments is None:
@@ -264,7 +269,6 @@ class FaultInjector:
             # would hide the agent's mistake.
             return await inner.call_tool(call, ctx)
         seed = ctx.seed if self.seed is None else self.seed
-        implicit = self.implicit
         # An identical repeat of an implicitly faulted call is not drawn again: a transient
         # fault clears on it, a permanent one comes back (see `_implicit`).
         repeat = implicit is not None and implicit.repeat_of(call, ctx) is not None
