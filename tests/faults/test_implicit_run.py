@@ -4,6 +4,7 @@ MCP server's tools refused at load with one line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -11,7 +12,16 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from sessionproof.agents import OracleAgent
 from sessionproof.cli import app
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import hooks_for
+from sessionproof.engine import execute_run
+from sessionproof.engine._internal import RunPlan, SessionList
+from sessionproof.records import Scenario
+from sessionproof.records._internal import ImplicitFaultEvent
+from sessionproof.suites import load_suite
+from sessionproof.suites._internal import judge_of
 
 from .implicit_world import MCP_SERVER
 
@@ -86,3 +96,29 @@ def test_a_write_kind_on_an_mcp_server_without_write_marks_fails_at_load(tmp_pat
     assert "name the write tool with @TOOL" in said and "Traceback" not in said
     named = runner.invoke(app, [*base, "--arm", "faults=silent_noop:40%@set_status"])
     assert named.exit_code == 0, named.output
+
+
+def test_a_stored_session_is_judged_as_it_was_live() -> None:
+    # Re-judging from the trace replays what reached the domain: a silent_noop or
+    # error_in_body write committed nothing, a duplicate_write ran twice.
+    suite = load_suite("tau2-retail").limited(12)
+    arms = ["faults=silent_noop:60%", "faults=error_in_body:60%", "faults=duplicate_write:60%"]
+    plan = RunPlan(run_id="r", arms=arms, trials=1, seed=2, concurrency=2)
+    sink = SessionList()
+
+    def hooks(arm: str, seed: int, scenario: Scenario):  # type: ignore[no-untyped-def]
+        return hooks_for(parse_arm(arm), seed)
+
+    asyncio.run(execute_run(suite, OracleAgent(), plan, sink, hooks_for=hooks))  # type: ignore[arg-type]
+    by_id = {s.id: s for s in suite.scenarios}
+    faulted = 0
+    for session in sink.sessions:
+        if not any(isinstance(e, ImplicitFaultEvent) for e in session.events):
+            continue
+        faulted += 1
+        scenario = by_id[session.scenario_id]
+        judge = judge_of(scenario)
+        assert judge is not None and session.outcome is not None
+        again = judge.judge_recorded(scenario, session).outcome
+        assert again.success == session.outcome.success, (session.session_id, session.arm)
+    assert faulted >= 6
