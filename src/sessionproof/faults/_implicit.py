@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,6 +137,33 @@ def _restore(db: BaseModel, snapshot: BaseModel) -> None:
     # In place: the toolkit, the domain and the judge all hold this very object.
     db.__dict__.update(snapshot.__dict__)
     object.__setattr__(db, "__pydantic_fields_set__", set(snapshot.__pydantic_fields_set__))
+
+
+def undoer(source: ToolSource) -> Callable[[], Callable[[], None]] | None:
+    """How to undo what calls do to `source`'s state: `take()` snapshots it and returns the
+    function that restores it; None when the state is not in-process (MCP, OpenAPI, fixtures).
+
+    A domain that can snapshot itself cheaply says so with `snapshot_state()` and
+    `restore_state(token)` (the tau domains: a copy-on-write fork); any other domain with a
+    typed DB is deep-copied."""
+    snap, back = getattr(source, "snapshot_state", None), getattr(source, "restore_state", None)
+    if callable(snap) and callable(back):
+
+        def take_own() -> Callable[[], None]:
+            token = snap()
+            return lambda: back(token)
+
+        return take_own
+    db = _restorable(source)
+    if db is None:
+        return None
+    held = db
+
+    def take() -> Callable[[], None]:
+        snapshot = held.model_copy(deep=True)
+        return lambda: _restore(held, snapshot)
+
+    return take
 
 
 def _served(result: ToolResult, output: str) -> ToolResult:
@@ -306,16 +334,16 @@ class ImplicitFaults:
         log: _Log,
         start: float,
     ) -> tuple[ToolResult, dict[str, Any] | None]:
-        db = _restorable(inner)
-        if db is None:
+        take = undoer(inner)
+        if take is None:
             previous = log.last_ok.get(call.name)
             if previous is None:  # no success of this tool to echo: nothing success-shaped
                 return await self._true(inner, call, ctx, log, tools), None
             change = {"committed": False, "forwarded": False, "served_output": _short(previous)}
             return _answer(call, previous, start), change
-        snapshot = db.model_copy(deep=True)
+        restore = take()
         result = await inner.call_tool(call, ctx)
-        _restore(db, snapshot)
+        restore()
         if not result.ok:
             return result, None
         log.last_ok[call.name] = result.output
