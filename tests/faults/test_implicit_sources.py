@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 
+from sessionproof.conditions import parse_arm
+from sessionproof.conditions._internal import check_sources
 from sessionproof.domains import Domain
+from sessionproof.domains.sources import FixtureBook, FixtureDomainSpec
 from sessionproof.errors import ConfigError
 from sessionproof.faults._implicit import check_plan
 
-from .implicit_world import Driver, fixture_domain, mcp_domain
+from .implicit_world import Driver, ShopTools, fixture_domain, mcp_domain
 
 pytestmark = pytest.mark.slow  # each MCP test starts a server
 
@@ -139,3 +142,10 @@ async def test_fixtures_answer_the_same_after_a_write_so_stale_read_never_fires(
     await shop.call("set_status", order_id="O1", status="shipped")
     again = await shop.call("get_order", order_id="O1")
     assert again.output == first.output and shop.faults() == []
+
+
+def test_stale_read_on_a_fixtures_domain_is_refused_at_load() -> None:
+    fixtures = FixtureDomainSpec("shop-fixtures", ShopTools.specs(), FixtureBook([]))
+    with pytest.raises(ConfigError, match="no read can be stale"):
+        check_sources(parse_arm("faults=stale_read:20%"), [fixtures])
+    check_sources(parse_arm("faults=wrong_entity:20%,silent_noop:5%"), [fixtures])

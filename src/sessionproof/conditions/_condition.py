@@ -24,6 +24,7 @@ from ..faults import DriftPlan, FaultInjector, FaultPlan
 from ..faults._internal import DriftHooks, check_plan
 from ..guard import Guard, GuardConfig, VirtualClock, guard_source
 from ..records import Scenario, ToolCall, ToolResult
+from ..records._internal import ImplicitFaultKind
 from ..users import User
 from ._answering import AnsweringUser
 from ._perturb import PerturbedScenario, PerturbPlan, perturb
@@ -104,11 +105,19 @@ def needs_tools(condition: Condition) -> bool:
 def check_sources(condition: Condition, domains: Iterable[DomainSpec]) -> None:
     """Raise `ConfigError` (one line) when the condition's implicit faults cannot apply to a
     domain's tools: a write kind on a listing that marks no tool as a write, with no @TOOL
-    naming the write (an MCP server, an OpenAI tools list). Call it at load, per arm."""
+    naming the write (an MCP server, an OpenAI tools list), or stale_read on fixtures (their
+    answers never change). Call it at load, per arm."""
     plan = condition.faults
     if plan is None or not plan.implicit:
         return
+    from ..domains.sources import FixtureDomainSpec
+
     for spec in domains:
+        if ImplicitFaultKind.stale_read in plan.implicit and isinstance(spec, FixtureDomainSpec):
+            raise ConfigError(
+                f"arm {condition.name!r}: stale_read on domain {spec.name!r}: fixtures answer "
+                "the same whatever was written, so no read can be stale there"
+            )
         try:
             check_plan(set(plan.implicit), plan.tool, spec.tools(), spec.name)
         except ConfigError as exc:

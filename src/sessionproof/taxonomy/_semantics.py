@@ -289,8 +289,8 @@ _IMPLICIT: dict[ImplicitFaultKind, ImplicitSemantics] = {
             "after it, and an output that differs from the fresh one",
             transient=_TRANSIENT,
             permanent="the same old output, as long as no newer read before a write exists",
-            cannot_apply="nowhere by source; it never fires where writes do not change what "
-            "reads return (fixtures answer the same whatever was written)",
+            cannot_apply="fixtures: they answer the same whatever was written, so no read "
+            "can be stale (an arm asking for it on a fixtures domain is refused at load)",
         ),
         ImplicitSemantics(
             kind=ImplicitFaultKind.wrong_entity,
