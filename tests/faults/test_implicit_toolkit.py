@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from sessionproof.records import ErrorClass
+from sessionproof.records import ErrorClass, ToolCall, ToolResult, ToolSpec
 
 from .implicit_world import Driver, typed_domain
 
@@ -152,3 +152,28 @@ async def test_the_same_seed_gives_the_same_faults() -> None:
 
     assert await session(5) == await session(5)
     assert await session(5) != await session(6)
+
+
+async def test_corrupted_value_changes_a_digit_of_a_plain_text_answer() -> None:
+    shop = Driver(typed_domain(), "corrupted_value:100%@count")
+    shop.source.inner = _Plain()  # type: ignore[attr-defined]
+    served = (await shop.call("count")).output
+    (event,) = shop.faults()
+    assert event["change"] == {"path": "$", "true": "order 4071", "served": served}
+    assert served != "order 4071" and served.startswith("order ") and len(served) == 10
+
+
+class _Plain:
+    """A source whose one tool answers in plain text."""
+
+    async def list_tools(self, ctx: object) -> list[ToolSpec]:
+        return [ToolSpec(name="count", description="a count", parameters={"type": "object"})]
+
+    async def call_tool(self, call: ToolCall, ctx: object) -> ToolResult:
+        return ToolResult(call_id=call.id, name=call.name, output="order 4071")
+
+    async def aclose(self) -> None:
+        return None
+
+    def state_hash(self) -> str | None:
+        return None

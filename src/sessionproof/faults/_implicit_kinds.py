@@ -111,10 +111,14 @@ def _perturb_number(value: int | float, text_in_output: str, draw: Draw) -> int 
 
 
 def corrupt_value(output: str, draw: Draw) -> tuple[str, dict[str, Any]] | None:
-    """corrupted_value: one seeded field perturbed within its type and range."""
+    """corrupted_value: one seeded field perturbed within its type and range (a plain-text
+    output, such as a bare id, is one string field)."""
     data = parse_json(output)
     if data is None:
-        return None
+        swapped = _digit_swap(output, draw)
+        if swapped is None:
+            return None
+        return swapped, {"path": "$", "true": output, "served": swapped}
     leaves = [
         (path, node)
         for path, node in _walk(data)
