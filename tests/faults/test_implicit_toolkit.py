@@ -8,6 +8,7 @@ import json
 from sessionproof.records import ErrorClass, ToolCall, ToolResult, ToolSpec
 
 from .implicit_world import Driver, typed_domain
+from .world import make_domain
 
 
 async def test_stale_read_serves_the_entity_as_before_the_last_write() -> None:
@@ -177,3 +178,12 @@ class _Plain:
 
     def state_hash(self) -> str | None:
         return None
+
+
+async def test_a_transfer_tool_is_never_faulted() -> None:
+    library = make_domain()  # its transfer_to_human_agents is a write tool
+    shop = Driver(library, "silent_noop:50%,error_in_body:50%")
+    result = await shop.call("transfer_to_human_agents", summary="help")
+    assert result.output == "Transfer successful" and shop.faults() == []
+    lent = await shop.call("lend_book", book_id="B1", member="m1", kind="standard")
+    assert lent.ok and len(shop.faults()) == 1  # the plan does fault other writes

@@ -13,6 +13,7 @@ apply, is `taxonomy.IMPLICIT_TAXONOMY`; this module is its implementation:
   leaves the call as it was and writes no event: a kind's rate is its share of the calls it
   can change. Every applied fault is one `implicit_fault` event with what it changed; the
   agent sees only the tool result, a success with no error class and no `injected` flag.
+- A domain's transfer tools (whose success ends the session) are never faulted.
 - Transient (the default): the next identical call (same tool, same arguments) is served
   correctly. Permanent (`KIND:permanent:RATE`): every identical call in the session meets
   the same fault again, with the same seeded choices.
@@ -213,7 +214,10 @@ class ImplicitFaults:
                 kind = None
             else:
                 kind, key_occurrence, repeat = marked.kind, marked.occurrence, marked.call_id
-        if kind is None or not applies(kind, call.name, tools, self.tool):
+        # The engine ends a session on a transfer tool's success: a fault there would
+        # change nothing the agent could act on (drift spares them for the same reason).
+        spared = call.name in getattr(inner, "transfer_tools", frozenset())
+        if kind is None or spared or not applies(kind, call.name, tools, self.tool):
             result = await inner.call_tool(call, ctx)
             self._record(log, call, result, tools)
             return result
