@@ -145,7 +145,7 @@ def undoer(source: ToolSource) -> Callable[[], Callable[[], None]] | None:
     function that restores it; None when the state is not in-process (MCP, OpenAPI, fixtures).
 
     A domain that can snapshot itself cheaply says so with `snapshot_state()` and
-    `restore_state(token)` (the tau domains: a copy-on-write fork); any other domain with a
+    `restore_state(token)` (a copy-on-write fork restores its own records); any other domain with a
     typed DB is deep-copied."""
     snap, back = getattr(source, "snapshot_state", None), getattr(source, "restore_state", None)
     if callable(snap) and callable(back):
