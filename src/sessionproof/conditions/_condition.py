@@ -14,16 +14,17 @@ e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from ..domains import DomainSpec, ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
 from ..faults import DriftPlan, FaultInjector, FaultPlan
-from ..faults._internal import DriftHooks
+from ..faults._internal import DriftHooks, check_plan
 from ..guard import Guard, GuardConfig, VirtualClock, guard_source
 from ..records import Scenario, ToolCall, ToolResult
+from ..records._internal import ImplicitFaultKind
 from ..users import User
 from ._answering import AnsweringUser
 from ._perturb import PerturbedScenario, PerturbPlan, perturb
@@ -93,6 +94,34 @@ def parse_arm(spec: str) -> Condition:
                 "spaces"
             )
     return Condition(name=name, faults=faults, drift=drift, guard=guard, perturb=perturbation)
+
+
+def needs_tools(condition: Condition) -> bool:
+    """True when `condition` must see the domains' tools before a run starts: implicit
+    faults that change writes need tools the source marks as writes (see `check_sources`)."""
+    return condition.faults is not None and bool(condition.faults.implicit)
+
+
+def check_sources(condition: Condition, domains: Iterable[DomainSpec]) -> None:
+    """Raise `ConfigError` (one line) when the condition's implicit faults cannot apply to a
+    domain's tools: a write kind on a listing that marks no tool as a write, with no @TOOL
+    naming the write (an MCP server, an OpenAI tools list), or stale_read on fixtures (their
+    answers never change). Call it at load, per arm."""
+    plan = condition.faults
+    if plan is None or not plan.implicit:
+        return
+    from ..domains.sources import FixtureDomainSpec
+
+    for spec in domains:
+        if ImplicitFaultKind.stale_read in plan.implicit and isinstance(spec, FixtureDomainSpec):
+            raise ConfigError(
+                f"arm {condition.name!r}: stale_read on domain {spec.name!r}: fixtures answer "
+                "the same whatever was written, so no read can be stale there"
+            )
+        try:
+            check_plan(set(plan.implicit), plan.tool, spec.tools(), spec.name)
+        except ConfigError as exc:
+            raise ConfigError(f"arm {condition.name!r}: {exc}") from None
 
 
 class _Ticking(WrapperToolSource):

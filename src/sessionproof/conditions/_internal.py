@@ -8,6 +8,8 @@ from ._answering import AnsweringUser as AnsweringUser
 from ._answering import asked as asked
 from ._condition import SECONDS_PER_CALL as SECONDS_PER_CALL
 from ._condition import ConditionHooks as ConditionHooks
+from ._condition import check_sources as check_sources
 from ._condition import hooks_for as hooks_for
+from ._condition import needs_tools as needs_tools
 from ._perturb import PERTURB_KINDS as PERTURB_KINDS
 from ._perturb import PerturbedScenario as PerturbedScenario

@@ -10,7 +10,7 @@ from typing import Literal
 from ..agents import Agent
 from ..agents._internal import RateLimiter, plays_users
 from ..conditions import parse_arm
-from ..conditions._internal import hooks_for
+from ..conditions._internal import check_sources, hooks_for, needs_tools
 from ..engine import SessionHooks
 from ..engine._internal import HooksFactory
 from ..records import Scenario
@@ -24,6 +24,10 @@ def hooks_factory(arms: Sequence[str], suite: Suite | None = None) -> HooksFacto
     if list(arms) == ["baseline"]:
         return None
     conditions = {a: parse_arm(a) for a in arms}  # parse up front: a bad spec fails fast
+    if suite is not None and any(needs_tools(c) for c in conditions.values()):
+        domains = {s.domain: suite.domain_for(s) for s in suite.scenarios}
+        for condition in conditions.values():
+            check_sources(condition, domains.values())  # a fault that cannot apply fails fast
 
     def make(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
         # Drift lands on a tool the task uses, so it meets the agent's path.

@@ -7,5 +7,6 @@ scripts/dev/public_api.toml, not this file)."""
 from ._drift import DriftHooks as DriftHooks
 from ._drift import choose_drift as choose_drift
 from ._drift_kinds import ToolDrift as ToolDrift
+from ._implicit import check_plan as check_plan
 from ._plan import COMMITTED_CLASSES as COMMITTED_CLASSES
 from ._plan import DEFAULT_MIX as DEFAULT_MIX

@@ -3,10 +3,15 @@
 Spec grammar (the `--faults` flag and the `faults=` part of an arm)::
 
     SPEC  := ENTRY ("," ENTRY)* ["@" TOOL]
-    ENTRY := RATE | CLASS ":" RATE          RATE := a percentage, e.g. 3% or 0.5%
+    ENTRY := RATE | CLASS ":" RATE | KIND [":permanent"] ":" RATE
+    RATE  := a percentage, e.g. 3% or 0.5%
 
 `3%` faults 3% of calls with `DEFAULT_MIX`; `rate_limited:5%,timeout:2%` sets each class's
-rate; a trailing `@book_reservation` limits the whole plan to that tool.
+rate; a trailing `@book_reservation` limits the whole plan to that tool. A KIND is an implicit
+fault (`ImplicitFaultKind`: the call answers normally and is wrong, see `_implicit`):
+`silent_noop:40%`, `stale_read:permanent:10%`; they mix with error classes in one spec. One
+draw per call decides the fault: the error classes' intervals come first (in the enum's
+order), then the implicit kinds', so adding a kind never moves an explicit fault.
 
 Whether a fault leaves the DB untouched or committed depends on where real failures happen:
 
@@ -30,10 +35,11 @@ from pydantic import BaseModel, ConfigDict
 from ..domains import ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
 from ..records import ErrorClass, EventKind, ToolCall, ToolResult
-from ..records._internal import FaultInjected
+from ..records._internal import FaultInjected, ImplicitFaultKind
 from ..taxonomy import semantics
 from ..taxonomy._internal import fault_message
 from ._hash import unit_draw
+from ._implicit import ImplicitFaults
 
 DEFAULT_MIX: Mapping[ErrorClass, float] = {
     ErrorClass.rate_limited: 0.30,
@@ -79,11 +85,12 @@ def _error_class(name: str, spec: str) -> ErrorClass:
     try:
         return ErrorClass(name)
     except ValueError:
-        names = [c.value for c in ErrorClass]
+        names = [c.value for c in ErrorClass] + [k.value for k in ImplicitFaultKind]
         close = difflib.get_close_matches(name, names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ConfigError(
-            f"fault spec {spec!r}: unknown error class {name!r}{hint}; classes: {', '.join(names)}"
+            f"fault spec {spec!r}: unknown error class or implicit kind {name!r}{hint}; "
+            f"names: {', '.join(names)}"
         ) from None
 
 
@@ -98,6 +105,11 @@ class FaultPlan(BaseModel):
     """Probability per call of each class (fractions; they sum to at most 1)."""
     tool: str | None = None
     """Only calls of this tool fault; None: every tool."""
+    implicit: dict[ImplicitFaultKind, float] = {}
+    """Probability per call of each implicit fault kind (see the module docstring)."""
+    permanent: frozenset[ImplicitFaultKind] = frozenset()
+    """Implicit kinds given as `KIND:permanent:RATE`: every repeat of a faulted call meets
+    the fault again (the others are transient: an identical repeat is served correctly)."""
 
     @classmethod
     def parse(cls, spec: str) -> FaultPlan:
@@ -114,6 +126,8 @@ class FaultPlan(BaseModel):
             if not _TOOL.match(tool):
                 raise ConfigError(f"fault spec {spec!r}: {tool!r} after @ is not a tool name")
         rates: dict[ErrorClass, float] = {}
+        implicit: dict[ImplicitFaultKind, float] = {}
+        permanent: set[ImplicitFaultKind] = set()
         explicit: set[ErrorClass] = set()
         for raw in text.split(","):
             entry = raw.strip()
@@ -121,7 +135,28 @@ class FaultPlan(BaseModel):
                 raise ConfigError(f"fault spec {spec!r}: empty entry between commas")
             if ":" in entry:
                 name, _, rate_text = entry.partition(":")
-                error_class = _error_class(name.strip(), spec)
+                name = name.strip()
+                if name in ImplicitFaultKind.__members__:
+                    kind = ImplicitFaultKind(name)
+                    if kind in implicit:
+                        raise ConfigError(f"fault spec {spec!r}: {kind} is given twice")
+                    mode, colon, rest = rate_text.partition(":")
+                    if colon:
+                        if mode.strip() != "permanent":
+                            raise ConfigError(
+                                f"fault spec {spec!r}: write {kind}:permanent:RATE for a "
+                                f"fault every repeat meets, or {kind}:RATE, not {entry!r}"
+                            )
+                        permanent.add(kind)
+                        rate_text = rest
+                    implicit[kind] = _rate(rate_text, spec)
+                    continue
+                if rate_text.strip().startswith("permanent"):
+                    raise ConfigError(
+                        f"fault spec {spec!r}: :permanent applies to implicit kinds only "
+                        f"({', '.join(k.value for k in ImplicitFaultKind)})"
+                    )
+                error_class = _error_class(name, spec)
                 if error_class in explicit:
                     raise ConfigError(f"fault spec {spec!r}: {error_class} is given twice")
                 explicit.add(error_class)
@@ -130,14 +165,20 @@ class FaultPlan(BaseModel):
                 total = _rate(entry, spec)
                 for error_class, share in DEFAULT_MIX.items():
                     rates[error_class] = rates.get(error_class, 0.0) + total * share
-        if sum(rates.values()) > 1 + 1e-9:
+        if sum(rates.values()) + sum(implicit.values()) > 1 + 1e-9:
             raise ConfigError(f"fault spec {spec!r}: the rates add up to more than 100%")
-        return cls(spec=spec.strip(), rates=rates, tool=tool)
+        return cls(
+            spec=spec.strip(),
+            rates=rates,
+            tool=tool,
+            implicit=implicit,
+            permanent=frozenset(permanent),
+        )
 
     @property
     def total_rate(self) -> float:
-        """Probability that a call the plan applies to faults."""
-        return sum(self.rates.values())
+        """Probability that a call the plan applies to faults (explicit and implicit)."""
+        return sum(self.rates.values()) + sum(self.implicit.values())
 
     def applies_to(self, tool: str) -> bool:
         """True when calls of `tool` may fault under this plan."""
@@ -152,15 +193,27 @@ class FaultPlan(BaseModel):
         tools the agent makes in between do not move the faults; `attempt` counts re-sends of
         the same call (by the guard), so a retry draws afresh and can succeed.
         """
+        drawn = self.draw_fault(seed, scenario_id, trial, tool, occurrence, attempt)
+        return drawn if isinstance(drawn, ErrorClass) else None
+
+    def draw_fault(
+        self, seed: int, scenario_id: str, trial: int, tool: str, occurrence: int, attempt: int = 0
+    ) -> ErrorClass | ImplicitFaultKind | None:
+        """The explicit class, the implicit kind or None for one attempt of one call: one
+        draw, the classes' intervals first and the kinds' after them (see `draw`)."""
         if not self.applies_to(tool):
             return None
         u = unit_draw("fault", seed, scenario_id, trial, tool, occurrence, attempt)
         edge = 0.0
-        # A fixed order (the enum's) keeps the class intervals identical across runs.
+        # A fixed order (the enums') keeps the intervals identical across runs.
         for error_class in ErrorClass:
             edge += self.rates.get(error_class, 0.0)
             if u < edge:
                 return error_class
+        for kind in ImplicitFaultKind:
+            edge += self.implicit.get(kind, 0.0)
+            if u < edge:
+                return kind
         return None
 
 
@@ -170,7 +223,9 @@ class FaultInjector:
     Each call of a domain tool counts as the next occurrence of that tool in its session;
     the same call id seen again (a guard re-sending it) is the next attempt. A faulted call
     returns an injected `ToolResult` ("Error: ..." output) and emits `fault_injected` with
-    {call_id, tool, error_class, committed, retry_after_s, occurrence, attempt}.
+    {call_id, tool, error_class, committed, retry_after_s, occurrence, attempt}. An implicit
+    kind drawn for a call is applied by `ImplicitFaults` (an `implicit_fault` event; the
+    result stays a success).
     """
 
     def __init__(self, plan: FaultPlan, seed: int | None = None) -> None:
@@ -179,6 +234,8 @@ class FaultInjector:
         """Overrides the context's seed when given (the seed the condition was built with)."""
         self._occurrences: dict[tuple[str, str], int] = {}
         self._calls: dict[tuple[str, str], list[int]] = {}
+        self.implicit = ImplicitFaults(plan.permanent, plan.tool) if plan.implicit else None
+        """Applies the plan's implicit kinds (None when it has none)."""
 
     def _key(self, call: ToolCall, ctx: ToolContext) -> tuple[int, int]:
         known = self._calls.get((ctx.session_id, call.id))
@@ -198,21 +255,33 @@ class FaultInjector:
 
     async def call(self, inner: ToolSource, call: ToolCall, ctx: ToolContext) -> ToolResult:
         """One call of `inner` under the plan: the fault drawn for it, or `inner`'s result."""
+        implicit = self.implicit
         if not self.plan.applies_to(call.name):
-            return await inner.call_tool(call, ctx)
+            if implicit is None:
+                return await inner.call_tool(call, ctx)
+            # Not faulted, but seen: a write to another tool makes a later read stale.
+            tools = {spec.name: spec for spec in await inner.list_tools(ctx)}
+            return await implicit.serve(inner, call, ctx, tools, None, 0, 0)
         occurrence, attempt = self._key(call, ctx)
-        tools = {spec.name for spec in await inner.list_tools(ctx)}
+        tools = {spec.name: spec for spec in await inner.list_tools(ctx)}
         if call.name not in tools or call.arguments is None:
             # A made-up tool or unparsable arguments fail on their own; a fault on top
             # would hide the agent's mistake.
             return await inner.call_tool(call, ctx)
         seed = ctx.seed if self.seed is None else self.seed
-        error_class = self.plan.draw(
-            seed, ctx.scenario_id, ctx.trial, call.name, occurrence, attempt
-        )
-        if error_class is None:
+        # An identical repeat of an implicitly faulted call is not drawn again: a transient
+        # fault clears on it, a permanent one comes back (see `_implicit`).
+        repeat = implicit is not None and implicit.repeat_of(call, ctx) is not None
+        drawn = None
+        if not repeat:
+            drawn = self.plan.draw_fault(
+                seed, ctx.scenario_id, ctx.trial, call.name, occurrence, attempt
+            )
+        if isinstance(drawn, ErrorClass):
+            return await self._inject(call, ctx, inner, drawn, occurrence, attempt)
+        if implicit is None:
             return await inner.call_tool(call, ctx)
-        return await self._inject(call, ctx, inner, error_class, occurrence, attempt)
+        return await implicit.serve(inner, call, ctx, tools, drawn, seed, occurrence)
 
     async def _inject(
         self,

@@ -4,6 +4,8 @@ Only tools that can write are run (a read cannot move the state), in the order t
 made, each with its recorded arguments; calls that failed are run too, because a failing
 write may have changed the state before failing, exactly as it did in the recording. A call
 with no recorded reply, or arguments that never parsed, is skipped: the domain never ran it.
+Implicit faults say what the domain really did: a write under `silent_noop` or
+`error_in_body` committed nothing (skipped), one under `duplicate_write` ran twice.
 A benchmark may replay faster into its own domains (passing its own `writes` and `run`).
 """
 
@@ -15,20 +17,36 @@ from typing import Any
 from ..domains import Domain, DomainSpec
 from ..errors import ToolError
 from ..records import Session, ToolCall, ToolCallEvent, ToolResultEvent
+from ..records._internal import ImplicitFaultEvent, ImplicitFaultKind
+
+_UNCOMMITTED = frozenset({ImplicitFaultKind.silent_noop, ImplicitFaultKind.error_in_body})
 
 
 def replayed_calls(session: Session) -> list[ToolCall]:
     """The session's tool calls that reached the domain (they have a recorded reply that the
-    domain gave: an injected fault's reply means the call never got there)."""
+    domain gave: an injected fault's reply means the call never got there), each as many
+    times as it took effect (see the module docstring for implicit faults)."""
     answered: set[str] = set()
     calls: list[ToolCall] = []
+    uncommitted: set[str] = set()
+    twice: set[str] = set()
     for event in session.events:  # one pass, not one per kind
         if isinstance(event, ToolResultEvent):
             if not event.payload.injected:
                 answered.add(event.payload.call_id)
         elif isinstance(event, ToolCallEvent):
             calls.append(event.payload)
-    return [c for c in calls if c.id in answered and c.arguments is not None]
+        elif isinstance(event, ImplicitFaultEvent):
+            fault = event.payload
+            if fault.fault in _UNCOMMITTED:
+                uncommitted.add(fault.call_id)
+            elif fault.fault is ImplicitFaultKind.duplicate_write and fault.change.get("second_ok"):
+                twice.add(fault.call_id)
+    out: list[ToolCall] = []
+    for c in calls:
+        if c.id in answered and c.id not in uncommitted and c.arguments is not None:
+            out.extend([c, c] if c.id in twice else [c])
+    return out
 
 
 def _writes(domain: Domain[Any]) -> Callable[[str], bool]:

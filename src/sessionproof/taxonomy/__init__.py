@@ -3,6 +3,8 @@ parser.
 
 - `TAXONOMY` / `semantics` / `may_replay`: what each error class means (retry, inform,
   escalate) and when a failed write may be re-sent.
+- `IMPLICIT_TAXONOMY` / `ImplicitSemantics`: what each implicit fault kind (a success that
+  is wrong) changes, on which calls, transient against permanent, and where it cannot apply.
 - `classify` (and `classify_exception`, `classify_status`, `classify_payload`,
   `classify_text`): exceptions, HTTP statuses, error payloads and error texts to a class.
   The engine, the importers, the fault injector and the guard all classify with these.
@@ -14,12 +16,21 @@ Imports only `records` and `errors`, so the guard can ship on its own.
 """
 
 from ._classify import classify_exception
-from ._semantics import TAXONOMY, ClassSemantics, ErrorAction, semantics
+from ._semantics import (
+    IMPLICIT_TAXONOMY,
+    TAXONOMY,
+    ClassSemantics,
+    ErrorAction,
+    ImplicitSemantics,
+    semantics,
+)
 
 __all__ = [
+    "IMPLICIT_TAXONOMY",
     "TAXONOMY",
     "ClassSemantics",
     "ErrorAction",
+    "ImplicitSemantics",
     "classify_exception",
     "semantics",
 ]

@@ -12,6 +12,10 @@ here, for the fault injector, the guard and the recovery score alike:
   before the operation runs, so even a payment may be re-sent; after a timeout or a 500 the
   write may well have landed, so re-sending a non-idempotent write could do it twice. This is
   the replay-safety rule, applied by `may_replay`.
+
+Implicit faults (`ImplicitFaultKind`) answer other questions, in `IMPLICIT_TAXONOMY`: the call
+looks fine and is wrong, so what each kind changes, on which calls (reads or writes), what a
+repeat of the same call meets, and where it cannot apply and why.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from types import MappingProxyType
 from pydantic import BaseModel, ConfigDict
 
 from ..records import ErrorClass
+from ..records._internal import ImplicitFaultKind
 
 
 class ErrorAction(StrEnum):
@@ -231,3 +236,151 @@ def fault_message(
     wait = retry_after_s if retry_after_s is not None else sem.default_retry_after_s
     shown = "a few" if wait is None else f"{wait:g}"
     return sem.message.format(tool=tool, retry_after=shown)
+
+
+class CallNature(StrEnum):
+    """Which calls an implicit fault kind applies to."""
+
+    read = "read"
+    """Calls of tools that do not change state (`ToolSpec.write` False in a listing that
+    marks writes)."""
+    write = "write"
+    """Calls of tools that change state (`ToolSpec.write` True)."""
+    any = "any"
+    """Every call."""
+
+
+class ImplicitSemantics(BaseModel):
+    """What one implicit fault kind does: the agent sees a success, and it is wrong."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: ImplicitFaultKind
+    applies_to: CallNature
+    changes: str
+    """What the agent is served instead of the truth, and what happens to the state."""
+    forwarded: bool
+    """True when the call still reaches the tool source (a write then commits, unless the
+    kind says otherwise)."""
+    needs: str
+    """What a call must offer for the kind to apply to it (a drawn fault that finds nothing
+    to change leaves that call as it was, and no event is written)."""
+    transient: str
+    """What a repeat of the identical call meets when the fault is transient (the default)."""
+    permanent: str
+    """What every repeat meets when the fault is permanent (`KIND:permanent:RATE`)."""
+    cannot_apply: str
+    """The tool sources or tools where the kind cannot apply, and why."""
+
+
+_TRANSIENT = "served correctly: the repeat reaches the source and gets the true answer"
+
+_IMPLICIT: dict[ImplicitFaultKind, ImplicitSemantics] = {
+    s.kind: s
+    for s in (
+        ImplicitSemantics(
+            kind=ImplicitFaultKind.stale_read,
+            applies_to=CallNature.read,
+            changes="the read is answered with the output an identical read got before the "
+            "session's last write to the same entity (a write sharing an argument value with "
+            "the read; any write when the read has no arguments)",
+            forwarded=True,
+            needs="an earlier successful identical read, a successful write to the entity "
+            "after it, and an output that differs from the fresh one",
+            transient=_TRANSIENT,
+            permanent="the same old output, as long as no newer read before a write exists",
+            cannot_apply="fixtures: they answer the same whatever was written, so no read "
+            "can be stale (an arm asking for it on a fixtures domain is refused at load)",
+        ),
+        ImplicitSemantics(
+            kind=ImplicitFaultKind.wrong_entity,
+            applies_to=CallNature.read,
+            changes="the read is answered with another record of the same type: the output "
+            "of the same tool for other arguments seen earlier in the session, else (typed "
+            "toolkits and stateful schema tools) the tool's output for another key of the "
+            "table that holds the requested id",
+            forwarded=True,
+            needs="another entity: an earlier call of the tool with other arguments, or a "
+            "sibling key in the domain's tables",
+            transient=_TRANSIENT,
+            permanent="the same other entity again",
+            cannot_apply="on black-box sources (MCP, OpenAPI, fixtures) only entities the "
+            "session already read can be served: their tables cannot be listed",
+        ),
+        ImplicitSemantics(
+            kind=ImplicitFaultKind.silent_noop,
+            applies_to=CallNature.write,
+            changes="the write reports success and commits nothing: where the domain's state "
+            "can be snapshotted (a typed DB: typed toolkits, stateful schema tools) the call "
+            "runs, its own success output is served and the state is restored; on a "
+            "black-box source (MCP, OpenAPI, fixtures) the call is not forwarded and is "
+            "answered with the output of the tool's last successful call in the session",
+            forwarded=True,
+            needs="a write that succeeds (a failing write is left as it is); on a black-box "
+            "source, an earlier successful call of the same tool",
+            transient="the repeat is forwarded and commits",
+            permanent="every repeat reports success and commits nothing",
+            cannot_apply="a source that marks no tool as a write (an MCP server, an OpenAI "
+            "tools list) says nothing of which calls write: the plan must name the write "
+            "tool with @TOOL, or the run stops at load with an error",
+        ),
+        ImplicitSemantics(
+            kind=ImplicitFaultKind.partial_result,
+            applies_to=CallNature.read,
+            changes="the first list of two or more items in the JSON output is cut to a "
+            "seeded shorter length (at least one item); the output stays valid JSON",
+            forwarded=True,
+            needs="a JSON output holding a list of at least two items",
+            transient=_TRANSIENT,
+            permanent="the same cut on every repeat",
+            cannot_apply="outputs that are not JSON or hold no list (plain text, scalars)",
+        ),
+        ImplicitSemantics(
+            kind=ImplicitFaultKind.corrupted_value,
+            applies_to=CallNature.read,
+            changes="one seeded field of the JSON output is perturbed within its type and "
+            "range: an integer moved by a few units (never below zero if it was not), a "
+            "decimal by 5-30% at its precision, a string of digits or an id one digit "
+            "changed",
+            forwarded=True,
+            needs="a JSON output with a number or a string containing a digit",
+            transient=_TRANSIENT,
+            permanent="the same field, perturbed the same way, on every repeat",
+            cannot_apply="outputs that are not JSON or hold no number or digit",
+        ),
+        ImplicitSemantics(
+            kind=ImplicitFaultKind.error_in_body,
+            applies_to=CallNature.any,
+            changes="the call is not forwarded (a write does not commit) and is answered "
+            'with a success-shaped body that says it failed, {"status": "error", '
+            '"message": ...}, with no error class: only its content tells',
+            forwarded=False,
+            needs="nothing: any call of a listed tool with parsed arguments",
+            transient=_TRANSIENT,
+            permanent="every repeat gets the same failure body (and a write never commits)",
+            cannot_apply="nowhere",
+        ),
+        ImplicitSemantics(
+            kind=ImplicitFaultKind.duplicate_write,
+            applies_to=CallNature.write,
+            changes="a successful write is sent to the source a second time with the same "
+            "arguments; the agent sees the first answer",
+            forwarded=True,
+            needs="a write that succeeds",
+            transient="the repeat is forwarded once",
+            permanent="every repeat is applied twice",
+            cannot_apply="as silent_noop: a source that marks no tool as a write needs the "
+            "write tool named with @TOOL",
+        ),
+    )
+}
+
+IMPLICIT_TAXONOMY: MappingProxyType[ImplicitFaultKind, ImplicitSemantics] = MappingProxyType(
+    _IMPLICIT
+)
+"""Every implicit fault kind and its semantics (read-only)."""
+
+
+def implicit_semantics(kind: ImplicitFaultKind | str) -> ImplicitSemantics:
+    """The semantics of one implicit fault kind; raises ValueError for an unknown name."""
+    return _IMPLICIT[ImplicitFaultKind(kind)]

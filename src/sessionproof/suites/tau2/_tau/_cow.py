@@ -143,6 +143,33 @@ class CowTracker(Generic[DBT]):
         getattr(self.db, table)[key] = record
         self.dirty[table].add(key)
 
+    def snapshot(self) -> tuple[dict[str, dict[str, Any]], dict[str, set[str]]]:
+        """What `restore` needs to undo every write made after it: each table's entries
+        (shared records as they are, the fork's own records copied, since a tool edits those
+        in place) and which records the fork owns. Cheap: O(records), no record copied but
+        the few the session wrote."""
+        rows: dict[str, dict[str, Any]] = {}
+        for table, keys in self.dirty.items():
+            records: dict[str, Any] = getattr(self.db, table)
+            copied = dict(records)
+            for key in keys:
+                if key in copied:
+                    copied[key] = private_copy(copied[key])
+            rows[table] = copied
+        return rows, {table: set(keys) for table, keys in self.dirty.items()}
+
+    def restore(self, snapshot: tuple[dict[str, dict[str, Any]], dict[str, set[str]]]) -> None:
+        """Put the fork back as it was at `snapshot` (in place: the toolkit holds the DB)."""
+        rows, dirty = snapshot
+        for table, copied in rows.items():
+            records: dict[str, Any] = getattr(self.db, table)
+            records.clear()
+            # Copied again: a later write edits the fork's own records in place, and the
+            # snapshot may be restored more than once.
+            records.update({k: private_copy(copied[k]) if k in dirty[table] else v
+                            for k, v in copied.items()})  # fmt: skip
+            self.dirty[table] = set(dirty[table])
+
     def state_hash(self) -> str:
         """Hash of the fork's state, reading only the records it wrote."""
         changed: list[bytes] = []

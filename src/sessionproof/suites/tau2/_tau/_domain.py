@@ -181,6 +181,15 @@ class TauDomain(Domain[DBT]):
         """Hash of the current state, computed from the records this session wrote."""
         return self.cow.state_hash()
 
+    def snapshot_state(self) -> Any:
+        """A token `restore_state` puts the DB back to (a fault that undoes a write uses
+        it; cheaper than copying the whole DB)."""
+        return self.cow.snapshot()
+
+    def restore_state(self, token: Any) -> None:
+        """Undo every write made since `snapshot_state` gave `token`."""
+        self.cow.restore(token)
+
 
 class TauDomainSpec(DomainSpec, Generic[DBT]):
     """Makes sessions of one tau domain over a DB loaded once per process."""
