@@ -177,9 +177,9 @@ async def agate(
                 assert side.spec is not None and loaded is not None
                 config = spec_config(
                     side.spec,
-                    suite=loaded,
+                    suite=run_suite,
                     rounds=rounds,
-                    limit=None,
+                    limit=run_limit,
                     seed=run_seed,
                     arm=chosen,
                     store=path,
