@@ -129,15 +129,15 @@ def test_inconclusive_exits_2_or_1_when_asked_and_is_skipped_in_junit(tmp_path: 
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout.startswith("inconclusive:")
     assert "stopped: max trials" in proc.stdout
-    gate_case = [
+    gate_case = next(
         c for c in check_junit(tmp_path / "j.xml").iter("testcase") if c.get("name") == "gate"
-    ][0]
+    )
     assert gate_case.find("skipped") is not None
     strict = _gate(tmp_path, *args, "--fail-inconclusive")
     assert strict.returncode == 1
-    gate_case = [
+    gate_case = next(
         c for c in check_junit(tmp_path / "j.xml").iter("testcase") if c.get("name") == "gate"
-    ][0]
+    )
     assert gate_case.find("failure") is not None
 
 
