@@ -23,6 +23,12 @@ def test_boundaries_match_the_published_lan_demets_obrien_fleming_values() -> No
     assert boundaries(5, 0.05) == pytest.approx(published, abs=0.005)
 
 
+def test_pocock_type_spending_matches_its_published_values_too() -> None:
+    # Lan-DeMets Pocock-type, two-sided alpha 0.05, five looks (R package ldbounds).
+    published = (2.438, 2.426, 2.410, 2.397, 2.386)
+    assert boundaries(5, 0.05, "pocock") == pytest.approx(published, abs=0.005)
+
+
 def test_one_look_is_the_fixed_design() -> None:
     assert boundaries(1, 0.05)[0] == pytest.approx(1.95996, abs=0.002)
     last = boundaries(8, 0.05)

@@ -92,8 +92,24 @@ def obrien_fleming_spent(fraction: float, alpha: float) -> float:
     return min(alpha, 2.0 * side)
 
 
+def pocock_spent(fraction: float, alpha: float) -> float:
+    """Two-sided alpha spent by information `fraction` under the Lan-DeMets Pocock-type
+    function `alpha · ln(1 + (e − 1) t)` (spends early: stops sooner on large effects)."""
+    if fraction <= 0.0:
+        return 0.0
+    return min(alpha, alpha * math.log(1.0 + (math.e - 1.0) * min(fraction, 1.0)))
+
+
+Spending = Literal["obrien-fleming", "pocock"]
+"""The alpha-spending functions a design may use."""
+
+_SPENDERS = {"obrien-fleming": obrien_fleming_spent, "pocock": pocock_spent}
+
+
 @functools.lru_cache(maxsize=64)
-def boundaries(looks: int, alpha: float) -> tuple[float, ...]:
+def boundaries(
+    looks: int, alpha: float, spending: Spending = "obrien-fleming"
+) -> tuple[float, ...]:
     """The two-sided critical values `c_1 .. c_K` of `looks` equally spaced looks: under no
     difference, the chance that |Z_r| first reaches `c_r` at look r is the alpha spent
     between looks r − 1 and r. One look gives the fixed-design `z_{1−α/2}`."""
@@ -112,9 +128,8 @@ def boundaries(looks: int, alpha: float) -> tuple[float, ...]:
     for r in range(1, looks + 1):
         if r > 1:
             density = np.convolve(density, kernel, mode="same")
-        spend = obrien_fleming_spent(r / looks, alpha) - obrien_fleming_spent(
-            (r - 1) / looks, alpha
-        )
+        spent = _SPENDERS[spending]
+        spend = spent(r / looks, alpha) - spent((r - 1) / looks, alpha)
         bound = _tail_bound(x, density, spend)
         out.append(bound / math.sqrt(r))
         density = np.where(np.abs(x) < bound, density, 0.0)
