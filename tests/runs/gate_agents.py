@@ -11,6 +11,7 @@ import hashlib
 import random
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
+from sessionproof.errors import InfraError
 from sessionproof.records import Message
 from sessionproof.records._internal import ModelCall, Usage
 
@@ -40,3 +41,12 @@ steady_twin = _agent("steady-twin", 0.15, 100, 20)
 """As good as `steady`, failing independently of it."""
 shaky = _agent("shaky", 0.55, 50, 10)
 """Succeeds in about 45% of sessions, at half the tokens per decision."""
+
+
+async def unreachable_at_times(request: AgentRequest) -> AgentResponse:
+    """The oracle, but its provider is unreachable in about a third of the sessions: those end
+    as infra errors, with no verdict."""
+    key = f"unreachable|{request.seed}|{request.session_id}"
+    if random.Random(hashlib.sha256(key.encode()).digest()).random() < 0.35:
+        raise InfraError("the provider did not answer (test)")
+    return await _oracle.respond(request)

@@ -145,3 +145,20 @@ def test_the_json_has_the_documented_keys(tmp_path: Path) -> None:
     assert set(data["sessions"]) == {"baseline", "candidate"}
     assert set(data["cost"]) == {"baseline", "candidate"}
     assert data["trials_per_scenario"] == 1 and data["stopped_because"] == "max_trials"
+
+
+def test_pairs_without_a_verdict_are_left_out_never_counted_as_losses(tmp_path: Path) -> None:
+    result = gate(
+        "oracle",
+        f"{AGENTS}:unreachable_at_times",
+        suite="demo",
+        store=tmp_path / "g.duckdb",
+        max_trials=2,
+    )
+    assert result.unjudged_pairs > 0
+    assert result.pairs + result.unjudged_pairs == 16 * result.rounds
+    assert sum(r.unjudged for r in result.scenarios) == result.unjudged_pairs
+    # Where judged, the candidate is the oracle: no pair is lost, the effect is exactly 0.
+    assert result.estimate == 0.0
+    assert all(r.only_baseline == 0 for r in result.scenarios)
+    assert any("not judged" in note for note in result.notes)
