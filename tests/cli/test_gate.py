@@ -165,6 +165,7 @@ def test_a_twin_exits_0_or_2(tmp_path: Path) -> None:
         (["--alpha", "0"], "alpha must be in (0, 1)"),
         (["--max-trials", "0"], "--max-trials must be 1 to"),
         (["--budget-sessions", "3"], "less than one round"),
+        (["--spending", "linear"], "--spending must be obrien-fleming or pocock"),
     ],
 )
 def test_bad_levels_are_one_clear_line(tmp_path: Path, args: list[str], message: str) -> None:

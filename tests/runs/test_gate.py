@@ -162,3 +162,13 @@ def test_pairs_without_a_verdict_are_left_out_never_counted_as_losses(tmp_path: 
     assert result.estimate == 0.0
     assert all(r.only_baseline == 0 for r in result.scenarios)
     assert any("not judged" in note for note in result.notes)
+
+
+def test_pocock_spending_uses_its_own_boundaries(tmp_path: Path) -> None:
+    result = gate(STEADY, SHAKY, suite="demo", store=tmp_path / "g.duckdb", spending="pocock")
+    assert result.verdict == "worse" and result.spending == "pocock"
+    # Pocock-type boundaries are nearly flat; O'Brien-Fleming's start far higher.
+    first = result.looks[0].critical
+    assert first < 3.5
+    obf = gate(STEADY, SHAKY, suite="demo", store=tmp_path / "g.duckdb")
+    assert obf.looks[0].critical > 5.0

@@ -46,6 +46,13 @@ def gate_command(
     budget_sessions: Annotated[
         int | None, typer.Option(help="Most sessions the gate may run, both sides together.")
     ] = None,
+    spending: Annotated[
+        str,
+        typer.Option(
+            help="Alpha spending: obrien-fleming (strict early, most power at the end) or "
+            "pocock (stops sooner on large effects)."
+        ),
+    ] = "obrien-fleming",
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N scenarios.")] = None,
     seed: Annotated[
         int | None, typer.Option(help="Seed (default 0, or the stored side's seed).")
@@ -105,6 +112,7 @@ def gate_command(
         alpha=alpha,
         max_trials=max_trials,
         budget_sessions=budget_sessions,
+        spending=spending,  # type: ignore[arg-type]  # checked by gate: one clear line
         store=store,
         seed=seed,
         limit=limit,

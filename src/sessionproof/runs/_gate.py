@@ -23,6 +23,7 @@ from ..errors import ConfigError
 from ..executors._internal import load
 from ..scoring.stats._internal import (
     MAX_LOOKS,
+    Spending,
     check_levels,
     decide,
     look,
@@ -58,6 +59,7 @@ def gate(
     alpha: float = 0.05,
     max_trials: int = DEFAULT_MAX_TRIALS,
     budget_sessions: int | None = None,
+    spending: Spending = "obrien-fleming",
     store: str | Path = DEFAULT_STORE_PATH,
     seed: int | None = None,
     limit: int | None = None,
@@ -93,6 +95,7 @@ def gate(
             alpha=alpha,
             max_trials=max_trials,
             budget_sessions=budget_sessions,
+            spending=spending,
             store=store,
             seed=seed,
             limit=limit,
@@ -116,6 +119,7 @@ async def agate(
     alpha: float = 0.05,
     max_trials: int = DEFAULT_MAX_TRIALS,
     budget_sessions: int | None = None,
+    spending: Spending = "obrien-fleming",
     store: str | Path = DEFAULT_STORE_PATH,
     seed: int | None = None,
     limit: int | None = None,
@@ -129,6 +133,8 @@ async def agate(
 ) -> GateResult:
     """Async form of `gate`."""
     check_levels(alpha, margin)
+    if spending not in ("obrien-fleming", "pocock"):
+        raise ConfigError(f"--spending must be obrien-fleming or pocock, not {spending!r}")
     if not 1 <= max_trials <= MAX_LOOKS:
         raise ConfigError(f"--max-trials must be 1 to {MAX_LOOKS}, not {max_trials}")
     if budget_sessions is not None and budget_sessions < 1:
@@ -199,7 +205,7 @@ async def agate(
             base, cand = sides["baseline"].sessions, sides["candidate"].sessions
             diffs.extend(round_differences(base, cand, scenario_ids, trial, tally))
             done = trial + 1
-            at = look(diffs, done, rounds, alpha)
+            at = look(diffs, done, rounds, alpha, spending)
             seen = GateLook(
                 round=done,
                 pairs=at.pairs,
@@ -226,6 +232,7 @@ async def agate(
         high=at.high,
         margin=margin,
         alpha=alpha,
+        spending=spending,
         mde=minimum_detectable_effect(at),
         rounds=done,
         rounds_planned=rounds,

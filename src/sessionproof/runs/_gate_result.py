@@ -47,6 +47,8 @@ class GateResult(BaseModel):
     """Its repeated confidence interval at the last look (level 1 − alpha)."""
     margin: float
     alpha: float
+    spending: str = "obrien-fleming"
+    """The alpha-spending function of the design's boundaries."""
     mde: float | None
     """Minimum detectable effect of the design as run (80% power at the last look)."""
     rounds: int
@@ -93,6 +95,7 @@ class GateResult(BaseModel):
             "stopped_because": self.stopped_because,
             "cost": {k: v.model_dump(mode="json") for k, v in self.cost.items()},
             "alpha": self.alpha,
+            "spending": self.spending,
             "rounds_planned": self.rounds_planned,
             "arm": self.arm,
             "pairs": self.pairs,

@@ -17,6 +17,7 @@ from ._proportion import scenarios_needed as scenarios_needed
 from ._sequential import MAX_LOOKS as MAX_LOOKS
 from ._sequential import VERDICTS as VERDICTS
 from ._sequential import Look as Look
+from ._sequential import Spending as Spending
 from ._sequential import Verdict as Verdict
 from ._sequential import boundaries as boundaries
 from ._sequential import check_levels as check_levels

@@ -152,9 +152,16 @@ def _tail_bound(x: np.ndarray, density: np.ndarray, mass: float) -> float:
     return float(edges[i - 1] + share * (edges[i] - edges[i - 1]))
 
 
-def look(differences: Sequence[float] | np.ndarray, at: int, looks: int, alpha: float) -> Look:
-    """The repeated confidence interval at look `at` of a design of `looks`, over the
-    `differences` of every judged pair so far (candidate − baseline, each in [−1, 1]).
+def look(
+    differences: Sequence[float] | np.ndarray,
+    at: int,
+    looks: int,
+    alpha: float,
+    spending: Spending = "obrien-fleming",
+) -> Look:
+    """The repeated confidence interval at look `at` of a design of `looks` (its boundaries
+    from `spending`), over the `differences` of every judged pair so far (candidate −
+    baseline, each in [−1, 1]).
 
     The standard error is that of a mean of independent pairs, from their spread with one
     pseudo-pair of +1 and one of −1 added, so a run of identical pairs still has an honest,
@@ -166,7 +173,9 @@ def look(differences: Sequence[float] | np.ndarray, at: int, looks: int, alpha: 
         raise StatisticsInputError("differences must be a flat list")
     if d.size and (not np.isfinite(d).all() or d.min() < -1.0 or d.max() > 1.0):
         raise StatisticsInputError("paired differences must be finite and in [-1, 1]")
-    critical = boundaries(looks, alpha)[at - 1]
+    if spending not in _SPENDERS:
+        raise StatisticsInputError(f"spending must be obrien-fleming or pocock, not {spending!r}")
+    critical = boundaries(looks, alpha, spending)[at - 1]
     if d.size == 0:
         return Look(look=at, pairs=0, estimate=0.0, low=-1.0, high=1.0, se=1.0, critical=critical)
     padded = np.concatenate((d, [1.0, -1.0]))
