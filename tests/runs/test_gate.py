@@ -172,3 +172,19 @@ def test_pocock_spending_uses_its_own_boundaries(tmp_path: Path) -> None:
     assert first < 3.5
     obf = gate(STEADY, SHAKY, suite="demo", store=tmp_path / "g.duckdb")
     assert obf.looks[0].critical > 5.0
+
+
+def test_two_stored_runs_pair_on_the_trials_both_hold(tmp_path: Path) -> None:
+    store = tmp_path / "g.duckdb"
+    base = run(RunConfig(suite="demo", model=STEADY, trials=3, limit=4, store=store)).run_id
+    cand = run(RunConfig(suite="demo", model=TWIN, trials=2, limit=4, store=store)).run_id
+    result = gate(base, cand, store=store)
+    assert result.stored == {"baseline": True, "candidate": True}
+    assert result.rounds_planned == 2 and result.rounds <= 2
+    assert result.runs == {"baseline": base, "candidate": cand}
+    if result.stopped_because != "decided":
+        assert result.stopped_because == "stored_trials"
+    assert any(f"the candidate run {cand} holds 2 whole trial(s)" in n for n in result.notes)
+    # Nothing was run: both stores' runs are as they were.
+    with Store.open(store) as db:
+        assert len(db.list_runs()) == 2
