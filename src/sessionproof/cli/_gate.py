@@ -25,7 +25,6 @@ _HELP = (
 
 @app.command("gate", help=_HELP, short_help=_HELP.split(":")[0] + ".")
 def gate_command(
-    ctx: typer.Context,
     baseline: Annotated[
         str, typer.Option(help="Baseline: a stored run id (or prefix) or a model spec.")
     ],
@@ -145,5 +144,4 @@ def gate_command(
     else:
         for line in gate_lines(result):
             out_console.print(escape(line), highlight=False, soft_wrap=True)
-    del ctx
     raise typer.Exit(result.exit_code(fail_inconclusive))
