@@ -188,3 +188,19 @@ def test_two_stored_runs_pair_on_the_trials_both_hold(tmp_path: Path) -> None:
     # Nothing was run: both stores' runs are as they were.
     with Store.open(store) as db:
         assert len(db.list_runs()) == 2
+
+
+def test_a_spec_that_cannot_be_made_fails_before_anything_runs(tmp_path: Path) -> None:
+    store = tmp_path / "g.duckdb"
+    with pytest.raises(SessionproofError, match="nomodule"):
+        gate("oracle", "python:nomodule:x", suite="demo", store=store)
+    with Store.open(store) as db:
+        assert db.list_runs() == []
+
+
+def test_an_arm_one_stored_run_lacks_is_named(tmp_path: Path) -> None:
+    store = tmp_path / "g.duckdb"
+    base = run(RunConfig(suite="demo", model="oracle", limit=2, store=store)).run_id
+    guarded = run(RunConfig(suite="demo", model="oracle", limit=2, guard=True, store=store))
+    with pytest.raises(ConfigError, match="no session of the arm 'baseline'"):
+        gate(base, guarded.run_id, store=store)

@@ -173,7 +173,7 @@ async def agate(
             ids_of_suite = [s.id for s in loaded.scenarios]
         else:
             loaded, ids_of_suite = None, []
-        scenario_ids = _paired_scenarios(sides, ids_of_suite)
+        scenario_ids = _paired_scenarios(sides, ids_of_suite, chosen)
         rounds, limited_by = _planned_rounds(
             sides, scenario_ids, max_trials, budget_sessions, len(spec_sides), notes
         )
@@ -194,6 +194,8 @@ async def agate(
                     concurrency=concurrency,
                 )
                 runners.append(SpecRunner(side, db, config, loaded, argv))
+        for runner in runners:
+            await runner.check()
         tally = {sid: ScenarioPairs(scenario_id=sid) for sid in scenario_ids}
         diffs: list[float] = []
         looks: list[GateLook] = []
@@ -250,12 +252,14 @@ async def agate(
     )
 
 
-def _paired_scenarios(sides: dict[str, Side], suite_ids: list[str]) -> list[str]:
+def _paired_scenarios(sides: dict[str, Side], suite_ids: list[str], arm: str) -> list[str]:
     """The scenarios the gate pairs on; `ConfigError` naming what does not pair."""
     base, cand = sides["baseline"], sides["candidate"]
     if base.stored and cand.stored:
         what = f"the baseline run {base.run_id} and the candidate run {cand.run_id}"
-        return check_scenarios((s for s, _ in base.sessions), (s for s, _ in cand.sessions), what)
+        return check_scenarios(
+            (s for s, _ in base.sessions), (s for s, _ in cand.sessions), what, arm
+        )
     held = base if base.stored else cand if cand.stored else None
     if held is None:
         if not suite_ids:
@@ -263,8 +267,8 @@ def _paired_scenarios(sides: dict[str, Side], suite_ids: list[str]) -> list[str]
         return sorted(suite_ids)
     what = f"the stored {held.name} run {held.run_id} and the suite the {_other(held)} runs on"
     if held is base:
-        return check_scenarios((s for s, _ in held.sessions), suite_ids, what)
-    return check_scenarios(suite_ids, (s for s, _ in held.sessions), what)
+        return check_scenarios((s for s, _ in held.sessions), suite_ids, what, arm)
+    return check_scenarios(suite_ids, (s for s, _ in held.sessions), what, arm)
 
 
 def _other(side: Side) -> str:

@@ -49,7 +49,9 @@ def _listed(ids: Sequence[str]) -> str:
     return shown + (f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else "")
 
 
-def check_scenarios(baseline: Iterable[str], candidate: Iterable[str], what: str) -> list[str]:
+def check_scenarios(
+    baseline: Iterable[str], candidate: Iterable[str], what: str, arm: str = "baseline"
+) -> list[str]:
     """The scenario ids both sides have, in order; `ConfigError` naming the ids each side
     lacks when they differ (`what` says which runs or suite)."""
     base, cand = sorted(set(baseline)), sorted(set(candidate))
@@ -57,7 +59,7 @@ def check_scenarios(baseline: Iterable[str], candidate: Iterable[str], what: str
     only_cand = [s for s in cand if s not in set(base)]
     if not base or not cand:
         side = "baseline" if not base else "candidate"
-        raise ConfigError(f"{what}: the {side} has no session of the gate's arm")
+        raise ConfigError(f"{what}: the {side} has no session of the arm {arm!r} (see --arm)")
     if only_base or only_cand:
         parts = []
         if only_base:

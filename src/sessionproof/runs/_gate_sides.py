@@ -15,7 +15,7 @@ from ..store import RunManifest, Store
 from ..suites import Suite
 from ._config import RunConfig
 from ._gate_pairs import Keyed, keyed
-from ._run import execute, new_manifest
+from ._run import execute, new_manifest, run_agents
 
 RUN_ID = re.compile(r"^r\d{8}(-|$)")
 """What a stored run id (or a prefix of one) looks like: `rYYYYMMDD-HHMMSS-xxxxxx`."""
@@ -94,6 +94,12 @@ class SpecRunner:
         self._manifest = manifest.model_copy(update={"options": options})
         self._created = False
         side.run_id = self._manifest.run_id
+
+    async def check(self) -> None:
+        """Make the side's agents once and close them: a spec that cannot be made fails
+        here, before either side has run or stored anything."""
+        async with run_agents(self._config):
+            pass
 
     async def run_round(self, trial: int, progress: Progress | None) -> list[Session]:
         """Run trial `trial` of every scenario; the sessions are also added to the side."""
