@@ -67,7 +67,13 @@ def cost_sentence(cost: Mapping[str, SideCost]) -> str:
     if b is None or c is None:
         who = "baseline" if b is None else "candidate"
         return f"cost: the {who} had no successful session, so no tokens per successful session"
-    change = (c - b) / b if b else 0.0
+    if base.tokens == 0 or cand.tokens == 0:
+        who = "baseline" if base.tokens == 0 else "candidate"
+        return (
+            f"cost: candidate {c:,.0f} vs baseline {b:,.0f} tokens per successful session "
+            f"(the {who} recorded no model tokens: no ratio)"
+        )
+    change = (c - b) / b
     how = "cheaper" if change < 0 else "dearer"
     return (
         f"cost: candidate {c:,.0f} vs baseline {b:,.0f} tokens per successful session "
