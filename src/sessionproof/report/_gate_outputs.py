@@ -29,15 +29,20 @@ def _points(x: float | None) -> str:
     return "n/a" if x is None else f"{x * 100:+.1f} pts"
 
 
-def headline(data: Mapping[str, Any]) -> str:
-    """One line: the verdict, the paired effect with its interval, and the margin."""
+def effect_line(data: Mapping[str, Any]) -> str:
+    """The paired effect with its interval, and the margin."""
     eff = data["effect"]
     low, high = eff["ci"]
     return (
-        f"{verdict_words(data['verdict'])}: candidate − baseline {_points(eff['estimate'])} "
+        f"candidate − baseline {_points(eff['estimate'])} "
         f"({1 - float(data.get('alpha', 0.05)):.0%} interval {_points(low)} to {_points(high)}), "
         f"margin {eff['margin'] * 100:.1f} pts"
     )
+
+
+def headline(data: Mapping[str, Any]) -> str:
+    """One line: the verdict, the paired effect with its interval, and the margin."""
+    return f"{verdict_words(data['verdict'])}: {effect_line(data)}"
 
 
 def design_line(data: Mapping[str, Any]) -> str:

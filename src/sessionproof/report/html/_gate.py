@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from .._gate_outputs import design_line, headline, verdict_words
+from .._gate_outputs import design_line, effect_line, verdict_words
 
 CSS = (
     "body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#222}"
@@ -58,12 +58,15 @@ def effect_plot(data: Mapping[str, Any]) -> str:
         f'<svg class="plot" viewBox="0 0 {_W} {height}" role="img" '
         f'aria-label="paired effect with its interval, round by round">'
     ]
-    for value, label, colour in ((0.0, "0", "#444"), (-margin, "−margin", "#b00020")):
+    for value, label, colour, anchor, nudge in (
+        (0.0, "0", "#444", "start", 3),
+        (-margin, "−margin", "#b00020", "end", -3),
+    ):
         x = _x(value, lo, hi)
         parts.append(
             f'<line x1="{x:.1f}" y1="14" x2="{x:.1f}" y2="{height - 6}" stroke="{colour}" '
-            f'stroke-dasharray="4 3"/><text x="{x:.1f}" y="11" font-size="10" '
-            f'text-anchor="middle" fill="{colour}">{escape(label)}</text>'
+            f'stroke-dasharray="4 3"/><text x="{x + nudge:.1f}" y="11" font-size="10" '
+            f'text-anchor="{anchor}" fill="{colour}">{escape(label)}</text>'
         )
     for i, row in enumerate(looks):
         y = 24 + i * 18
@@ -120,7 +123,7 @@ def render_gate_html(data: Mapping[str, Any], cost_line: str, title: str = "") -
     body = (
         f'<section id="gate"><h1>{escape(name)}</h1>'
         f'<p class="v-{escape(verdict)}"><strong>{escape(verdict_words(verdict))}</strong> — '
-        f"{escape(headline(data))}</p><p>{escape(design_line(data))}</p>"
+        f"{escape(effect_line(data))}</p><p>{escape(design_line(data))}</p>"
         f'<p class="muted">baseline run {escape(str(runs.get("baseline", "")))}, candidate run '
         f"{escape(str(runs.get('candidate', '')))}</p>"
         f"{f'<ul>{notes}</ul>' if notes else ''}"
