@@ -7,6 +7,10 @@ scripts/dev/public_api.toml, not this file)."""
 from ._breakdowns import render_breakdowns as render_breakdowns
 from ._format import pct as pct
 from ._format import pct_range as pct_range
+from ._gate_outputs import design_line as design_line
+from ._gate_outputs import headline as headline
+from ._gate_outputs import junit_xml as junit_xml
+from ._gate_outputs import markdown_summary as markdown_summary
 from ._metrics import render_metric_definitions as render_metric_definitions
 from ._metrics import render_metrics as render_metrics
 from ._metrics import sparkline as sparkline

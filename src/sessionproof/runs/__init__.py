@@ -14,7 +14,8 @@ so a use case behaves the same whichever way it is started:
   its sessions live with `RunConfig.export`).
 - `score(path)` judges recorded transcripts (or BFCL outputs) offline; `rerun(path, model)`
   replays their user side against a candidate model (`RerunConfig`).
-- `report(run_ids)` writes the HTML report; `compare(a, b)` sets two runs side by side.
+- `report(run_ids)` writes the HTML report; `compare(a, b)` sets two runs side by side;
+  `gate(baseline, candidate)` decides whether a candidate may replace a baseline.
 """
 
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._config import RunConfig
     from ._export import ExportConfig, export_traces
+    from ._gate import agate, gate
+    from ._gate_result import GateResult
     from ._import import ImportConfig, TraceImport, import_traces
     from ._live import OtlpExport
     from ._metrics import RunMetrics, metrics
@@ -41,6 +44,9 @@ if TYPE_CHECKING:
 # report or the serving of a scenario.
 _MODULE_OF: dict[str, str] = {
     "ExportConfig": "._export",
+    "GateResult": "._gate_result",
+    "agate": "._gate",
+    "gate": "._gate",
     "ImportConfig": "._import",
     "OtlpExport": "._live",
     "PatternsRun": "._patterns",
@@ -70,6 +76,7 @@ _MODULE_OF: dict[str, str] = {
 
 __all__ = [
     "ExportConfig",
+    "GateResult",
     "ImportConfig",
     "OtlpExport",
     "PatternsRun",
@@ -81,11 +88,13 @@ __all__ = [
     "ServeConfig",
     "ServeReport",
     "TraceImport",
+    "agate",
     "aresume",
     "arun",
     "aserve",
     "compare",
     "export_traces",
+    "gate",
     "import_traces",
     "metrics",
     "patterns",

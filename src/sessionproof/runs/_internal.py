@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from ._config import default_concurrency as default_concurrency
     from ._config import model_name as model_name
     from ._config import suite_reference as suite_reference
+    from ._gate_result import GateLook as GateLook
+    from ._gate_write import gate_junit as gate_junit
+    from ._gate_write import gate_lines as gate_lines
+    from ._gate_write import gate_page as gate_page
+    from ._gate_write import gate_summary as gate_summary
+    from ._gate_write import write_text as write_text
     from ._metrics import ScenarioSource as ScenarioSource
     from ._metrics import scenarios_for as scenarios_for
     from ._patterns import default_arm as default_arm
@@ -33,6 +39,7 @@ if TYPE_CHECKING:
 
 # Each name -> the module that defines it, imported on first use.
 _MODULE_OF: dict[str, str] = {
+    "GateLook": "sessionproof.runs._gate_result",
     "LOCAL_CONCURRENCY": "sessionproof.runs._config",
     "REMOTE_CONCURRENCY": "sessionproof.runs._config",
     "REPORT_NAME": "sessionproof.runs._report",
@@ -49,11 +56,16 @@ _MODULE_OF: dict[str, str] = {
     "default_concurrency": "sessionproof.runs._config",
     "default_report_path": "sessionproof.runs._report",
     "find_scenario": "sessionproof.runs._serve",
+    "gate_junit": "sessionproof.runs._gate_write",
+    "gate_lines": "sessionproof.runs._gate_write",
+    "gate_page": "sessionproof.runs._gate_write",
+    "gate_summary": "sessionproof.runs._gate_write",
     "model_name": "sessionproof.runs._config",
     "refuse_given": "sessionproof.runs._resume",
     "resumed_config": "sessionproof.runs._resume",
     "scenarios_for": "sessionproof.runs._metrics",
     "suite_reference": "sessionproof.runs._config",
+    "write_text": "sessionproof.runs._gate_write",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _MODULE_OF)

@@ -14,3 +14,13 @@ from ._passk import flakiness as flakiness
 from ._passk import pass_at_k as pass_at_k
 from ._passk import trial_table as trial_table
 from ._proportion import scenarios_needed as scenarios_needed
+from ._sequential import MAX_LOOKS as MAX_LOOKS
+from ._sequential import VERDICTS as VERDICTS
+from ._sequential import Look as Look
+from ._sequential import Spending as Spending
+from ._sequential import Verdict as Verdict
+from ._sequential import boundaries as boundaries
+from ._sequential import check_levels as check_levels
+from ._sequential import decide as decide
+from ._sequential import look as look
+from ._sequential import minimum_detectable_effect as minimum_detectable_effect

@@ -1,0 +1,205 @@
+"""The gate's sequential design against a fixed number of trials, on simulated suites.
+
+Run: `.venv/bin/python benchmarks/gate.py [--gates 2000] [--scenarios 40] [--max-trials 10]`
+
+Pure statistics, no engine: each simulated suite has heterogeneous per-scenario success
+probabilities (a third of the scenarios nearly always pass, a sixth nearly always fail, the
+rest anywhere between, as real suites are), and the candidate's probabilities are the
+baseline's shifted so that the mean paired difference is exactly `delta`. Every gate runs
+rounds of one trial per scenario per side and decides with `sessionproof`'s own boundaries
+(`scoring.stats._sequential`: Lan-DeMets O'Brien-Fleming spending, repeated confidence
+intervals), stopping at the first verdict.
+
+Prints, per true difference:
+- the verdict rates of the adaptive design, with the false-verdict rate where one is defined
+  (`not_worse`/`better` at or beyond −margin; `worse`/`better` at 0; `worse` above −margin):
+  these must stay at or under alpha;
+- its power (the chance of the right decision: `worse` below −margin, `not_worse` or
+  `better` at or above 0) and mean sessions (both sides);
+- the fixed design of the same power: the fewest trials per scenario k whose single look
+  (z interval) reaches that power, its sessions, and the ratio adaptive / fixed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from sessionproof.scoring.stats._internal import boundaries, decide, look
+
+SPENDING = "obrien-fleming"
+TOLERANCE = 0.01
+"""A fixed design "has the same power" within this (Monte-Carlo noise of the rates)."""
+
+
+def suite_probabilities(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Heterogeneous per-scenario success probabilities."""
+    kind = rng.random(n)
+    return np.where(
+        kind < 1 / 3,
+        rng.uniform(0.93, 1.0, n),
+        np.where(kind < 0.5, rng.uniform(0.0, 0.07, n), rng.uniform(0.1, 0.9, n)),
+    )
+
+
+def shifted(pa: np.ndarray, delta: float) -> np.ndarray:
+    """`pa` moved so that the mean of (pb − pa) is `delta` (within [0, 1] per scenario)."""
+    lo, hi = -1.0, 1.0
+    for _ in range(60):  # bisection on a common shift: clipped, the mean moves monotonically
+        mid = (lo + hi) / 2
+        if float(np.mean(np.clip(pa + mid, 0, 1) - pa)) < delta:
+            lo = mid
+        else:
+            hi = mid
+    return np.clip(pa + (lo + hi) / 2, 0, 1)
+
+
+def verdicts(low: np.ndarray, high: np.ndarray, margin: float) -> np.ndarray:
+    """`decide`, vectorised: 0 better, 1 not_worse, 2 worse, 3 inconclusive."""
+    return np.select([low > 0, low > -margin, high < -margin], [0, 1, 2], default=3)
+
+
+def simulate(
+    rng: np.random.Generator,
+    delta: float,
+    gates: int,
+    n: int,
+    rounds: int,
+    alpha: float,
+    margin: float,
+    fixed: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(verdict code, rounds used) of `gates` gates; `fixed`: one look after `rounds`."""
+    pa = np.stack([suite_probabilities(rng, n) for _ in range(gates)])
+    pb = np.stack([shifted(row, delta) for row in pa])
+    crit = boundaries(1, alpha) if fixed else boundaries(rounds, alpha, SPENDING)
+    total = np.zeros(gates)
+    squares = np.zeros(gates)
+    out = np.full(gates, 3)
+    used = np.full(gates, rounds)
+    live = np.ones(gates, dtype=bool)
+    for r in range(1, rounds + 1):
+        d = (rng.random((gates, n)) < pb).astype(float) - (rng.random((gates, n)) < pa)
+        total += d.sum(axis=1)
+        squares += (d * d).sum(axis=1)
+        if fixed and r < rounds:
+            continue
+        pairs = r * n
+        # `look`'s standard error: one +1 and one −1 pseudo-pair added to the spread.
+        var = (squares + 2.0 - total**2 / (pairs + 2)) / (pairs + 1)
+        se = np.sqrt(var) / math.sqrt(pairs)
+        c = crit[0] if fixed else crit[r - 1]
+        est = total / pairs
+        now = verdicts(np.maximum(-1, est - c * se), np.minimum(1, est + c * se), margin)
+        stop = live & (now != 3)
+        out[stop] = now[stop]
+        used[stop] = r
+        live &= ~stop
+        if not live.any():
+            break
+    return out, used
+
+
+def _self_check(alpha: float, margin: float) -> None:
+    """The vectorised look gives `look`'s own interval and `decide`'s own verdict."""
+    rng = np.random.default_rng(3)
+    d = rng.choice([-1.0, 0.0, 1.0], size=120, p=[0.2, 0.6, 0.2])
+    mine = look(d, 3, 5, alpha)
+    var = (float((d * d).sum()) + 2.0 - float(d.sum()) ** 2 / 122) / 121
+    se = math.sqrt(var) / math.sqrt(120)
+    assert abs(se - mine.se) < 1e-12, (se, mine.se)
+    code = verdicts(np.array([mine.low]), np.array([mine.high]), margin)[0]
+    assert ("better", "not_worse", "worse", "inconclusive")[code] == decide(mine, margin)
+
+
+def main() -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gates", type=int, default=2000)
+    parser.add_argument("--scenarios", type=int, default=40)
+    parser.add_argument("--max-trials", type=int, default=10)
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--margin", type=float, default=0.05)
+    parser.add_argument("--seed", type=int, default=20261206)
+    parser.add_argument("--spending", choices=("obrien-fleming", "pocock"), default=SPENDING)
+    args = parser.parse_args()
+    globals()["SPENDING"] = args.spending
+    _self_check(args.alpha, args.margin)
+    rng = np.random.default_rng(args.seed)
+    n, k_max, m = args.scenarios, args.max_trials, args.margin
+    print(
+        f"{args.gates} gates per row, {n} scenarios, up to {k_max} trials, "
+        f"alpha {args.alpha}, margin {m}"
+    )
+    print(
+        f"{'delta':>6} {'better':>7} {'not_w':>7} {'worse':>7} {'incon':>7} {'false':>7} "
+        f"{'power':>7} {'sess':>7} | {'fixed k':>7} {'power':>7} {'sess':>7} {'ratio':>6}"
+    )
+    for delta in (-0.20, -0.15, -0.10, -0.07, -0.05, -0.03, 0.0, 0.03, 0.05, 0.10, 0.15):
+        codes, used = simulate(rng, delta, args.gates, n, k_max, args.alpha, m, fixed=False)
+        rates = [float(np.mean(codes == i)) for i in range(4)]
+        false = _false_rate(rates, delta, m)
+        right = _right(delta, m)
+        power = None if right is None else sum(rates[i] for i in right)
+        sessions = float(np.mean(used)) * n * 2
+        line = (
+            f"{delta:+6.2f} {rates[0]:7.3f} {rates[1]:7.3f} {rates[2]:7.3f} {rates[3]:7.3f} "
+            f"{'-' if false is None else f'{false:.3f}':>7} "
+            f"{'-' if power is None else f'{power:.3f}':>7} {sessions:7.0f}"
+        )
+        if power is not None and right is not None:
+            k, fixed_power = _fixed_matching(rng, delta, power, right, args, n)
+            if k is None:
+                line += f" | {'>' + str(k_max):>7} {fixed_power:7.3f} {'-':>7} {'-':>6}"
+            else:
+                fixed_sessions = k * n * 2
+                line += (
+                    f" | {k:7d} {fixed_power:7.3f} {fixed_sessions:7d} "
+                    f"{sessions / fixed_sessions:6.2f}"
+                )
+        print(line)
+
+
+def _false_rate(rates: list[float], delta: float, margin: float) -> float | None:
+    """The rate of verdicts that are wrong at this true difference."""
+    if delta <= -margin:
+        return rates[0] + rates[1]  # better or not worse, while worse by the margin or more
+    if delta == 0.0:
+        return rates[0] + rates[2]
+    if delta > -margin:
+        return rates[2] + (rates[0] if delta <= 0 else 0.0)
+    return None
+
+
+def _right(delta: float, margin: float) -> tuple[int, ...] | None:
+    """The verdicts that are the right decision, where one is right."""
+    if delta < -margin:
+        return (2,)
+    if delta >= 0.0:
+        return (0, 1)
+    return None
+
+
+def _fixed_matching(
+    rng: np.random.Generator,
+    delta: float,
+    power: float,
+    right: tuple[int, ...],
+    args: argparse.Namespace,
+    n: int,
+) -> tuple[int | None, float]:
+    """The fewest trials k of a one-look design with at least `power` (and that power)."""
+    best = 0.0
+    for k in range(1, 4 * args.max_trials + 1):
+        codes, _ = simulate(rng, delta, args.gates, n, k, args.alpha, args.margin, fixed=True)
+        got = float(np.isin(codes, right).mean())
+        best = got
+        if got >= power - TOLERANCE:
+            return k, got
+    return None, best
+
+
+if __name__ == "__main__":
+    main()

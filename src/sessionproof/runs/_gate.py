@@ -1,0 +1,312 @@
+"""`gate`: decide whether a candidate may replace a baseline, on paired sessions, with as
+few trials as the decision needs.
+
+Each side is a stored run or a model/agent spec that the gate runs itself on the same
+scenarios, trials, seeds and arm. The gate runs in rounds (one more trial of every scenario
+per side), looks after each, and stops at the first verdict or when no round is left
+(`--max-trials`, the sessions budget, or the trials a stored side holds). The statistics are
+`scoring.stats._sequential`'s group-sequential design (Lan-DeMets O'Brien-Fleming spending,
+repeated confidence intervals): the intervals hold at every look at once, so stopping early
+costs no error rate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from ..agents import Agent
+from ..conditions import parse_arm
+from ..engine import Progress
+from ..errors import ConfigError
+from ..executors._internal import load
+from ..scoring.stats._internal import (
+    MAX_LOOKS,
+    Spending,
+    check_levels,
+    decide,
+    look,
+    minimum_detectable_effect,
+)
+from ..store import Store
+from ..store._internal import DEFAULT_STORE_PATH
+from ..suites import Suite
+from ._gate_cost import gate_cost
+from ._gate_pairs import (
+    ScenarioPairs,
+    check_scenarios,
+    missing_first_round,
+    round_differences,
+    rounds_held,
+)
+from ._gate_result import GateLook, GateResult, StoppedBecause
+from ._gate_sides import Side, SpecRunner, read_side, spec_config, stored_run_id
+
+DEFAULT_MAX_TRIALS = 10
+"""Rounds (trials per scenario) a gate may run unless told."""
+
+RoundHook = Callable[[GateLook], None]
+"""Told the interval and verdict after every round (the CLI prints a line)."""
+
+
+def gate(
+    baseline: str | Agent,
+    candidate: str | Agent,
+    *,
+    suite: str | Suite | None = None,
+    margin: float = 0.05,
+    alpha: float = 0.05,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+    budget_sessions: int | None = None,
+    spending: Spending = "obrien-fleming",
+    store: str | Path = DEFAULT_STORE_PATH,
+    seed: int | None = None,
+    limit: int | None = None,
+    arm: str | None = None,
+    user_model: str | Agent | None = None,
+    max_steps: int | None = None,
+    concurrency: int | None = None,
+    progress: Progress | None = None,
+    on_round: RoundHook | None = None,
+    argv: list[str] | None = None,
+) -> GateResult:
+    """Decide whether `candidate` may replace `baseline`: `better`, `not_worse` (worse by no
+    more than `margin`), `worse` (by more than `margin`) or `inconclusive`, from the mean
+    paired difference in success rate (candidate − baseline) over scenario × trial pairs.
+
+    `baseline`, `candidate`: a stored run id (or unique prefix) in `store`, or a model spec
+    (`oracle`, `python:module:attr`, `openai:MODEL`, ...) or `Agent` that the gate runs on
+    the same scenarios, seeds and arm, one trial per scenario per round, up to `max_trials`
+    rounds and `budget_sessions` sessions in all (both sides). A spec side paired with a
+    stored run runs on that run's suite, limit and seed. `alpha`: the chance of any wrong
+    verdict stays at about alpha/2 per kind (the interval is at level 1 − alpha at every
+    look). Sessions that were not judged leave their pair out (never a loss or a win).
+
+    Raises `ConfigError` for bad levels, sides that do not pair (naming the scenarios each
+    lacks), an unknown run id, or a budget short of one round.
+    """
+    return asyncio.run(
+        agate(
+            baseline,
+            candidate,
+            suite=suite,
+            margin=margin,
+            alpha=alpha,
+            max_trials=max_trials,
+            budget_sessions=budget_sessions,
+            spending=spending,
+            store=store,
+            seed=seed,
+            limit=limit,
+            arm=arm,
+            user_model=user_model,
+            max_steps=max_steps,
+            concurrency=concurrency,
+            progress=progress,
+            on_round=on_round,
+            argv=argv,
+        )
+    )
+
+
+async def agate(
+    baseline: str | Agent,
+    candidate: str | Agent,
+    *,
+    suite: str | Suite | None = None,
+    margin: float = 0.05,
+    alpha: float = 0.05,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+    budget_sessions: int | None = None,
+    spending: Spending = "obrien-fleming",
+    store: str | Path = DEFAULT_STORE_PATH,
+    seed: int | None = None,
+    limit: int | None = None,
+    arm: str | None = None,
+    user_model: str | Agent | None = None,
+    max_steps: int | None = None,
+    concurrency: int | None = None,
+    progress: Progress | None = None,
+    on_round: RoundHook | None = None,
+    argv: list[str] | None = None,
+) -> GateResult:
+    """Async form of `gate`."""
+    check_levels(alpha, margin)
+    if spending not in ("obrien-fleming", "pocock"):
+        raise ConfigError(f"--spending must be obrien-fleming or pocock, not {spending!r}")
+    if not 1 <= max_trials <= MAX_LOOKS:
+        raise ConfigError(f"--max-trials must be 1 to {MAX_LOOKS}, not {max_trials}")
+    if budget_sessions is not None and budget_sessions < 1:
+        raise ConfigError(f"--budget-sessions must be at least 1, not {budget_sessions}")
+    path = Path(store)
+    with Store.open(path) as db:
+        ids = {
+            "baseline": stored_run_id(baseline, db),
+            "candidate": stored_run_id(candidate, db),
+        }
+        manifests = [db.get_run(i) for i in ids.values() if i is not None]
+        stored_arms = manifests[0].arms if manifests else []
+        chosen = parse_arm(arm).name if arm else (stored_arms or ["baseline"])[0]
+        sides = {
+            name: read_side(name, ids[name], db, chosen)  # type: ignore[arg-type]
+            if ids[name] is not None
+            else Side(name=name, spec=value)
+            for name, value in (("baseline", baseline), ("candidate", candidate))
+        }
+        stored = [s for s in sides.values() if s.stored]
+        notes: list[str] = []
+        runners: list[SpecRunner] = []
+        spec_sides = [s for s in sides.values() if not s.stored]
+        if spec_sides:
+            first = stored[0].manifest if stored else None
+            if suite is None and first is None:
+                raise ConfigError("--suite is needed when neither side is a stored run")
+            if first is not None and seed is not None and seed != first.seed:
+                raise ConfigError(
+                    f"the stored {stored[0].name} run {first.run_id} ran with seed {first.seed}; "
+                    f"a side paired with it runs with that seed, not {seed}"
+                )
+            run_suite = suite if suite is not None else first.suite  # type: ignore[union-attr]
+            run_limit = limit if limit is not None else (first.limit if first else None)
+            loaded = load(run_suite, run_limit)
+            ids_of_suite = [s.id for s in loaded.scenarios]
+        else:
+            loaded, ids_of_suite = None, []
+        scenario_ids = _paired_scenarios(sides, ids_of_suite, chosen)
+        rounds, limited_by = _planned_rounds(
+            sides, scenario_ids, max_trials, budget_sessions, len(spec_sides), notes
+        )
+        if spec_sides:
+            run_seed = stored[0].manifest.seed if stored else (seed or 0)  # type: ignore[union-attr]
+            for side in spec_sides:
+                assert side.spec is not None and loaded is not None
+                config = spec_config(
+                    side.spec,
+                    suite=run_suite,
+                    rounds=rounds,
+                    limit=run_limit,
+                    seed=run_seed,
+                    arm=chosen,
+                    store=path,
+                    max_steps=max_steps,
+                    user_model=user_model,
+                    concurrency=concurrency,
+                )
+                runners.append(SpecRunner(side, db, config, loaded, argv))
+        for runner in runners:
+            await runner.check()
+        tally = {sid: ScenarioPairs(scenario_id=sid) for sid in scenario_ids}
+        diffs: list[float] = []
+        looks: list[GateLook] = []
+        done = 0
+        stopped: StoppedBecause = limited_by
+        for trial in range(rounds):
+            for runner in runners:
+                await runner.run_round(trial, progress)
+            base, cand = sides["baseline"].sessions, sides["candidate"].sessions
+            diffs.extend(round_differences(base, cand, scenario_ids, trial, tally))
+            done = trial + 1
+            at = look(diffs, done, rounds, alpha, spending)
+            seen = GateLook(
+                round=done,
+                pairs=at.pairs,
+                estimate=at.estimate,
+                low=at.low,
+                high=at.high,
+                critical=at.critical,
+                verdict=decide(at, margin),
+            )
+            looks.append(seen)
+            if on_round is not None:
+                on_round(seen)
+            if seen.verdict != "inconclusive":
+                stopped = "decided"
+                break
+    used = {name: side.used(done) for name, side in sides.items()}
+    unjudged = sum(row.unjudged for row in tally.values())
+    if unjudged:
+        notes.append(f"{unjudged} pair(s) left out: a session of them was not judged")
+    return GateResult(
+        verdict=looks[-1].verdict,
+        estimate=at.estimate,
+        low=at.low,
+        high=at.high,
+        margin=margin,
+        alpha=alpha,
+        spending=spending,
+        mde=minimum_detectable_effect(at),
+        rounds=done,
+        rounds_planned=rounds,
+        stopped_because=stopped,
+        arm=chosen,
+        scenarios=list(tally.values()),
+        pairs=at.pairs,
+        unjudged_pairs=unjudged,
+        sessions={name: len(s) for name, s in used.items()},
+        runs={name: side.run_id for name, side in sides.items()},
+        stored={name: side.stored for name, side in sides.items()},
+        cost=gate_cost(used),
+        looks=looks,
+        notes=notes,
+    )
+
+
+def _paired_scenarios(sides: dict[str, Side], suite_ids: list[str], arm: str) -> list[str]:
+    """The scenarios the gate pairs on; `ConfigError` naming what does not pair."""
+    base, cand = sides["baseline"], sides["candidate"]
+    if base.stored and cand.stored:
+        what = f"the baseline run {base.run_id} and the candidate run {cand.run_id}"
+        return check_scenarios(
+            (s for s, _ in base.sessions), (s for s, _ in cand.sessions), what, arm
+        )
+    held = base if base.stored else cand if cand.stored else None
+    if held is None:
+        if not suite_ids:
+            raise ConfigError("the suite has no scenario to gate on")
+        return sorted(suite_ids)
+    what = f"the stored {held.name} run {held.run_id} and the suite the {_other(held)} runs on"
+    if held is base:
+        return check_scenarios((s for s, _ in held.sessions), suite_ids, what, arm)
+    return check_scenarios(suite_ids, (s for s, _ in held.sessions), what, arm)
+
+
+def _other(side: Side) -> str:
+    return "candidate" if side.name == "baseline" else "baseline"
+
+
+def _planned_rounds(
+    sides: dict[str, Side],
+    scenario_ids: list[str],
+    max_trials: int,
+    budget: int | None,
+    spec_sides: int,
+    notes: list[str],
+) -> tuple[int, StoppedBecause]:
+    """The design's rounds, fixed before any data, and what limits them."""
+    rounds = max_trials
+    why: StoppedBecause = "max_trials"
+    for side in sides.values():
+        if not side.stored:
+            continue
+        held = rounds_held(side.sessions, scenario_ids)
+        if held == 0:
+            missing = missing_first_round(side.sessions, scenario_ids)
+            raise ConfigError(
+                f"the {side.name} run {side.run_id} has no trial 0 of {len(missing)} "
+                f"scenario(s) ({', '.join(missing[:5])}): nothing to pair"
+            )
+        if held < rounds:
+            rounds, why = held, "stored_trials"
+            notes.append(f"the {side.name} run {side.run_id} holds {held} whole trial(s)")
+    if budget is not None and spec_sides:
+        per_round = len(scenario_ids) * spec_sides
+        affordable = budget // per_round
+        if affordable == 0:
+            raise ConfigError(
+                f"--budget-sessions {budget} is less than one round "
+                f"({len(scenario_ids)} scenarios × {spec_sides} side(s) = {per_round} sessions)"
+            )
+        if affordable < rounds:
+            rounds, why = affordable, "budget"
+    return rounds, why

@@ -1,0 +1,108 @@
+"""What a gate hands back: the verdict with its paired effect and interval, the design as run,
+each scenario's paired outcomes and the cost; its `--json` form and its exit status."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..scoring.stats._internal import Verdict
+from ._gate_cost import SideCost
+from ._gate_pairs import ScenarioPairs
+
+StoppedBecause = Literal["decided", "max_trials", "budget", "stored_trials"]
+"""Why the gate stopped: a verdict was reached; or no more rounds: `--max-trials`, the
+sessions budget, or the trials a stored side holds."""
+
+EXIT_CODES: dict[str, int] = {"better": 0, "not_worse": 0, "worse": 1, "inconclusive": 2}
+"""The gate's exit status per verdict (`--fail-inconclusive` makes inconclusive 1)."""
+
+
+class GateLook(BaseModel):
+    """The interval after one round, and the verdict it supported."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    round: int
+    pairs: int
+    estimate: float
+    low: float
+    high: float
+    critical: float
+    verdict: Verdict
+
+
+class GateResult(BaseModel):
+    """A candidate against a baseline, decided on paired sessions by a group-sequential
+    design (see `sessionproof.runs.gate`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Verdict
+    estimate: float
+    """Mean paired difference, candidate − baseline success rate."""
+    low: float
+    high: float
+    """Its repeated confidence interval at the last look (level 1 − alpha)."""
+    margin: float
+    alpha: float
+    spending: str = "obrien-fleming"
+    """The alpha-spending function of the design's boundaries."""
+    mde: float | None
+    """Minimum detectable effect of the design as run (80% power at the last look)."""
+    rounds: int
+    """Trials per scenario the gate used (one per round)."""
+    rounds_planned: int
+    """The design's looks (its boundaries were computed for this many)."""
+    stopped_because: StoppedBecause
+    arm: str
+    scenarios: list[ScenarioPairs]
+    pairs: int
+    """Judged pairs the estimate stands on."""
+    unjudged_pairs: int
+    """Pairs left out because a session of them was not judged."""
+    sessions: dict[str, int]
+    """Side → sessions the decision used."""
+    runs: dict[str, str]
+    """Side → the stored run its sessions are in."""
+    stored: dict[str, bool]
+    """Side → True when it was a stored run, False when the gate ran it."""
+    cost: dict[str, SideCost]
+    looks: list[GateLook] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    def exit_code(self, fail_inconclusive: bool = False) -> int:
+        """0 better or not_worse, 1 worse, 2 inconclusive (1 with `fail_inconclusive`)."""
+        if self.verdict == "inconclusive" and fail_inconclusive:
+            return 1
+        return EXIT_CODES[self.verdict]
+
+    def to_json(self) -> dict[str, Any]:
+        """The `sessionproof gate --json` object: `verdict`, `effect` (`estimate`, `ci`,
+        `margin`), `mde`, `sessions` (`baseline`, `candidate`), `trials_per_scenario`,
+        `stopped_because`, `cost`, and the design, pairs, scenarios and looks beside."""
+        return {
+            "verdict": self.verdict,
+            "effect": {
+                "estimate": self.estimate,
+                "ci": [self.low, self.high],
+                "margin": self.margin,
+            },
+            "mde": self.mde,
+            "sessions": dict(self.sessions),
+            "trials_per_scenario": self.rounds,
+            "stopped_because": self.stopped_because,
+            "cost": {k: v.model_dump(mode="json") for k, v in self.cost.items()},
+            "alpha": self.alpha,
+            "spending": self.spending,
+            "rounds_planned": self.rounds_planned,
+            "arm": self.arm,
+            "pairs": self.pairs,
+            "unjudged_pairs": self.unjudged_pairs,
+            "runs": dict(self.runs),
+            "stored": dict(self.stored),
+            "scenarios": [s.model_dump(mode="json") for s in self.scenarios],
+            "looks": [x.model_dump(mode="json") for x in self.looks],
+            "notes": list(self.notes),
+        }

@@ -1,0 +1,122 @@
+"""The gate's group-sequential design: its boundaries, its intervals, and its error rates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sessionproof.errors import StatisticsInputError
+from sessionproof.scoring.stats._sequential import (
+    Look,
+    boundaries,
+    check_levels,
+    decide,
+    look,
+    minimum_detectable_effect,
+)
+
+
+def test_boundaries_match_the_published_lan_demets_obrien_fleming_values() -> None:
+    # Two-sided alpha 0.05, five equally spaced looks (Jennison & Turnbull 2000, table 7.6;
+    # the R packages ldbounds and gsDesign give the same).
+    published = (4.877, 3.357, 2.680, 2.290, 2.031)
+    assert boundaries(5, 0.05) == pytest.approx(published, abs=0.005)
+
+
+def test_pocock_type_spending_matches_its_published_values_too() -> None:
+    # Lan-DeMets Pocock-type, two-sided alpha 0.05, five looks (R package ldbounds).
+    published = (2.438, 2.426, 2.410, 2.397, 2.386)
+    assert boundaries(5, 0.05, "pocock") == pytest.approx(published, abs=0.005)
+
+
+def test_one_look_is_the_fixed_design() -> None:
+    assert boundaries(1, 0.05)[0] == pytest.approx(1.95996, abs=0.002)
+    last = boundaries(8, 0.05)
+    assert list(last) == sorted(last, reverse=True)  # strict early, near 1.96 at the end
+    assert 1.96 < last[-1] < 2.2
+
+
+def _gate(rng: np.random.Generator, pa: np.ndarray, pb: np.ndarray, looks: int) -> str:
+    diffs: list[float] = []
+    verdict = "inconclusive"
+    for r in range(1, looks + 1):
+        a = rng.random(pa.size) < pa
+        b = rng.random(pb.size) < pb
+        diffs.extend(b.astype(float) - a.astype(float))
+        verdict = decide(look(diffs, r, looks, 0.05), 0.05)
+        if verdict != "inconclusive":
+            break
+    return verdict
+
+
+def _arms(rng: np.random.Generator, n: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Heterogeneous per-scenario success probabilities whose mean difference is `delta`."""
+    pa = rng.uniform(0.35, 0.9, n)
+    return pa, np.clip(pa + delta, 0.0, 1.0)
+
+
+def test_false_verdicts_stay_under_alpha_at_the_margin_and_at_no_difference() -> None:
+    rng = np.random.default_rng(20261206)
+    gates, looks, n = 300, 6, 25
+    at_margin = [_gate(rng, *_arms(rng, n, -0.05), looks) for _ in range(gates)]
+    at_zero = [_gate(rng, *_arms(rng, n, 0.0), looks) for _ in range(gates)]
+    # At the margin a candidate is not "not worse"; with no difference it is not "worse".
+    wrong_at_margin = sum(v in ("not_worse", "better") for v in at_margin) / gates
+    wrong_at_zero = sum(v in ("worse", "better") for v in at_zero) / gates
+    assert wrong_at_margin <= 0.05
+    assert wrong_at_zero <= 0.05
+    # and the design decides something when it can: no difference is often not_worse.
+    assert at_zero.count("not_worse") > 0
+
+
+def test_a_large_regression_is_found_worse_early() -> None:
+    rng = np.random.default_rng(7)
+    verdicts = [_gate(rng, np.full(30, 0.9), np.full(30, 0.6), 8) for _ in range(50)]
+    assert verdicts.count("worse") == 50
+
+
+def test_decide_reads_the_interval_against_zero_and_the_margin() -> None:
+    def at(low: float, high: float) -> Look:
+        return Look(
+            look=1, pairs=10, estimate=(low + high) / 2, low=low, high=high, se=0.1, critical=2.0
+        )
+
+    assert decide(at(0.01, 0.3), 0.05) == "better"
+    assert decide(at(-0.04, 0.3), 0.05) == "not_worse"
+    assert decide(at(-0.4, -0.06), 0.05) == "worse"
+    assert decide(at(-0.2, 0.1), 0.05) == "inconclusive"
+    assert decide(at(-0.2, -0.01), 0.05) == "inconclusive"  # worse, but maybe within margin
+
+
+def test_identical_pairs_still_get_a_width() -> None:
+    first = look([0.0] * 30, 1, 8, 0.05)
+    assert first.low < 0 < first.high
+    assert decide(first, 0.05) == "inconclusive"  # thirty ties at the first look decide nothing
+    last = look([0.0] * 240, 8, 8, 0.05)
+    assert decide(last, 0.05) == "not_worse"
+    mde = minimum_detectable_effect(last)
+    assert mde is not None and 0 < mde < 0.1
+
+
+def test_no_pairs_is_the_whole_range() -> None:
+    empty = look([], 1, 3, 0.05)
+    assert (empty.low, empty.high) == (-1.0, 1.0)
+    assert decide(empty, 0.05) == "inconclusive"
+    assert minimum_detectable_effect(empty) is None
+
+
+@pytest.mark.parametrize(
+    ("call", "says"),
+    [
+        (lambda: check_levels(0.0, 0.05), "alpha"),
+        (lambda: check_levels(0.05, -0.1), "margin"),
+        (lambda: check_levels(float("nan"), 0.05), "alpha"),
+        (lambda: boundaries(0, 0.05), "looks"),
+        (lambda: look([2.0], 1, 1, 0.05), "[-1, 1]"),
+        (lambda: look([0.0], 3, 2, 0.05), "look 3"),
+    ],
+)
+def test_bad_input_says_what(call: object, says: str) -> None:
+    with pytest.raises(StatisticsInputError, match=None) as info:
+        call()  # type: ignore[operator]
+    assert says in str(info.value)
