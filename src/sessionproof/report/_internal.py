@@ -10,6 +10,8 @@ from ._format import pct_range as pct_range
 from ._metrics import render_metric_definitions as render_metric_definitions
 from ._metrics import render_metrics as render_metrics
 from ._metrics import sparkline as sparkline
+from ._noise import noise_rows as noise_rows
+from ._noise import render_noise as render_noise
 from ._terminal import render_definitions as render_definitions
 from ._terminal import render_summary as render_summary
 from ._terminal import render_table as render_table

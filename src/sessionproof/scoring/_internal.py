@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from ._metric import call_values as call_values
     from ._metric import compute_metric as compute_metric
     from ._metric import session_value as session_value
+    from ._noise_floor import DEFAULT_TARGET_MDE as DEFAULT_TARGET_MDE
+    from ._noise_floor import NOISE_DEFINITIONS as NOISE_DEFINITIONS
+    from ._noise_floor import noise_of_report as noise_of_report
     from ._recovery import ClassRecovery as ClassRecovery
     from ._recovery import RecoveryReport as RecoveryReport
     from ._recovery import error_recovery as error_recovery
@@ -85,6 +88,7 @@ _MODULE_OF: dict[str, str] = {
     "CallCheck": "sessionproof.scoring._calls",
     "CallValidators": "sessionproof.scoring._calls",
     "ClassRecovery": "sessionproof.scoring._recovery",
+    "DEFAULT_TARGET_MDE": "sessionproof.scoring._noise_floor",
     "DivergenceClass": "sessionproof.scoring._survival",
     "FailureSource": "sessionproof.scoring._attribution",
     "FirstDivergence": "sessionproof.scoring._survival",
@@ -92,6 +96,7 @@ _MODULE_OF: dict[str, str] = {
     "MAX_DETAILS": "sessionproof.scoring._evidence",
     "METRIC_DEFINITIONS": "sessionproof.scoring._summary",
     "MetricsWarmer": "sessionproof.scoring._warm",
+    "NOISE_DEFINITIONS": "sessionproof.scoring._noise_floor",
     "NeedBucket": "sessionproof.scoring._survival_report",
     "ON_PATH_FAILURE": "sessionproof.scoring._survival",
     "PairedRow": "sessionproof.scoring._arms",
@@ -119,6 +124,7 @@ _MODULE_OF: dict[str, str] = {
     "made_once": "sessionproof.scoring._trace",
     "match_gold": "sessionproof.scoring._calls",
     "maximum_matching": "sessionproof.scoring._matching",
+    "noise_of_report": "sessionproof.scoring._noise_floor",
     "normalise_text": "sessionproof.scoring._verdict",
     "not_judged_reason": "sessionproof.scoring._summary",
     "rate_cell": "sessionproof.scoring._breakdowns",
