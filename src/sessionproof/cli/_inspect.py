@@ -118,6 +118,16 @@ def show(
             "the noise floor's 'trials needed' is computed for.",
         ),
     ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            "--split",
+            help="With --metrics: other runs (comma-separated) of one `run --vary` design "
+            "with this one: the verdict variance of each arm shared between agent, user and "
+            "judge.",
+            metavar="RUN[,RUN]",
+        ),
+    ] = None,
 ) -> None:
     """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
     from ..report._internal import render_definitions, render_table, render_transcript
@@ -125,9 +135,12 @@ def show(
     from ._summaries import render_summaries, summaries_json
 
     target = _target_mde(target_mde, with_metrics and not session)
+    if split is not None and not (with_metrics and not session):
+        raise ConfigError("--split goes with --metrics (it adds the variance split to them)")
+    others = [] if split is None else [r.strip() for r in split.split(",") if r.strip()]
     with _open(store) as db:
         if with_metrics and not session:
-            _show_metrics(db, run_id, as_json, target)
+            _show_metrics(db, run_id, as_json, target, others)
             return
         manifest = db.get_run(run_id)
         if session:
@@ -192,24 +205,21 @@ def _target_mde(value: float | None, with_metrics: bool) -> float:
     return value
 
 
-def _show_metrics(db: Store, run_id: str, as_json: bool, target_mde: float) -> None:
+def _show_metrics(
+    db: Store, run_id: str, as_json: bool, target_mde: float, split: list[str]
+) -> None:
     from ..report._internal import (
         render_breakdowns,
         render_metric_definitions,
         render_metrics,
         render_noise,
+        render_split,
     )
     from ..runs import metrics
-    from ..scoring._internal import NOISE_DEFINITIONS, noise_of_report
 
-    found = metrics(run_id, store=db)
-    noise = {arm: noise_of_report(r, target_mde=target_mde) for arm, r in found.arms.items()}
+    found = metrics(run_id, store=db, target_mde=target_mde, split=split)
     if as_json:
-        data = found.to_json()
-        for arm, floor in noise.items():
-            data["arms"][arm]["noise"] = floor.model_dump(mode="json")
-        data["definitions"].update(NOISE_DEFINITIONS)
-        typer.echo(json.dumps(data, indent=2))
+        typer.echo(json.dumps(found.to_json(), indent=2))
         return
     out_console.print(
         f"[bold]{found.run_id}[/] {escape(found.command)} suite={escape(found.suite)} "
@@ -222,13 +232,16 @@ def _show_metrics(db: Store, run_id: str, as_json: bool, target_mde: float) -> N
     )
     for arm, report in found.arms.items():
         render_metrics(out_console, report, f"arm {arm}", definitions=False)
-        render_noise(out_console, noise[arm], f"arm {arm}: noise floor")
+        render_noise(out_console, found.noise[arm], f"arm {arm}: noise floor")
+        if arm in found.variance_split:
+            split_of = found.variance_split[arm]
+            render_split(out_console, split_of, f"arm {arm}: verdict variance by party")
         if arm in found.breakdowns:
             render_breakdowns(out_console, found.breakdowns[arm], f"arm {arm}", definitions=False)
     extra = next(iter(found.breakdowns.values()), None)
     render_metric_definitions(
         out_console,
-        {**found.definitions, **(extra.definitions if extra else {}), **NOISE_DEFINITIONS},
+        {**found.definitions, **(extra.definitions if extra else {})},
     )
 
 

@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..scoring import NoiseFloor
+from ..scoring._internal import VarianceSplit
 from ._format import pct
 
 
@@ -57,4 +58,51 @@ def render_noise(console: Console, floor: NoiseFloor, title: str = "noise floor"
         table.add_row(escape(name), escape(value))
     console.print(table)
     for note in floor.notes:
+        console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True, highlight=False)
+
+
+def _share(value: float | None, interval: tuple[float, float] | None) -> str:
+    if value is None:
+        return "–"
+    return pct(value) + (
+        "" if interval is None else f" (95% {pct(interval[0])}–{pct(interval[1])})"
+    )
+
+
+def split_rows(split: VarianceSplit) -> list[tuple[str, str, str, str, str]]:
+    """(party, run, T, scenarios, share) rows of a variance split, the run of every seed last."""
+    rows = [
+        (
+            name,
+            p.run_id or "–",
+            "–" if p.variance is None else f"{p.variance:.4f}",
+            str(p.scenarios),
+            _share(p.share, p.share_ci95) if p.variance is not None else p.note,
+        )
+        for name, p in split.parties.items()
+    ]
+    every = split.all_seeds
+    if every is not None:
+        excess = split.interaction_excess
+        rows.append(
+            (
+                "every seed (V)",
+                every.run_id or "–",
+                _num(every.variance, 4),
+                str(every.scenarios),
+                "–" if excess is None else f"ΣT − V = {excess:+.4f}",
+            )
+        )
+    return rows
+
+
+def render_split(console: Console, split: VarianceSplit, title: str = "variance split") -> None:
+    """The variance split as a table, then its notes."""
+    table = Table(title=escape(title), title_justify="left")
+    for column in ("party", "run", "T (within variance)", "scenarios", "share"):
+        table.add_column(escape(column))
+    for row in split_rows(split):
+        table.add_row(*(escape(c) for c in row))
+    console.print(table)
+    for note in split.notes:
         console.print(f"[yellow]note[/] {escape(note)}", soft_wrap=True, highlight=False)

@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     from ._noise_floor import DEFAULT_TARGET_MDE as DEFAULT_TARGET_MDE
     from ._noise_floor import NOISE_DEFINITIONS as NOISE_DEFINITIONS
     from ._noise_floor import noise_of_report as noise_of_report
+    from ._noise_split import ALL_SEEDS as ALL_SEEDS
+    from ._noise_split import VarianceSplit as VarianceSplit
+    from ._noise_split import counts_by_arm as counts_by_arm
+    from ._noise_split import variance_split as variance_split
     from ._recovery import ClassRecovery as ClassRecovery
     from ._recovery import RecoveryReport as RecoveryReport
     from ._recovery import error_recovery as error_recovery
@@ -76,6 +80,7 @@ if TYPE_CHECKING:
 
 # Each name -> the module that defines it, imported on first use.
 _MODULE_OF: dict[str, str] = {
+    "ALL_SEEDS": "sessionproof.scoring._noise_split",
     "ARM_DEFINITIONS": "sessionproof.scoring._arms",
     "ATTRIBUTION_DEFINITIONS": "sessionproof.scoring._attribution",
     "ArmReport": "sessionproof.scoring._arms",
@@ -110,6 +115,7 @@ _MODULE_OF: dict[str, str] = {
     "TraceCache": "sessionproof.scoring._trace",
     "TurnPoint": "sessionproof.scoring._turns",
     "TurnReport": "sessionproof.scoring._turns",
+    "VarianceSplit": "sessionproof.scoring._noise_split",
     "attribute_failure": "sessionproof.scoring._attribution",
     "attribute_failures": "sessionproof.scoring._attribution",
     "call_accuracy": "sessionproof.scoring._calls",
@@ -117,6 +123,7 @@ _MODULE_OF: dict[str, str] = {
     "call_values": "sessionproof.scoring._metric",
     "check_calls": "sessionproof.scoring._calls",
     "compute_metric": "sessionproof.scoring._metric",
+    "counts_by_arm": "sessionproof.scoring._noise_split",
     "error_recovery": "sessionproof.scoring._recovery",
     "first_summary": "sessionproof.scoring._summary",
     "gold_state_hash": "sessionproof.scoring._verdict",
@@ -139,6 +146,7 @@ _MODULE_OF: dict[str, str] = {
     "survival_report": "sessionproof.scoring._survival_report",
     "survival_skip_reason": "sessionproof.scoring._survival_report",
     "turn_report": "sessionproof.scoring._turns",
+    "variance_split": "sessionproof.scoring._noise_split",
     "verdict_label": "sessionproof.scoring._summary",
 }
 

@@ -24,3 +24,5 @@ from ._passk import flakiness as flakiness
 from ._passk import pass_at_k as pass_at_k
 from ._passk import trial_table as trial_table
 from ._proportion import scenarios_needed as scenarios_needed
+from ._split import variance_shares as variance_shares
+from ._split import within_variance as within_variance
