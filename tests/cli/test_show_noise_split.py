@@ -17,9 +17,12 @@ from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
 from sessionproof.agents._internal import STOP_TOKEN
 from sessionproof.cli import app
 from sessionproof.domains.demo._internal import load_scenarios
+from sessionproof.engine._internal import session_seed, session_seeds
 from sessionproof.errors import ConfigError
 from sessionproof.records import Message
+from sessionproof.runs._resume import resumed_config
 from sessionproof.scoring.stats._split import variance_shares, within_variance
+from sessionproof.store import Store
 
 runner = CliRunner()
 _oracle = OracleAgent()
@@ -213,3 +216,33 @@ def test_vary_refuses_a_party_without_a_seed(tmp_path: Path, suite: Path) -> Non
     assert not store.exists() or "r" not in runner.invoke(
         app, ["runs", "--store", str(store), "--json"]
     ).stdout.strip("[] \n")
+
+
+def test_resume_keeps_the_vary_party(runs: tuple[Path, dict[str, str]]) -> None:
+    store, made = runs
+    with Store.open_for_reading(store) as db:
+        manifest = db.get_run(made["user"])
+        plain = db.get_run(made["all"])
+    assert manifest.options["vary"] == "user" and "vary" not in plain.options
+    assert resumed_config(manifest, store).vary == "user"
+    assert resumed_config(plain, store).vary is None
+
+
+def test_forked_workers_vary_the_same_seeds(runs: tuple[Path, dict[str, str]], suite: Path) -> None:
+    store, made = runs
+    forked = _run(store, suite, "--vary", "user", "--executor", "local:2", "--seed", "0")
+    assert _trials(store, forked) == _trials(store, made["user"])
+
+
+def test_an_ordinary_run_keeps_its_seeds() -> None:
+    """Without --vary the agent and the environment get the session seed, as before, and the
+    simulated user none (its model's own)."""
+    seeds = session_seeds(3, "sc", 4, None)
+    assert seeds.environment == seeds.agent == session_seed(3, "sc", 4)
+    assert seeds.user is None
+    agent_varied = [session_seeds(3, "sc", t, "agent") for t in range(3)]
+    assert len({s.agent for s in agent_varied}) == 3
+    assert len({(s.environment, s.user) for s in agent_varied}) == 1
+    user_varied = [session_seeds(3, "sc", t, "user") for t in range(3)]
+    assert len({s.user for s in user_varied}) == 3
+    assert len({(s.environment, s.agent) for s in user_varied}) == 1
