@@ -7,7 +7,7 @@ import pytest
 
 from sessionproof.errors import StatisticsInputError
 from sessionproof.records import Outcome, Session, TerminationReason
-from sessionproof.scoring import noise_of_sessions
+from sessionproof.scoring._internal import noise_of_sessions
 from sessionproof.scoring._noise_floor import noise_floor
 from sessionproof.scoring.stats._noise import icc_anova, min_detectable_difference, trials_needed
 

@@ -7,8 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..scoring import NoiseFloor
-from ..scoring._internal import VarianceSplit
+from ..scoring._internal import NoiseFloor, VarianceSplit
 from ._format import pct
 
 

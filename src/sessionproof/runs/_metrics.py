@@ -13,11 +13,12 @@ from ..domains import DomainSpec, get_domain
 from ..errors import SessionproofError, StoreError
 from ..importers import import_file
 from ..records import Scenario, Session
-from ..scoring import ALL_METRIC_DEFINITIONS, MetricsReport, NoiseFloor, run_metrics
+from ..scoring import ALL_METRIC_DEFINITIONS, MetricsReport, run_metrics
 from ..scoring._internal import (
     DEFAULT_TARGET_MDE,
     NOISE_DEFINITIONS,
     Breakdowns,
+    NoiseFloor,
     TraceCache,
     VarianceSplit,
     noise_of_report,

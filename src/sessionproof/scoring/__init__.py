@@ -22,7 +22,6 @@ if TYPE_CHECKING:
         register_metric,
     )
     from ._metrics import MetricsReport, run_metrics
-    from ._noise_floor import NoiseFloor, noise_of_sessions
     from ._summary import RunSummary, summarize, verdict_of
     from ._verdict import evaluate_session
 
@@ -38,7 +37,6 @@ _MODULE_OF: dict[str, str] = {
     "Metric": "._metric",
     "MetricValue": "._metric",
     "MetricsReport": "._metrics",
-    "NoiseFloor": "._noise_floor",
     "Placement": "._metric",
     "RunSummary": "._summary",
     "SessionInput": "._metric",
@@ -47,7 +45,6 @@ _MODULE_OF: dict[str, str] = {
     "evaluate_session": "._verdict",
     "mean_aggregate": "._metric",
     "metric": "._metric",
-    "noise_of_sessions": "._noise_floor",
     "rate_aggregate": "._metric",
     "register_call_rules": "._calls",
     "register_metric": "._metric",
@@ -64,7 +61,6 @@ __all__ = [
     "Metric",
     "MetricValue",
     "MetricsReport",
-    "NoiseFloor",
     "Placement",
     "RunSummary",
     "SessionInput",
@@ -73,7 +69,6 @@ __all__ = [
     "evaluate_session",
     "mean_aggregate",
     "metric",
-    "noise_of_sessions",
     "rate_aggregate",
     "register_call_rules",
     "register_metric",

@@ -41,7 +41,9 @@ if TYPE_CHECKING:
     from ._metric import session_value as session_value
     from ._noise_floor import DEFAULT_TARGET_MDE as DEFAULT_TARGET_MDE
     from ._noise_floor import NOISE_DEFINITIONS as NOISE_DEFINITIONS
+    from ._noise_floor import NoiseFloor as NoiseFloor
     from ._noise_floor import noise_of_report as noise_of_report
+    from ._noise_floor import noise_of_sessions as noise_of_sessions
     from ._noise_split import ALL_SEEDS as ALL_SEEDS
     from ._noise_split import VarianceSplit as VarianceSplit
     from ._noise_split import counts_by_arm as counts_by_arm
@@ -103,6 +105,7 @@ _MODULE_OF: dict[str, str] = {
     "MetricsWarmer": "sessionproof.scoring._warm",
     "NOISE_DEFINITIONS": "sessionproof.scoring._noise_floor",
     "NeedBucket": "sessionproof.scoring._survival_report",
+    "NoiseFloor": "sessionproof.scoring._noise_floor",
     "ON_PATH_FAILURE": "sessionproof.scoring._survival",
     "PairedRow": "sessionproof.scoring._arms",
     "RateCell": "sessionproof.scoring._breakdowns",
@@ -132,6 +135,7 @@ _MODULE_OF: dict[str, str] = {
     "match_gold": "sessionproof.scoring._calls",
     "maximum_matching": "sessionproof.scoring._matching",
     "noise_of_report": "sessionproof.scoring._noise_floor",
+    "noise_of_sessions": "sessionproof.scoring._noise_floor",
     "normalise_text": "sessionproof.scoring._verdict",
     "not_judged_reason": "sessionproof.scoring._summary",
     "rate_cell": "sessionproof.scoring._breakdowns",
