@@ -108,14 +108,15 @@ def runs(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, d
     made = {
         "agent": _run(store, suite, "--vary", "agent"),
         "user": _run(store, suite, "--vary", "user"),
-        "all": _run(store, suite),
+        "all": _run(store, suite, "--vary", "all"),
+        "ordinary": _run(store, suite),
     }
     return store, made
 
 
 def test_each_design_varies_its_party_alone(runs: tuple[Path, dict[str, str]]) -> None:
     store, made = runs
-    moved = {party: set() for party in made}
+    moved: dict[str, set[str]] = {party: set() for party in made}
     for party, run_id in made.items():
         for sid, (n, c) in _trials(store, run_id).items():
             assert n == TRIALS
@@ -124,7 +125,10 @@ def test_each_design_varies_its_party_alone(runs: tuple[Path, dict[str, str]]) -
     # A scenario's verdict moves only where the party that decides it varies.
     assert moved["agent"] and all(_decider(s) == "agent" for s in moved["agent"])
     assert moved["user"] and all(_decider(s) == "user" for s in moved["user"])
-    assert moved["all"]  # every seed varies: verdicts move too
+    # Every seed varies: both kinds of scenario move. Without --vary the Python user gets no
+    # seed (None, the same every trial): only the agent-decided ones move.
+    assert {_decider(s) for s in moved["all"]} == {"agent", "user"}
+    assert moved["ordinary"] and all(_decider(s) == "agent" for s in moved["ordinary"])
 
 
 def test_split_shares_in_json_and_terminal(runs: tuple[Path, dict[str, str]]) -> None:
@@ -142,6 +146,7 @@ def test_split_shares_in_json_and_terminal(runs: tuple[Path, dict[str, str]]) ->
     assert parties["judge"]["share"] is None and "takes no seed" in parties["judge"]["note"]
     assert split["all_seeds"]["run_id"] == made["all"]
     t = {p: within_variance(_trials(store, made[p]))[0] for p in made}
+    assert split["notes"] == []
     assert parties["agent"]["variance"] == pytest.approx(t["agent"])
     assert split["all_seeds"]["variance"] == pytest.approx(t["all"])
     assert split["interaction_excess"] == pytest.approx(t["agent"] + t["user"] - t["all"])
@@ -152,6 +157,21 @@ def test_split_shares_in_json_and_terminal(runs: tuple[Path, dict[str, str]]) ->
     )
     assert result.exit_code == 0, result.output
     assert "verdict variance by party" in result.output and "takes no seed" in result.output
+
+
+def test_an_ordinary_run_as_the_reference_is_said(runs: tuple[Path, dict[str, str]]) -> None:
+    store, made = runs
+    data = _show(store, made["agent"], "--split", f"{made['user']},{made['ordinary']}")
+    split = data["arms"]["baseline"]["noise"]["split"]
+    assert split["all_seeds"]["run_id"] == made["ordinary"]
+    assert any("was run without --vary" in n for n in split["notes"])
+    both = runner.invoke(
+        app,
+        ["show", made["agent"], "--store", str(store), "--metrics", "--split",
+         f"{made['all']},{made['ordinary']}"],
+    )  # fmt: skip
+    assert isinstance(both.exception, ConfigError)
+    assert "both vary every seed" in str(both.exception)
 
 
 def test_the_vary_seeds_are_recorded_on_each_session(runs: tuple[Path, dict[str, str]]) -> None:
@@ -222,7 +242,7 @@ def test_resume_keeps_the_vary_party(runs: tuple[Path, dict[str, str]]) -> None:
     store, made = runs
     with Store.open_for_reading(store) as db:
         manifest = db.get_run(made["user"])
-        plain = db.get_run(made["all"])
+        plain = db.get_run(made["ordinary"])
     assert manifest.options["vary"] == "user" and "vary" not in plain.options
     assert resumed_config(manifest, store).vary == "user"
     assert resumed_config(plain, store).vary is None
@@ -243,6 +263,9 @@ def test_an_ordinary_run_keeps_its_seeds() -> None:
     agent_varied = [session_seeds(3, "sc", t, "agent") for t in range(3)]
     assert len({s.agent for s in agent_varied}) == 3
     assert len({(s.environment, s.user) for s in agent_varied}) == 1
+    every = [session_seeds(3, "sc", t, "all") for t in range(3)]
+    assert [s.agent for s in every] == [session_seed(3, "sc", t) for t in range(3)]
+    assert len({s.user for s in every}) == 3 and None not in {s.user for s in every}
     user_varied = [session_seeds(3, "sc", t, "user") for t in range(3)]
     assert len({s.user for s in user_varied}) == 3
     assert len({(s.environment, s.agent) for s in user_varied}) == 1

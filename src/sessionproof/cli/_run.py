@@ -119,8 +119,9 @@ def run(
             help="Vary one party's seed alone: agent or user. The trials of a scenario then "
             "differ only in that party's sampling (the other seeds are the first trial's), "
             "so `show --metrics --split` can share the verdict variance between parties "
-            "(docs/noise.md). Refused for a party that takes no seed (oracle, scripted, local).",
-            metavar="agent|user",
+            "(docs/noise.md). Refused for a party that takes no seed (oracle, scripted, local). "
+            "all: every seed follows the trial, the simulated user's too (the reference).",
+            metavar="agent|user|all",
         ),
     ] = None,
     reading: Annotated[

@@ -81,10 +81,11 @@ def session_seed(seed: int, scenario_id: str, trial: int) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-Party = Literal["agent", "user"]
-"""A party of a session whose seed `run --vary` can vary alone."""
+Party = Literal["agent", "user", "all"]
+"""A party of a session whose seed `run --vary` can vary alone, or `all`: every seed
+follows the trial, the simulated user's included (the reference of a variance split)."""
 
-PARTIES: tuple[Party, ...] = ("agent", "user")
+PARTIES: tuple[Party, ...] = ("agent", "user", "all")
 
 
 def party(value: str | None) -> Party | None:
@@ -112,10 +113,11 @@ def session_seeds(seed: int, scenario_id: str, trial: int, vary: Party | None) -
     always used) and no user seed. With `vary`, the varied party's seed follows the trial
     and every other seed is the one of trial 0 of the scenario: repeats of a scenario then
     differ in that party's sampling alone (as far as the other parties' providers are
-    deterministic given their seed)."""
-    if vary is None:
+    deterministic given their seed). `all`: every seed follows the trial, the user's too."""
+    if vary is None or vary == "all":
         same = session_seed(seed, scenario_id, trial)
-        return SessionSeeds(same, same, None)
+        user = None if vary is None else session_seed(seed, f"{scenario_id}|user", trial)
+        return SessionSeeds(same, same, user)
     fixed = session_seed(seed, scenario_id, 0)
     agent = session_seed(seed, scenario_id, trial) if vary == "agent" else fixed
     user_trial = trial if vary == "user" else 0

@@ -184,8 +184,9 @@ class RunConfig(TypedConfig):
     vary: str | None = None
     """`agent` or `user`: only that party's seed changes from trial to trial, the others'
     (and the environment's) stay those of the scenario's first trial, so the trials of a
-    scenario measure that party's share of the verdict variance (docs/noise.md); None:
-    every seed follows the trial, as in any run."""
+    scenario measure that party's share of the verdict variance (docs/noise.md); `all`:
+    every seed follows the trial, the simulated user's included (the split's reference);
+    None: as any run (the simulated user gets no seed of the run's)."""
 
     @field_validator("tool_mode", mode="before")
     @classmethod

@@ -61,7 +61,12 @@ def check_vary(
 
 def _party_of(manifest: RunManifest) -> str:
     vary = manifest.options.get("vary")
-    return vary if isinstance(vary, str) else ALL_SEEDS
+    return vary if isinstance(vary, str) else ORDINARY
+
+
+ORDINARY = "ordinary"
+"""The party key of a run made without `--vary`: every seed varies, but its simulated user
+gets no seed of the run's (a hosted model samples on its own; a Python user sees None)."""
 
 
 def _differs(first: RunManifest, other: RunManifest) -> str | None:
@@ -93,8 +98,22 @@ def variance_splits(db: Store, run_ids: Sequence[str]) -> dict[str, VarianceSpli
     if len({m.run_id for m in manifests}) < len(manifests):
         raise ConfigError("--split names the same run twice")
     by_party: dict[str, RunManifest] = {}
+    ordinary: list[str] = []
     for manifest in manifests:
         party = _party_of(manifest)
+        if party == ORDINARY:
+            if ALL_SEEDS in by_party:
+                raise ConfigError(
+                    f"--split: runs {by_party[ALL_SEEDS].run_id} and {manifest.run_id} both "
+                    "vary every seed: give one run per party"
+                )
+            party = ALL_SEEDS
+            ordinary.append(manifest.run_id)
+        elif party == ALL_SEEDS and ordinary:
+            raise ConfigError(
+                f"--split: runs {ordinary[0]} and {manifest.run_id} both vary every seed: "
+                "give one run per party"
+            )
         if party in by_party:
             raise ConfigError(
                 f"--split: runs {by_party[party].run_id} and {manifest.run_id} both vary "
@@ -118,4 +137,10 @@ def variance_splits(db: Store, run_ids: Sequence[str]) -> dict[str, VarianceSpli
                 for party, per_arm in counts.items()
             }
         )
+        if ordinary:
+            found[arm].notes.append(
+                f"{ordinary[0]} was run without --vary: its simulated user got no seed of the "
+                "run's, so V counts the user's variance only if its model samples on its own "
+                "(run --vary all for a reference that seeds every party)"
+            )
     return found
