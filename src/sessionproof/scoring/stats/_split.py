@@ -22,6 +22,7 @@ import numpy as np
 
 from ...errors import StatisticsInputError
 from ._noise import Counts
+from ._paired import _picks
 
 
 def within_variance(counts: Counts) -> tuple[float | None, int]:
@@ -76,8 +77,10 @@ def variance_shares(
             "no verdict varies in any of the runs: there is no variance to share"
         )
     shares = {name: float(t / totals.sum()) for name, t in zip(parts, totals, strict=True)}
-    picks = np.random.default_rng(seed).integers(0, len(common), size=(n_resamples, len(common)))
-    drawn = values[picks].mean(axis=1)  # resample × party
+    # Resample × party, in blocks of about a million draws (memory stays flat).
+    drawn = np.concatenate(
+        [values[picks].mean(axis=1) for picks in _picks(seed, len(common), n_resamples)]
+    )
     sums = drawn.sum(axis=1)
     kept = drawn[sums > 0] / sums[sums > 0, None]
     intervals: dict[str, tuple[float, float]] | None = None
