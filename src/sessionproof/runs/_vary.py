@@ -1,4 +1,5 @@
-"""`run --vary PARTY`: refuse a design that would vary a seed nobody reads.
+"""`run --vary PARTY`: refuse a design that would vary a seed nobody reads; and the stored
+runs of one such design read back as each arm's variance split (`variance_splits`).
 
 With `--vary agent` the trials of a scenario differ in the agent's seed alone; with
 `--vary user`, in the simulated user's alone. A party that takes no seed (the oracle, a
@@ -10,17 +11,16 @@ and stops before recording anything, rather than pretend to have measured it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ..agents import Agent, OracleAgent, ScriptedAgent
 from ..errors import ConfigError
 from ..records import Scenario
 from ..scoring._internal import ALL_SEEDS, VarianceSplit, counts_by_arm, variance_split
 from ..store import RunManifest, Store
 
-_SEEDLESS: tuple[tuple[type, str], ...] = (
-    (OracleAgent, "the oracle is deterministic"),
-    (ScriptedAgent, "a scripted agent is deterministic"),
-)
+if TYPE_CHECKING:
+    from ..agents import Agent
+
 _LOCAL = ("sessionproof.agents._local", "LocalAgent")
 """The embedded model's class, named: importing it to test against would load the OpenAI
 client into runs that never use it."""
@@ -28,7 +28,14 @@ client into runs that never use it."""
 
 def seedless(agent: Agent) -> str | None:
     """Why `agent`'s replies cannot change with the seed of its requests (None: they may)."""
-    for kind, why in _SEEDLESS:
+    # Here, not at the top: reading a store's metrics (this module's other half) needs no agent.
+    from ..agents import OracleAgent, ScriptedAgent
+
+    seedless_kinds: tuple[tuple[type, str], ...] = (
+        (OracleAgent, "the oracle is deterministic"),
+        (ScriptedAgent, "a scripted agent is deterministic"),
+    )
+    for kind, why in seedless_kinds:
         if isinstance(agent, kind):
             return why
     if any((k.__module__, k.__name__) == _LOCAL for k in type(agent).__mro__):
