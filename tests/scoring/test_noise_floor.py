@@ -26,6 +26,8 @@ def test_numbers_from_counts() -> None:
     assert floor.trials_needed == trials_needed(0.45, 10, 0.5, icc)
     assert floor.icc_ci95 is not None and floor.icc_ci95[0] <= icc <= floor.icc_ci95[1]
     assert floor.notes == []
+    # Counts 1, 2, 3, 3, 2, 1 of 4 give both verdicts; 0, 4, 4, 0 do not.
+    assert floor.flip_scenarios == 10 and floor.flipped_scenarios == 6
 
 
 def test_unreachable_target_is_said_not_numbered() -> None:

@@ -28,7 +28,10 @@ def noise_rows(floor: NoiseFloor) -> list[tuple[str, str]]:
         icc += f" (bootstrap 95% {floor.icc_ci95[0]:.3f} to {floor.icc_ci95[1]:.3f})"
     flip = "not estimable" if floor.flip_rate is None else pct(floor.flip_rate)
     if floor.flip_rate is not None:
-        flip += f"  [{floor.flip_scenarios} scenarios with 2+ judged trials]"
+        flip += (
+            f"  [{floor.flipped_scenarios} of {floor.flip_scenarios} scenarios with 2+ judged "
+            "trials gave both verdicts]"
+        )
     if floor.trials_needed is not None:
         needed = f"{floor.trials_needed} per scenario"
     elif floor.mde_floor is not None:

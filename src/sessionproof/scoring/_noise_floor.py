@@ -36,7 +36,8 @@ DEFAULT_TARGET_MDE = 0.05
 
 NOISE_DEFINITIONS: dict[str, str] = {
     "flip_rate": "mean over scenarios with two or more judged trials of the chance that two "
-    "of its trials (drawn without replacement) disagree: 2·c·(n−c) / (n·(n−1)).",
+    "of its trials (drawn without replacement) disagree: 2·c·(n−c) / (n·(n−1)); "
+    "flipped_scenarios: how many of them gave both verdicts.",
     "icc": "intraclass correlation of verdicts within scenario, one-way ANOVA estimator "
     "(Fleiss 1981; Ridout, Demétrio & Firth 1999), with a 95% percentile bootstrap interval "
     "over scenarios (2,000 resamples, seed 0); near 1: trials of a scenario agree, the "
@@ -71,6 +72,8 @@ class NoiseFloor(BaseModel):
     flip_rate: float | None
     flip_scenarios: int = 0
     """Scenarios the flip rate rests on (two or more judged trials)."""
+    flipped_scenarios: int = 0
+    """Of those, the scenarios whose judged trials gave both verdicts."""
     icc: float | None
     icc_ci95: tuple[float, float] | None = None
     design_effect: float | None = None
@@ -124,6 +127,7 @@ def noise_floor(
     k = found.trials_per_scenario = total / s
     p = found.accuracy = wins / total
     found.flip_rate, found.flip_scenarios = flip_rate(rows)
+    found.flipped_scenarios = sum(1 for n, c in rows.values() if 0 < c < n)
     icc = found.icc = icc_anova(rows)
     interval = icc_bootstrap(rows) if icc is not None else None
     if interval is not None:
