@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from .._defaults import DEFAULT_STORE_PATH
-from ..errors import StoreError
+from ..errors import ConfigError, StoreError
 from ._app import app, err_console, out_console
 from ._outputs import refuse_clobber
 
@@ -110,15 +110,37 @@ def show(
             "recovery by class, survival by decision depth, first divergence, failure sources.",
         ),
     ] = False,
+    target_mde: Annotated[
+        float | None,
+        typer.Option(
+            "--target-mde",
+            help="With --metrics: the difference of success rate (in (0, 1), default 0.05) "
+            "the noise floor's 'trials needed' is computed for.",
+        ),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            "--split",
+            help="With --metrics: other runs (comma-separated) of one `run --vary` design "
+            "with this one: the verdict variance of each arm shared between agent, user and "
+            "judge.",
+            metavar="RUN[,RUN]",
+        ),
+    ] = None,
 ) -> None:
     """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
     from ..report._internal import render_definitions, render_table, render_transcript
     from ..scoring._internal import summaries_by_arm, verdict_label
     from ._summaries import render_summaries, summaries_json
 
+    target = _target_mde(target_mde, with_metrics and not session)
+    if split is not None and not (with_metrics and not session):
+        raise ConfigError("--split goes with --metrics (it adds the variance split to them)")
+    others = [] if split is None else [r.strip() for r in split.split(",") if r.strip()]
     with _open(store) as db:
         if with_metrics and not session:
-            _show_metrics(db, run_id, as_json)
+            _show_metrics(db, run_id, as_json, target, others)
             return
         manifest = db.get_run(run_id)
         if session:
@@ -169,11 +191,33 @@ def show(
     render_definitions(out_console)
 
 
-def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
-    from ..report._internal import render_breakdowns, render_metric_definitions, render_metrics
+def _target_mde(value: float | None, with_metrics: bool) -> float:
+    from ..scoring._internal import DEFAULT_TARGET_MDE
+
+    if value is None:
+        return DEFAULT_TARGET_MDE
+    if not with_metrics:
+        raise ConfigError("--target-mde goes with --metrics (it sets the noise floor's target)")
+    if not 0.0 < value < 1.0:
+        raise ConfigError(
+            f"--target-mde must be a difference of success rate in (0, 1), e.g. 0.05; got {value:g}"
+        )
+    return value
+
+
+def _show_metrics(
+    db: Store, run_id: str, as_json: bool, target_mde: float, split: list[str]
+) -> None:
+    from ..report._internal import (
+        render_breakdowns,
+        render_metric_definitions,
+        render_metrics,
+        render_noise,
+        render_split,
+    )
     from ..runs import metrics
 
-    found = metrics(run_id, store=db)
+    found = metrics(run_id, store=db, target_mde=target_mde, split=split)
     if as_json:
         typer.echo(json.dumps(found.to_json(), indent=2))
         return
@@ -188,11 +232,16 @@ def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
     )
     for arm, report in found.arms.items():
         render_metrics(out_console, report, f"arm {arm}", definitions=False)
+        render_noise(out_console, found.noise[arm], f"arm {arm}: noise floor")
+        if arm in found.variance_split:
+            split_of = found.variance_split[arm]
+            render_split(out_console, split_of, f"arm {arm}: verdict variance by party")
         if arm in found.breakdowns:
             render_breakdowns(out_console, found.breakdowns[arm], f"arm {arm}", definitions=False)
     extra = next(iter(found.breakdowns.values()), None)
     render_metric_definitions(
-        out_console, {**found.definitions, **(extra.definitions if extra else {})}
+        out_console,
+        {**found.definitions, **(extra.definitions if extra else {})},
     )
 
 

@@ -113,6 +113,17 @@ def run(
             metavar="SECONDS",
         ),
     ] = DEFAULT_AGENT_TIMEOUT_S,
+    vary: Annotated[
+        str | None,
+        typer.Option(
+            help="Vary one party's seed alone: agent or user. The trials of a scenario then "
+            "differ only in that party's sampling (the other seeds are the first trial's), "
+            "so `show --metrics --split` can share the verdict variance between parties "
+            "(docs/noise.md). Refused for a party that takes no seed (oracle, scripted, local). "
+            "all: every seed follows the trial, the simulated user's too (the reference).",
+            metavar="agent|user|all",
+        ),
+    ] = None,
     reading: Annotated[
         str,
         typer.Option(
@@ -231,6 +242,7 @@ def run(
                     agent_timeout=agent_timeout,
                     store=store,
                     reading=reading,
+                    vary=vary,
                     executor=executor or "local",
                     rpm=rpm,
                     tpm=tpm,

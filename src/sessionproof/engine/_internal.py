@@ -12,13 +12,17 @@ from ._loop import DEFAULT_AGENT_TIMEOUT_S as DEFAULT_AGENT_TIMEOUT_S
 from ._loop import DEFAULT_MAX_ERRORS as DEFAULT_MAX_ERRORS
 from ._loop import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ._loop import SessionPlan as SessionPlan
+from ._runner import PARTIES as PARTIES
 from ._runner import HooksFactory as HooksFactory
+from ._runner import Party as Party
 from ._runner import RunItem as RunItem
 from ._runner import RunPlan as RunPlan
 from ._runner import SessionList as SessionList
+from ._runner import party as party
 from ._runner import plan_session as plan_session
 from ._runner import session_id as session_id
 from ._runner import session_seed as session_seed
+from ._runner import session_seeds as session_seeds
 from ._runner import todo_items as todo_items
 from ._runner import user_for as user_for
 from ._served import REPLY_TOOL as REPLY_TOOL

@@ -58,6 +58,12 @@ class SessionPlan:
     trial: int
     arm: str = "baseline"
     seed: int = 0
+    """The session's seed: the environment's (tools, conditions) and, unless `agent_seed`
+    says otherwise, the agent's."""
+    agent_seed: int | None = None
+    """The seed the agent's requests carry when it differs from `seed` (`run --vary`)."""
+    metadata: dict[str, object] = field(default_factory=dict)
+    """Copied into the session's metadata (`run --vary` records its seeds there)."""
     max_steps: int = DEFAULT_MAX_STEPS
     max_errors: int = DEFAULT_MAX_ERRORS
     agent_timeout: float | None = DEFAULT_AGENT_TIMEOUT_S
@@ -85,6 +91,7 @@ class _SessionRun:
         self.usage = Usage()
         self.errors = 0
         self.tools: ToolSource = plan.hooks.wrap(self.domain)
+        self._agent_seed = plan.seed if plan.agent_seed is None else plan.agent_seed
 
     @functools.cached_property
     def scenario_json(self) -> str:
@@ -141,7 +148,7 @@ class _SessionRun:
                 tools=tools,
                 turn=self.rec.turn,
                 step=self.rec.step,
-                seed=self.plan.seed,
+                seed=self._agent_seed,
                 scenario=None,
             )
         # Fresh copies for every request: an agent that edits what it was given must change
@@ -152,7 +159,7 @@ class _SessionRun:
             tools=tools,
             turn=self.rec.turn,
             step=self.rec.step,
-            seed=self.plan.seed,
+            seed=self._agent_seed,
             scenario=Scenario.model_validate_json(self.scenario_json),
             session_id=self.plan.session_id,
         )
@@ -326,6 +333,8 @@ class _SessionRun:
             started_at=started,
             ended_at=time.time(),
         )
+        if self.plan.metadata:
+            session.metadata.update(self.plan.metadata)
         return session, self.domain
 
 

@@ -7,7 +7,7 @@ import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from ..agents import Agent
 from ..agents._internal import request_rank
@@ -70,6 +70,9 @@ class RunPlan:
     """Seconds per agent decision before the session ends as a `timeout` agent error."""
     skip: set[tuple[str, int, str]] = field(default_factory=set)
     """(scenario id, trial, arm) keys already finished (resume)."""
+    vary: Party | None = None
+    """`run --vary`: only this party's seed changes from trial to trial; the others' and
+    the environment's are fixed per scenario (None: every seed changes with the trial)."""
 
 
 def session_seed(seed: int, scenario_id: str, trial: int) -> int:
@@ -78,22 +81,66 @@ def session_seed(seed: int, scenario_id: str, trial: int) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
+Party = Literal["agent", "user", "all"]
+"""A party of a session whose seed `run --vary` can vary alone, or `all`: every seed
+follows the trial, the simulated user's included (the reference of a variance split)."""
+
+PARTIES: tuple[Party, ...] = ("agent", "user", "all")
+
+
+def party(value: str | None) -> Party | None:
+    """`value` as a `Party` (None stays None); raises `ValueError` for any other name."""
+    if value is None:
+        return None
+    for known in PARTIES:
+        if value == known:
+            return known
+    raise ValueError(f"not a party whose seed can vary: {value!r}")
+
+
+@dataclass(frozen=True)
+class SessionSeeds:
+    """The seeds of one session: the environment's (tools, conditions), the agent's and the
+    simulated user's (None: the user model's own, as in every run without `--vary`)."""
+
+    environment: int
+    agent: int
+    user: int | None
+
+
+def session_seeds(seed: int, scenario_id: str, trial: int, vary: Party | None) -> SessionSeeds:
+    """Without `vary`, the session seed for the environment and the agent (what runs have
+    always used) and no user seed. With `vary`, the varied party's seed follows the trial
+    and every other seed is the one of trial 0 of the scenario: repeats of a scenario then
+    differ in that party's sampling alone (as far as the other parties' providers are
+    deterministic given their seed). `all`: every seed follows the trial, the user's too."""
+    if vary is None or vary == "all":
+        same = session_seed(seed, scenario_id, trial)
+        user = None if vary is None else session_seed(seed, f"{scenario_id}|user", trial)
+        return SessionSeeds(same, same, user)
+    fixed = session_seed(seed, scenario_id, 0)
+    agent = session_seed(seed, scenario_id, trial) if vary == "agent" else fixed
+    user_trial = trial if vary == "user" else 0
+    return SessionSeeds(fixed, agent, session_seed(seed, f"{scenario_id}|user", user_trial))
+
+
 def session_id(scenario_id: str, trial: int, arm_index: int, n_arms: int) -> str:
     """Readable, unique within a run: `scenario.t0` (plus `.a1` when several arms run)."""
     base = f"{scenario_id}.t{trial}"
     return f"{base}.a{arm_index}" if n_arms > 1 else base
 
 
-def user_for(scenario: Scenario, user_model: Agent | None) -> User:
-    """Scripted turns when the scenario has them; else a simulated user, or the scenario's
-    instructions as one message when no user model is available (reference agents)."""
+def user_for(scenario: Scenario, user_model: Agent | None, seed: int | None = None) -> User:
+    """Scripted turns when the scenario has them; else a simulated user (its requests carry
+    `seed`, when given), or the scenario's instructions as one message when no user model
+    is available (reference agents)."""
     spec = scenario.user
     if spec.turns:
         return ScriptedUser(spec.turns)
     instructions = spec.instructions or ""
     if user_model is None:
         return InstructionUser(instructions)
-    return SimulatedUser(user_model, instructions, spec.persona)
+    return SimulatedUser(user_model, instructions, spec.persona, seed)
 
 
 def plan_session(
@@ -108,12 +155,13 @@ def plan_session(
     scenario as the arm rewrites it (perturbations) and the user the arm wraps. Every
     executor calls this, so the same seed gives the same session wherever it runs."""
     arm = plan.arms[arm_index]
-    seed = session_seed(plan.seed, scenario.id, trial)
+    seeds = session_seeds(plan.seed, scenario.id, trial, plan.vary)
+    seed = seeds.environment
     hooks = hooks_for(arm, seed, scenario)
     # One check: a runtime protocol's isinstance walks its members (~30 µs a session).
     rewriting = hooks if isinstance(hooks, ScenarioHooks) else None
     runs = scenario if rewriting is None else rewriting.rewrite(scenario)
-    user = user_for(runs, user_model)
+    user = user_for(runs, user_model, seeds.user)
     if rewriting is not None:
         user = rewriting.wrap_user(user)
     session_plan = SessionPlan(
@@ -123,12 +171,23 @@ def plan_session(
         trial=trial,
         arm=arm,
         seed=seed,
+        agent_seed=None if seeds.agent == seed else seeds.agent,
+        metadata={} if plan.vary is None else {"vary": _vary_record(plan.vary, seeds)},
         max_steps=scenario.max_steps or plan.max_steps,
         max_errors=plan.max_errors,
         agent_timeout=plan.agent_timeout,
         hooks=hooks,
     )
     return session_plan, user
+
+
+def _vary_record(party: Party, seeds: SessionSeeds) -> dict[str, object]:
+    return {
+        "party": party,
+        "environment_seed": seeds.environment,
+        "agent_seed": seeds.agent,
+        "user_seed": seeds.user,
+    }
 
 
 RunItem = tuple[str, int, int, str]

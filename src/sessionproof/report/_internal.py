@@ -14,6 +14,10 @@ from ._gate_outputs import markdown_summary as markdown_summary
 from ._metrics import render_metric_definitions as render_metric_definitions
 from ._metrics import render_metrics as render_metrics
 from ._metrics import sparkline as sparkline
+from ._noise import noise_rows as noise_rows
+from ._noise import render_noise as render_noise
+from ._noise import render_split as render_split
+from ._noise import split_rows as split_rows
 from ._terminal import render_definitions as render_definitions
 from ._terminal import render_summary as render_summary
 from ._terminal import render_table as render_table

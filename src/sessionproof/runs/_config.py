@@ -11,6 +11,7 @@ from pydantic import Field, field_validator, model_validator
 from ..agents import Agent
 from ..conditions import parse_arm
 from ..engine._internal import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
+from ..engine._internal import PARTIES as VARY_PARTIES
 from ..errors import ConfigError
 from ..executors._internal import fork_available
 from ..suites import Suite
@@ -180,12 +181,28 @@ class RunConfig(TypedConfig):
     export: OtlpExport | None = None
     """Send each session's spans to this OTLP/HTTP collector the moment it ends (the live
     export of `sessionproof run --otlp-endpoint`); None: no live export."""
+    vary: str | None = None
+    """`agent` or `user`: only that party's seed changes from trial to trial, the others'
+    (and the environment's) stay those of the scenario's first trial, so the trials of a
+    scenario measure that party's share of the verdict variance (docs/noise.md); `all`:
+    every seed follows the trial, the simulated user's included (the split's reference);
+    None: as any run (the simulated user gets no seed of the run's)."""
 
     @field_validator("tool_mode", mode="before")
     @classmethod
     def _known_tool_mode(cls, value: object) -> object:
         if value not in TOOL_MODES:
             raise ConfigError(f"--tool-mode must be native, prompted or auto, not {value!r}")
+        return value
+
+    @field_validator("vary", mode="before")
+    @classmethod
+    def _known_party(cls, value: object) -> object:
+        if value is not None and value not in VARY_PARTIES:
+            raise ConfigError(
+                f"--vary must be one of {', '.join(VARY_PARTIES)}, not {value!r} (a run's "
+                "judge checks rules and takes no seed: its share is 0 by construction)"
+            )
         return value
 
     @field_validator("reading", mode="before")

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ._score import SCORE_FORMATS as SCORE_FORMATS
     from ._serve import SERVED_MODEL as SERVED_MODEL
     from ._serve import find_scenario as find_scenario
+    from ._vary import variance_splits as variance_splits
 
 # Each name -> the module that defines it, imported on first use.
 _MODULE_OF: dict[str, str] = {
@@ -65,6 +66,7 @@ _MODULE_OF: dict[str, str] = {
     "resumed_config": "sessionproof.runs._resume",
     "scenarios_for": "sessionproof.runs._metrics",
     "suite_reference": "sessionproof.runs._config",
+    "variance_splits": "sessionproof.runs._vary",
     "write_text": "sessionproof.runs._gate_write",
 }
 

@@ -14,11 +14,20 @@ from ..errors import SessionproofError, StoreError
 from ..importers import import_file
 from ..records import Scenario, Session
 from ..scoring import ALL_METRIC_DEFINITIONS, MetricsReport, run_metrics
-from ..scoring._internal import Breakdowns, TraceCache
+from ..scoring._internal import (
+    DEFAULT_TARGET_MDE,
+    NOISE_DEFINITIONS,
+    Breakdowns,
+    NoiseFloor,
+    TraceCache,
+    VarianceSplit,
+    noise_of_report,
+)
 from ..store import RunManifest, Store
 from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite, load_suite
 from ..suites._internal import gold_prefix_suite, recorded_suite
+from ._vary import variance_splits
 
 DomainFor = Callable[[Scenario], DomainSpec]
 """How to get a scenario's domain."""
@@ -53,6 +62,17 @@ class RunMetrics(BaseModel):
     breakdowns: dict[str, Breakdowns] = Field(default_factory=dict)
     """Arm → the suite's own breakdown tables (e.g. the wild suite's); empty for suites that
     have none."""
+    noise: dict[str, NoiseFloor] = Field(default_factory=dict)
+    """Arm → its noise floor (flip rate, ICC, MDE, trials for the target difference)."""
+    variance_split: dict[str, VarianceSplit] = Field(default_factory=dict)
+    """Arm → its verdict variance shared between the parties, when runs of a `run --vary`
+    design were named (`split`); empty otherwise."""
+
+    def _arm_json(self, arm: str, report: MetricsReport) -> dict[str, Any]:
+        found: dict[str, Any] = report.model_dump(mode="json", exclude={"definitions"})
+        if arm in self.noise:
+            found["noise"] = _noise_json(self, arm)
+        return found
 
     def to_json(self) -> dict[str, Any]:
         """The `--json` object (definitions once, not per arm)."""
@@ -62,10 +82,7 @@ class RunMetrics(BaseModel):
             "suite": self.suite,
             "model": self.model,
             "scenarios": self.scenarios.model_dump(mode="json"),
-            "arms": {
-                arm: report.model_dump(mode="json", exclude={"definitions"})
-                for arm, report in self.arms.items()
-            },
+            "arms": {arm: self._arm_json(arm, report) for arm, report in self.arms.items()},
             "definitions": self.definitions,
             # Only suites with breakdowns add the key, so other runs' JSON is unchanged.
             **(
@@ -74,6 +91,13 @@ class RunMetrics(BaseModel):
                 else {}
             ),
         }
+
+
+def _noise_json(metrics: RunMetrics, arm: str) -> dict[str, Any]:
+    found: dict[str, Any] = metrics.noise[arm].model_dump(mode="json")
+    if arm in metrics.variance_split:
+        found["split"] = metrics.variance_split[arm].model_dump(mode="json")
+    return found
 
 
 def _by_domain_name(scenario: Scenario) -> DomainSpec:
@@ -184,18 +208,31 @@ def _reading(store: str | Path | Store) -> Iterator[Store]:
         yield db
 
 
-def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunMetrics:
+def metrics(
+    run_id: str,
+    store: str | Path | Store = DEFAULT_STORE_PATH,
+    *,
+    target_mde: float = DEFAULT_TARGET_MDE,
+    split: Sequence[str] = (),
+) -> RunMetrics:
     """Every metric of the stored run `run_id` (or a unique prefix), arm by arm: session
     accuracy with Wilson and bootstrap intervals, pass^k and pass@k, flakiness, single-call
     accuracy and validity, error recovery by class, survival by depth, failure sources.
 
     `store` is a store file (read even while a run holds it) or an open `Store`. What cannot
     be computed (no scenarios to compare calls with) is named in each report's `skipped`.
+
+    Each arm's noise floor computes the trials needed for a difference of `target_mde`;
+    `split` names other runs of one `run --vary` design with this one: each arm's verdict
+    variance is then shared between the parties (`variance_split`).
     """
     with _reading(store) as db:
         manifest = db.get_run(run_id)
         sessions = db.load_sessions(manifest.run_id)
-    return metrics_of(manifest, sessions)
+        splits = variance_splits(db, [manifest.run_id, *split]) if split else {}
+    found = metrics_of(manifest, sessions, target_mde=target_mde)
+    found.variance_split = splits
+    return found
 
 
 def metrics_of(
@@ -203,6 +240,8 @@ def metrics_of(
     sessions: list[Session],
     found: tuple[dict[str, Scenario], DomainFor, str] | None = None,
     traces: TraceCache | None = None,
+    *,
+    target_mde: float = DEFAULT_TARGET_MDE,
 ) -> RunMetrics:
     """`metrics` of a run whose manifest and sessions are already loaded (the report loads
     them once for both, rather than reading every session from the store twice); `found`:
@@ -218,6 +257,8 @@ def metrics_of(
     definitions = dict(ALL_METRIC_DEFINITIONS)
     for report in reports.values():
         definitions.update(report.definitions)  # the per-turn ones, when an arm has them
+    definitions.update(NOISE_DEFINITIONS)
+    noise = {arm: noise_of_report(r, target_mde=target_mde) for arm, r in reports.items()}
     return RunMetrics(
         breakdowns=_breakdowns(sessions, arms, domain_for),
         run_id=manifest.run_id,
@@ -228,4 +269,5 @@ def metrics_of(
         scenarios=ScenarioSource(source=source, available=len(scenarios)),
         arms=reports,
         definitions=definitions,
+        noise=noise,
     )

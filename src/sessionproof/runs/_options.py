@@ -42,3 +42,4 @@ class RunSettings(TypedDict, total=False):
     rpm: float | None
     tpm: float | None
     export: OtlpExport | Mapping[str, Any] | None
+    vary: str | None

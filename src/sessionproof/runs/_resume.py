@@ -36,6 +36,7 @@ RESUME_KEEPS = (
     "perturb",
     "agent_timeout",
     "reading",
+    "vary",
 )
 """Settings a resumed run takes from its manifest: asking for one on resume is an error."""
 
@@ -125,7 +126,13 @@ def resumed_config(
         executor=executor or str(options.get("executor", "local")),
         rpm=rpm if rpm is not None else _stored_limit(options.get("rpm")),
         tpm=tpm if tpm is not None else _stored_limit(options.get("tpm")),
+        vary=_stored_party(options.get("vary")),
     )
+
+
+def _stored_party(value: object) -> str | None:
+    """The `--vary` party of a manifest's options (absent in runs started without one)."""
+    return value if isinstance(value, str) else None
 
 
 def _stored_limit(value: object) -> float | None:

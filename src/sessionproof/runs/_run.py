@@ -15,7 +15,7 @@ from .._gc import tuned_gc
 from ..agents import Agent
 from ..agents._internal import RateLimiter, RateLimits, display_spec
 from ..engine import Progress, execute_run
-from ..engine._internal import RunPlan, SessionList, todo_items
+from ..engine._internal import RunPlan, SessionList, party, todo_items
 from ..errors import SessionproofError, StoreError
 from ..executors._internal import (
     agents_for,
@@ -47,6 +47,7 @@ from ._report import MINED_AT, default_report_path
 from ._report import report as write_report
 from ._results import RunReport, RunStart
 from ._stopped import stop_writing
+from ._vary import check_vary
 
 StartHook = Callable[[RunStart], None]
 """Told once, when the run is recorded and about to execute (the CLI prints a line)."""
@@ -102,6 +103,7 @@ def new_manifest(
             # Kept for `resume`, which would otherwise run on without the provider's limits.
             **({"rpm": config.rpm} if config.rpm is not None else {}),
             **({"tpm": config.tpm} if config.tpm is not None else {}),
+            **({"vary": config.vary} if config.vary is not None else {}),
         },
         scenario_ids=[s.id for s in loaded.scenarios],
         argv=list(argv or []),
@@ -171,6 +173,7 @@ def _plan(config: RunConfig, run_id: str, skip: set[tuple[str, int, str]]) -> Ru
         max_steps=config.max_steps,
         agent_timeout=config.agent_timeout,
         skip=skip,
+        vary=party(config.vary),
     )
 
 
@@ -270,6 +273,7 @@ async def execute(
     # ms after 600 tau2 sessions) fell on the report's first query.
     with tuned_gc():
         async with run_agents(config, limiter) as (agent, user):
+            check_vary(config.vary, agent, user, loaded.scenarios)
             # A crash leaves the run `running`, so `resume` can finish it.
             with recorded_run(db, manifest, create=skip is None, on_error=None):
                 if on_start is not None:
@@ -412,6 +416,7 @@ async def _in_memory(
     sink = SessionList()
     limiter = rate_limiter(config)
     async with run_agents(config, limiter) as (agent, user):
+        check_vary(config.vary, agent, user, loaded.scenarios)
         await _sessions(config, agent, user, loaded, plan, sink, progress, limiter)
     sessions = sink.sessions
     comparison = None

@@ -39,6 +39,15 @@ if TYPE_CHECKING:
     from ._metric import call_values as call_values
     from ._metric import compute_metric as compute_metric
     from ._metric import session_value as session_value
+    from ._noise_floor import DEFAULT_TARGET_MDE as DEFAULT_TARGET_MDE
+    from ._noise_floor import NOISE_DEFINITIONS as NOISE_DEFINITIONS
+    from ._noise_floor import NoiseFloor as NoiseFloor
+    from ._noise_floor import noise_of_report as noise_of_report
+    from ._noise_floor import noise_of_sessions as noise_of_sessions
+    from ._noise_split import ALL_SEEDS as ALL_SEEDS
+    from ._noise_split import VarianceSplit as VarianceSplit
+    from ._noise_split import counts_by_arm as counts_by_arm
+    from ._noise_split import variance_split as variance_split
     from ._recovery import ClassRecovery as ClassRecovery
     from ._recovery import RecoveryReport as RecoveryReport
     from ._recovery import error_recovery as error_recovery
@@ -73,6 +82,7 @@ if TYPE_CHECKING:
 
 # Each name -> the module that defines it, imported on first use.
 _MODULE_OF: dict[str, str] = {
+    "ALL_SEEDS": "sessionproof.scoring._noise_split",
     "ARM_DEFINITIONS": "sessionproof.scoring._arms",
     "ATTRIBUTION_DEFINITIONS": "sessionproof.scoring._attribution",
     "ArmReport": "sessionproof.scoring._arms",
@@ -85,6 +95,7 @@ _MODULE_OF: dict[str, str] = {
     "CallCheck": "sessionproof.scoring._calls",
     "CallValidators": "sessionproof.scoring._calls",
     "ClassRecovery": "sessionproof.scoring._recovery",
+    "DEFAULT_TARGET_MDE": "sessionproof.scoring._noise_floor",
     "DivergenceClass": "sessionproof.scoring._survival",
     "FailureSource": "sessionproof.scoring._attribution",
     "FirstDivergence": "sessionproof.scoring._survival",
@@ -92,7 +103,9 @@ _MODULE_OF: dict[str, str] = {
     "MAX_DETAILS": "sessionproof.scoring._evidence",
     "METRIC_DEFINITIONS": "sessionproof.scoring._summary",
     "MetricsWarmer": "sessionproof.scoring._warm",
+    "NOISE_DEFINITIONS": "sessionproof.scoring._noise_floor",
     "NeedBucket": "sessionproof.scoring._survival_report",
+    "NoiseFloor": "sessionproof.scoring._noise_floor",
     "ON_PATH_FAILURE": "sessionproof.scoring._survival",
     "PairedRow": "sessionproof.scoring._arms",
     "RateCell": "sessionproof.scoring._breakdowns",
@@ -105,6 +118,7 @@ _MODULE_OF: dict[str, str] = {
     "TraceCache": "sessionproof.scoring._trace",
     "TurnPoint": "sessionproof.scoring._turns",
     "TurnReport": "sessionproof.scoring._turns",
+    "VarianceSplit": "sessionproof.scoring._noise_split",
     "attribute_failure": "sessionproof.scoring._attribution",
     "attribute_failures": "sessionproof.scoring._attribution",
     "call_accuracy": "sessionproof.scoring._calls",
@@ -112,6 +126,7 @@ _MODULE_OF: dict[str, str] = {
     "call_values": "sessionproof.scoring._metric",
     "check_calls": "sessionproof.scoring._calls",
     "compute_metric": "sessionproof.scoring._metric",
+    "counts_by_arm": "sessionproof.scoring._noise_split",
     "error_recovery": "sessionproof.scoring._recovery",
     "first_summary": "sessionproof.scoring._summary",
     "gold_state_hash": "sessionproof.scoring._verdict",
@@ -119,6 +134,8 @@ _MODULE_OF: dict[str, str] = {
     "made_once": "sessionproof.scoring._trace",
     "match_gold": "sessionproof.scoring._calls",
     "maximum_matching": "sessionproof.scoring._matching",
+    "noise_of_report": "sessionproof.scoring._noise_floor",
+    "noise_of_sessions": "sessionproof.scoring._noise_floor",
     "normalise_text": "sessionproof.scoring._verdict",
     "not_judged_reason": "sessionproof.scoring._summary",
     "rate_cell": "sessionproof.scoring._breakdowns",
@@ -133,6 +150,7 @@ _MODULE_OF: dict[str, str] = {
     "survival_report": "sessionproof.scoring._survival_report",
     "survival_skip_reason": "sessionproof.scoring._survival_report",
     "turn_report": "sessionproof.scoring._turns",
+    "variance_split": "sessionproof.scoring._noise_split",
     "verdict_label": "sessionproof.scoring._summary",
 }
 

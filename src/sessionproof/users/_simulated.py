@@ -60,8 +60,16 @@ class _Flipped:
 class SimulatedUser:
     """A user played by a model, ending with an explicit stop token."""
 
-    def __init__(self, model: Agent, instructions: str, persona: str | None = None) -> None:
+    def __init__(
+        self,
+        model: Agent,
+        instructions: str,
+        persona: str | None = None,
+        seed: int | None = None,
+    ) -> None:
         self.model = model
+        self.seed = seed
+        """Sent with each request (None: the model's own); `run --vary` sets it per session."""
         self.system = _SYSTEM.format(
             instructions=instructions.strip(),
             persona=f"\nHow you behave:\n{persona.strip()}\n" if persona else "",
@@ -75,7 +83,7 @@ class SimulatedUser:
         if not history:
             history = [Message.user("Hi! How can I help you today?")]
         request = AgentRequest(
-            messages=[Message.system(self.system), *history], tools=[], turn=turn
+            messages=[Message.system(self.system), *history], tools=[], turn=turn, seed=self.seed
         )
         response = await self.model.respond(request)
         text = (response.message.content or "").strip()

@@ -24,6 +24,8 @@ from ._compare import Comparison
 from ._data import ReportRun, all_sessions
 from ._metrics import SECTION_ID as METRICS_ID
 from ._metrics import has_metrics, metrics_section
+from ._noise import SECTION_ID as NOISE_ID
+from ._noise import noise_section
 from ._rerun import SECTION_ID as RERUN_ID
 from ._rerun import rerun_section
 from ._sections import comparison, failures, grid, headline, pattern_map, recovery, survival
@@ -147,6 +149,7 @@ def render_html(
         ("recovery", "recovery", recovery(runs)),
         ("failures", "failures", failures(runs)),
         (METRICS_ID, "metrics" if has_metrics(runs) else None, metrics_section(runs)),
+        (NOISE_ID, "noise", noise_section(runs)),
         ("patterns", "patterns", pattern_map(runs)),
         ("grid", "verdicts", grid(runs)),
         ("comparison", None, comparison(compared) if len(runs) > 1 else ""),
