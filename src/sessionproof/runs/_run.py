@@ -351,6 +351,28 @@ class _Warming:
         event_rows(session, self._warmer.traces)
 
 
+def suite_writes(loaded: Suite) -> Callable[[Session], set[str] | None]:
+    """A session's domain write tools (None when its scenario or domain is not found), each
+    scenario's domain asked once: what the fault detection rules tell reads from writes by."""
+    scenarios = {s.id: s for s in loaded.scenarios}
+
+    @functools.cache
+    def of(scenario_id: str) -> frozenset[str] | None:
+        scenario = scenarios.get(scenario_id)
+        if scenario is None:
+            return None
+        try:
+            return frozenset(t.name for t in loaded.domain_for(scenario).tools() if t.write)
+        except SessionproofError:
+            return None
+
+    def writes(session: Session) -> set[str] | None:
+        found = of(session.scenario_id)
+        return None if found is None else set(found)
+
+    return writes
+
+
 def with_breakdowns(
     report: RunReport, loaded: Suite, sessions: Callable[[], Sequence[Session]]
 ) -> RunReport:
@@ -385,7 +407,7 @@ def report_stored(
     if len(arms) > 1:
         rows_by_arm = {a: [r for r in rows if r.arm == a] for a in arms}
         sessions_by_arm = {a: [s for s in stored() if s.arm == a] for a in arms}
-        comparison = compare_arms(rows_by_arm, sessions_by_arm)
+        comparison = compare_arms(rows_by_arm, sessions_by_arm, suite_writes(loaded))
     per_turn = any(has_per_turn_criteria(s) for s in loaded.scenarios)
     by_arm = summaries_by_arm(rows, arms)
     report = RunReport(
@@ -417,7 +439,7 @@ async def _in_memory(
     comparison = None
     if len(plan.arms) > 1:
         by_arm = {a: [s for s in sessions if s.arm == a] for a in plan.arms}
-        comparison = compare_arms(by_arm, by_arm)
+        comparison = compare_arms(by_arm, by_arm, suite_writes(loaded))
     summaries = summaries_by_arm(sessions, plan.arms)
     report = RunReport(
         run_id=run_id,
