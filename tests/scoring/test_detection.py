@@ -178,3 +178,9 @@ def test_the_metrics_on_the_protocol_agree_with_the_report() -> None:
     assert dumped["faults"]["overall"]["detection"]["hits"] == 1
     plain = run_metrics(sessions[3:], {}, lambda s: pytest.fail())
     assert "faults" not in plain.model_dump(mode="json")
+
+
+def test_a_fault_on_a_call_the_agent_never_made_is_not_counted() -> None:
+    guards_read = implicit("w1:verify", "get_order_details", "stale_read")
+    session = build([*_noop(), *guards_read])
+    assert [f.call_id for f in session_faults(session)] == ["w1"]

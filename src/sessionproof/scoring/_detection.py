@@ -5,7 +5,8 @@ error) or `implicit_fault` (implicit: the call answered normally and was wrong) 
 id; a guard re-sending the same call id adds no fault. Its *kind* is the error class or the
 implicit kind; it is *permanent* when its payload says so (an implicit fault marked
 `permanent`: every repeat in the session meets it), else *transient* (a repeat can clear it;
-explicit faults are drawn afresh on every attempt, so they are transient).
+explicit faults are drawn afresh on every attempt, so they are transient). A fault on a call
+the agent never made (a read the guard made to verify a write) is not counted.
 
 A fault is **detected** when, after its event, the trace shows that someone noticed:
 
@@ -186,7 +187,9 @@ class _Trace:
     def _fault(
         self, i: int, call_id: str, tool: str, kind: str, implicit: bool, permanent: bool
     ) -> None:
-        if call_id not in self._seen:  # a guard re-sending the call adds no fault
+        # A guard re-sending the call adds no fault; a call the agent never made (a read the
+        # guard made itself to verify a write) is none of the agent's faults.
+        if call_id not in self._seen and call_id in self.calls:
             self._seen.add(call_id)
             self.faults.append((i, call_id, tool, kind, implicit, permanent))
 
