@@ -4,6 +4,10 @@ Arm grammar (the `--arm` flag; the arm is named by its spec string)::
 
     ARM := "baseline" | PART (" " PART)*
     PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "perturb=" KIND["@"TURN] | "guard"
+          | "verify=" PATH
+
+`verify=PATH` wraps the tools in the guard's verification policies read from the YAML / JSON
+file PATH (`sessionproof.guard.VerifyConfig`), outermost; it combines with `guard`.
 
 e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`,
 `drift=rename_param:50%@1@book_reservation`,
@@ -22,7 +26,7 @@ from ..domains import DomainSpec, ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
 from ..faults import DriftPlan, FaultInjector, FaultPlan
 from ..faults._internal import DriftHooks
-from ..guard import Guard, GuardConfig, VirtualClock, guard_source
+from ..guard import Guard, GuardConfig, VerifyConfig, VirtualClock, guard_source, verify_source
 from ..records import Scenario, ToolCall, ToolResult
 from ..users import User
 from ._answering import AnsweringUser
@@ -46,12 +50,18 @@ class Condition(BaseModel):
     guard: bool = False
     perturb: PerturbPlan | None = None
     """Imperfect instructions: the scenario's user side rewritten (see `_perturb`)."""
+    verify: VerifyConfig | None = None
+    """The guard's verification policies (`verify=PATH`), read when the arm is parsed."""
 
     @property
     def baseline(self) -> bool:
         """True when nothing is changed: no faults, no drift, no guard, no perturbation."""
         return (
-            self.faults is None and self.drift is None and not self.guard and self.perturb is None
+            self.faults is None
+            and self.drift is None
+            and not self.guard
+            and self.perturb is None
+            and self.verify is None
         )
 
 
@@ -65,6 +75,7 @@ def parse_arm(spec: str) -> Condition:
     faults: FaultPlan | None = None
     drift: DriftPlan | None = None
     perturbation: PerturbPlan | None = None
+    verify: VerifyConfig | None = None
     guard = False
     for part in name.split(" "):
         key, eq, value = part.partition("=")
@@ -84,15 +95,21 @@ def parse_arm(spec: str) -> Condition:
             if perturbation is not None:
                 raise ConfigError(f"arm {spec!r}: perturb= is given twice")
             perturbation = PerturbPlan.parse(value)
+        elif key == "verify" and eq:
+            if verify is not None:
+                raise ConfigError(f"arm {spec!r}: verify= is given twice")
+            verify = VerifyConfig.load(value)
         elif part == "baseline":
             raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
         else:
             raise ConfigError(
                 f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, "
-                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN] and guard, separated by "
-                "spaces"
+                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN], verify=PATH and guard, "
+                "separated by spaces"
             )
-    return Condition(name=name, faults=faults, drift=drift, guard=guard, perturb=perturbation)
+    return Condition(
+        name=name, faults=faults, drift=drift, guard=guard, perturb=perturbation, verify=verify
+    )
 
 
 class _Ticking(WrapperToolSource):
@@ -134,7 +151,7 @@ class ConditionHooks:
         self.guard_config = guard_config
 
     def wrap(self, source: ToolSource) -> ToolSource:
-        """Faults innermost, then drift, then the guard outermost."""
+        """Faults innermost, then drift, then the guard, then its verification outermost."""
         if self.faults is not None:
             source = self.faults.wrap(source)
         if self.drift is not None:
@@ -143,6 +160,8 @@ class ConditionHooks:
             clock = VirtualClock()
             guard = Guard(self.guard_config, clock=clock, rng=random.Random(self.seed))
             source = _Ticking(guard_source(guard, source), clock)
+        if self.condition.verify is not None:
+            source = verify_source(source, self.condition.verify)
         return source
 
     def rewrite(self, scenario: Scenario) -> Scenario:
