@@ -24,9 +24,12 @@ class Shop:
         }
         self.flaky = flaky  # cancels that report ok and change nothing, before one works
         self.calls: list[str] = []
+        self.garbled: set[int] = set()  # which calls (1-based, all tools) answer garbled
 
     def get_order(self, order_id: str) -> dict[str, Any]:
         self.calls.append("get_order")
+        if len(self.calls) in self.garbled:  # a success-shaped body that is no order
+            return {"status": "error", "message": "could not be completed"}
         return dict(self.orders[order_id])
 
     def cancel_order(self, order_id: str) -> dict[str, str]:
@@ -58,6 +61,19 @@ def test_read_back_without_expectation_compares_before_and_after() -> None:
     assert "shows no change" in result.output and "it was not re-sent" in result.output
     assert shop.calls == ["get_order", "cancel_order", "get_order"]  # sent once, not blindly again
     assert [d.decision.value for d in result.decisions] == seen == ["verify_failed"]
+
+
+def test_a_read_back_that_is_no_read_of_the_entity_is_made_again() -> None:
+    shop = Shop(flaky=5)
+    shop.garbled = {3}  # the read right after the write answers an error-shaped body
+    config = VerifyConfig(read_back={"cancel_order": ReadBack(read="get_order")})
+    result = _call(VerifiedGuard(shop.guard(), config), "cancel_order", order_id="O1")
+    assert shop.calls == ["get_order", "cancel_order", "get_order", "get_order"]
+    assert not result.ok and "shows no change" in result.output  # not taken for a change
+    twice = Shop(flaky=5)
+    twice.garbled = {3, 4}
+    result = _call(VerifiedGuard(twice.guard(), config), "cancel_order", order_id="O1")
+    assert result.ok and result.decisions[0].detail.endswith("unverified")
 
 
 def test_an_idempotent_write_is_re_sent_once_and_confirmed() -> None:
