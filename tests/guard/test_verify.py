@@ -11,7 +11,8 @@ import pytest
 
 from sessionproof.conditions import parse_arm
 from sessionproof.errors import ConfigError
-from sessionproof.guard import Guard, Precondition, ReadBack, VerifiedGuard, VerifyConfig
+from sessionproof.guard import Guard, VerifiedGuard, VerifyConfig
+from sessionproof.guard._internal import Precondition, ReadBack
 from sessionproof.guard._verify_expr import Check
 
 

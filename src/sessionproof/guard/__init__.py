@@ -31,8 +31,8 @@ from ._clock import VirtualClock
 from ._core import Guard
 from ._harness import GuardedSource, guard_source
 from ._records import GuardConfig, GuardDecision, GuardResult
-from ._verify import Precondition, ReadBack, VerifyConfig
-from ._verify_source import VerifiedGuard, VerifiedSource, verify_source
+from ._verify import VerifyConfig
+from ._verify_source import VerifiedGuard, verify_source
 
 __all__ = [
     "CircuitBreaker",
@@ -41,10 +41,7 @@ __all__ = [
     "GuardDecision",
     "GuardResult",
     "GuardedSource",
-    "Precondition",
-    "ReadBack",
     "VerifiedGuard",
-    "VerifiedSource",
     "VerifyConfig",
     "VirtualClock",
     "guard_source",
