@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
+import sessionproof
 from sessionproof.conditions import parse_arm
 from sessionproof.errors import ConfigError
 from sessionproof.guard import Guard, VerifiedGuard, VerifyConfig
 from sessionproof.guard._internal import Precondition, ReadBack
 from sessionproof.guard._verify_expr import Check
+from sessionproof.runs import report
 
 
 class Shop:
@@ -189,3 +191,18 @@ def test_a_config_file_is_read_or_refused_in_one_line(tmp_path: Path) -> None:
         parse_arm(f"verify={tmp_path / 'nope.yaml'}")
     with pytest.raises(ConfigError, match="given twice"):
         parse_arm(f"verify={good} verify={good}")
+
+
+def test_a_stored_run_is_reported_after_its_verify_file_is_gone(tmp_path: Path) -> None:
+    policies = tmp_path / "v.yaml"
+    policies.write_text("idempotency:\n  cancel_order: '*'\n")
+    arm = f"verify={policies}"
+    store = tmp_path / "s.duckdb"
+    done = sessionproof.run_suite("demo", "oracle", limit=1, arms=["baseline", arm], store=store)
+    policies.unlink()
+    page = report([done.run_id], tmp_path / "r.html", store)
+    assert arm in page.read_text(encoding="utf-8")
+    unread = parse_arm(arm, read_files=False)
+    assert unread.verify is None and unread.verify_path == str(policies) and not unread.baseline
+    with pytest.raises(ConfigError, match="verify config"):
+        parse_arm(arm)  # a run under it would need the file

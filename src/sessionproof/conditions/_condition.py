@@ -52,6 +52,8 @@ class Condition(BaseModel):
     """Imperfect instructions: the scenario's user side rewritten (see `_perturb`)."""
     verify: VerifyConfig | None = None
     """The guard's verification policies (`verify=PATH`), read when the arm is parsed."""
+    verify_path: str | None = None
+    """The file `verify=` named (also when it was left unread)."""
 
     @property
     def baseline(self) -> bool:
@@ -61,12 +63,16 @@ class Condition(BaseModel):
             and self.drift is None
             and not self.guard
             and self.perturb is None
-            and self.verify is None
+            and self.verify_path is None
         )
 
 
-def parse_arm(spec: str) -> Condition:
-    """Parse an arm spec string into a `Condition`; raises `ConfigError` on anything else."""
+def parse_arm(spec: str, *, read_files: bool = True) -> Condition:
+    """Parse an arm spec string into a `Condition`; raises `ConfigError` on anything else.
+
+    `read_files` False leaves the files an arm names unread (`verify=PATH`: `verify` stays
+    None, `verify_path` says which): what reading a stored run's arms needs, where the file
+    may be gone or the working directory another."""
     name = " ".join(spec.split())
     if not name:
         raise ConfigError("empty arm; write e.g. baseline, guard, 'faults=3% guard'")
@@ -76,6 +82,7 @@ def parse_arm(spec: str) -> Condition:
     drift: DriftPlan | None = None
     perturbation: PerturbPlan | None = None
     verify: VerifyConfig | None = None
+    verify_path: str | None = None
     guard = False
     for part in name.split(" "):
         key, eq, value = part.partition("=")
@@ -96,9 +103,10 @@ def parse_arm(spec: str) -> Condition:
                 raise ConfigError(f"arm {spec!r}: perturb= is given twice")
             perturbation = PerturbPlan.parse(value)
         elif key == "verify" and eq:
-            if verify is not None:
+            if verify_path is not None:
                 raise ConfigError(f"arm {spec!r}: verify= is given twice")
-            verify = VerifyConfig.load(value)
+            verify_path = value
+            verify = VerifyConfig.load(value) if read_files else None
         elif part == "baseline":
             raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
         else:
@@ -108,7 +116,13 @@ def parse_arm(spec: str) -> Condition:
                 "separated by spaces"
             )
     return Condition(
-        name=name, faults=faults, drift=drift, guard=guard, perturb=perturbation, verify=verify
+        name=name,
+        faults=faults,
+        drift=drift,
+        guard=guard,
+        perturb=perturbation,
+        verify=verify,
+        verify_path=verify_path,
     )
 
 
