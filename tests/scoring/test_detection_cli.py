@@ -78,3 +78,24 @@ def test_the_run_table_shows_the_faulted_arm(tmp_path: Path) -> None:
     assert "fault detection and recovery" in result.output
     lines = [line for line in result.output.splitlines() if "faults=" in line and "all" in line]
     assert lines, result.output
+
+
+def test_a_one_arm_run_under_faults_reports_them_too(tmp_path: Path) -> None:
+    def run(*more: str) -> dict[str, Any]:
+        result = runner.invoke(
+            app, ["run", "--model", "oracle", "--limit", "3", "--no-report", "--json", *more]
+        )
+        assert result.exit_code == 0, result.output
+        data: dict[str, Any] = json.loads(result.stdout)
+        return data
+
+    stored = run("--faults", "timeout:60%", "--store", str(tmp_path / "s.duckdb"))
+    (arm,) = stored["arms"].values()
+    assert stored["faults"] == arm["faults"]
+    assert stored["faults"]["by_kind"]["timeout"]["detection"]["n"] > 0
+    in_memory = run("--faults", "timeout:60%")
+    assert in_memory["faults"] == stored["faults"]  # same seed, same faults, same rules
+    plain = run("--store", str(tmp_path / "p.duckdb"))
+    assert "faults" not in plain and all("faults" not in a for a in plain["arms"].values())
+    text = runner.invoke(app, ["run", "--model", "oracle", "--limit", "3", "--faults", "60%"])
+    assert "fault detection and recovery" in text.output

@@ -14,6 +14,7 @@ from pathlib import Path
 from .._gc import tuned_gc
 from ..agents import Agent
 from ..agents._internal import RateLimiter, RateLimits, display_spec
+from ..conditions import parse_arm
 from ..engine import Progress, execute_run
 from ..engine._internal import RunPlan, SessionList, todo_items
 from ..errors import SessionproofError, StoreError
@@ -32,6 +33,7 @@ from ..scoring import compare_arms
 from ..scoring._internal import (
     MetricsWarmer,
     TraceCache,
+    faults_report,
     first_summary,
     summaries_by_arm,
     turn_report,
@@ -410,6 +412,9 @@ def report_stored(
         comparison = compare_arms(rows_by_arm, sessions_by_arm, suite_writes(loaded))
     per_turn = any(has_per_turn_criteria(s) for s in loaded.scenarios)
     by_arm = summaries_by_arm(rows, arms)
+    faults = None
+    if len(arms) == 1 and parse_arm(arms[0], read_files=False).faults is not None:
+        faults = faults_report(stored(), suite_writes(loaded))
     report = RunReport(
         run_id=run_id,
         store=None if store is None else str(store),
@@ -419,6 +424,7 @@ def report_stored(
         summary_by_arm=by_arm,
         comparison=comparison,
         turns=turn_report(stored()) if per_turn else None,
+        faults=faults,
         sessions=finished,
     )
     return with_breakdowns(report, loaded, stored)
@@ -441,6 +447,7 @@ async def _in_memory(
         by_arm = {a: [s for s in sessions if s.arm == a] for a in plan.arms}
         comparison = compare_arms(by_arm, by_arm, suite_writes(loaded))
     summaries = summaries_by_arm(sessions, plan.arms)
+    faults = faults_report(sessions, suite_writes(loaded)) if len(plan.arms) == 1 else None
     report = RunReport(
         run_id=run_id,
         store=None,
@@ -449,6 +456,7 @@ async def _in_memory(
         summary_by_arm=summaries,
         comparison=comparison,
         turns=turn_report(sessions),
+        faults=faults,
         sessions=sessions,
         concurrency=limiter.stats(),
     )
