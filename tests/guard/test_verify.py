@@ -14,6 +14,7 @@ from sessionproof.conditions import parse_arm
 from sessionproof.errors import ConfigError
 from sessionproof.guard import Guard, VerifiedGuard, VerifyConfig
 from sessionproof.guard._internal import Precondition, ReadBack
+from sessionproof.guard._verify import read_arguments
 from sessionproof.guard._verify_expr import Check
 from sessionproof.runs import report
 
@@ -206,3 +207,10 @@ def test_a_stored_run_is_reported_after_its_verify_file_is_gone(tmp_path: Path) 
     assert unread.verify is None and unread.verify_path == str(policies) and not unread.baseline
     with pytest.raises(ConfigError, match="verify config"):
         parse_arm(arm)  # a run under it would need the file
+
+
+def test_read_arguments_come_from_the_mapping_the_schema_or_the_id_names() -> None:
+    write = {"order_id": "O1", "orderId": "O2", "paid": "x", "reason": "r"}
+    assert read_arguments({"id": "order_id"}, write, None) == {"id": "O1"}
+    assert read_arguments({}, write, ["order_id", "reason"]) == {"order_id": "O1", "reason": "r"}
+    assert read_arguments({}, write, None) == {"order_id": "O1", "orderId": "O2"}

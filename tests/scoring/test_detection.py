@@ -8,6 +8,7 @@ from detection_sessions import build, call, explicit, faulted_call, guard, impli
 from sessionproof.records import TerminationReason
 from sessionproof.scoring import SessionInput, run_metrics
 from sessionproof.scoring._builtin_metrics import BUILTIN_METRICS
+from sessionproof.scoring._detection import is_id_name
 from sessionproof.scoring._internal import faults_report, session_faults, session_recovered
 from sessionproof.scoring._metric import compute_metric
 from sessionproof.scoring.stats import wilson_interval
@@ -184,3 +185,27 @@ def test_a_fault_on_a_call_the_agent_never_made_is_not_counted() -> None:
     guards_read = implicit("w1:verify", "get_order_details", "stale_read")
     session = build([*_noop(), *guards_read])
     assert [f.call_id for f in session_faults(session)] == ["w1"]
+
+
+@pytest.mark.parametrize(
+    ("name", "is_id"),
+    [
+        ("id", True),
+        ("order_id", True),
+        ("orderId", True),
+        ("userID", True),
+        ("paid", False),
+        ("valid", False),
+        ("amount", False),
+        ("ID", True),
+    ],
+)
+def test_which_arguments_name_an_entity(name: str, is_id: bool) -> None:
+    assert is_id_name(name) is is_id
+
+
+def test_a_read_sharing_only_a_non_id_value_is_no_cross_check() -> None:
+    wrong = implicit("r1", "get_order_details", "wrong_entity")
+    first = faulted_call("r1", "get_order_details", wrong, order_id="O1", valid="yes")
+    other = build([*first, *call("r2", "get_refund_status", valid="yes")])
+    assert session_faults(other)[0].how is None

@@ -17,7 +17,7 @@
 
 A read's arguments come from the write's: `arguments` maps each read argument to the write
 argument it takes its value from; empty, the read gets every write argument of the same name
-that its schema lists (or, without a schema, every write argument whose name ends in `id`).
+that its schema lists (or, without a schema, every write argument named `id`, `*_id` or `*Id`).
 Every policy that acts emits a `GuardDecision`. The config is YAML / JSON (`VerifyConfig.load`)
 or built in Python.
 """
@@ -128,7 +128,13 @@ def read_arguments(
         return {r: write_args[w] for r, w in mapping.items() if w in write_args}
     if read_params is not None:
         return {k: v for k, v in write_args.items() if k in read_params}
-    return {k: v for k, v in write_args.items() if k.lower().endswith("id")}
+    return {k: v for k, v in write_args.items() if _names_entity(k)}
+
+
+def _names_entity(name: str) -> bool:
+    """`id`, `*_id` or camel-case `*Id`: an argument naming the entity a write changes."""
+    low = name.lower()
+    return low == "id" or low.endswith("_id") or (len(name) > 2 and name.endswith("Id"))
 
 
 def as_data(text: str) -> Any:

@@ -12,8 +12,8 @@ A fault is **detected** when, after its event, the trace shows that someone noti
 
 - `repeated`: the agent made the same call again (same tool, equal arguments, a new call id);
 - `re_read`: the agent called the same read tool again, or, after a faulted write, any read
-  tool, with one of the faulted call's id values among its arguments (an argument named `id`
-  or ending in `id` / `_id`, a string or an integer);
+  tool, with one of the faulted call's id values among its arguments (an argument named `id`,
+  `*_id` or camel-case `*Id`, a string or an integer: `is_id_name`);
 - `cross_check`: after a faulted read, a *different* read tool with one of its id values;
 - `told` / `asked`: an assistant message whose text has a problem cue (`PROBLEM_CUES`; a
   question with one is `asked`); a routine confirmation ("can you confirm you want to
@@ -139,11 +139,19 @@ def is_read(tool: str, writes: Collection[str] | None) -> bool:
     return first in READ_PREFIXES
 
 
+def is_id_name(name: str) -> bool:
+    """An argument that names an entity: `id`, `*_id` / `*-id`, or camel-case `*Id` / `*ID`."""
+    return (
+        name.lower() in ("id", "_id")
+        or name.lower().endswith(("_id", "-id"))
+        or (len(name) > 2 and name.endswith(("Id", "ID")) and name[-3].islower())
+    )
+
+
 def _id_values(call: ToolCall) -> set[str]:
     found: set[str] = set()
     for key, value in (call.arguments or {}).items():
-        low = key.lower()
-        if not (low == "id" or low.endswith("_id") or low.endswith("id")):
+        if not is_id_name(key):
             continue
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
             found.add(str(value))
