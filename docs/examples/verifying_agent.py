@@ -35,7 +35,8 @@ def _split(messages: list[Message]) -> tuple[list[Message], list[Message]]:
 
 
 def _id_args(args: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in args.items() if k.lower().endswith("id") and isinstance(v, str)}
+    named = (k for k in args if k == "id" or k.endswith("_id"))
+    return {k: args[k] for k in named if isinstance(args[k], str)}
 
 
 def _reader(write: ToolCall, tools: list[ToolSpec]) -> ToolCall | None:
