@@ -1,5 +1,5 @@
 """The same shop as a real MCP server (official SDK), a black box to sessionproof: its state
-lives in this process. Usage: python shop_mcp.py"""
+lives in this process. Usage: python verify_shop_mcp.py"""
 
 from __future__ import annotations
 
