@@ -4,9 +4,10 @@ It makes a scenario's gold calls as the oracle does (a reference agent: it reads
 but around every write it reads the entity the write names — once before, once after — with a
 read tool that takes the same id argument. When a write reported success and the read after
 it equals the read before, the write did not take effect: it sends the write once more and
-reads again; if it still did not take effect, it tells the user so instead of claiming
-success. It is the reference for "an agent with a verification step" in
-`benchmarks/implicit_faults.py`, against the oracle, which never checks. From this folder:
+reads again; if it still did not take effect (or a write answered with an error), it tells
+the user so instead of claiming success. It is the reference for "an agent with a
+verification step" in `benchmarks/implicit_faults.py`, against the oracle, which never
+checks. From this folder:
 
     sessionproof run --suite tau2-retail --model python:verifying_agent:respond --limit 5
 
@@ -115,10 +116,19 @@ async def respond(request: AgentRequest) -> AgentResponse:
     if unchanged and "post2" not in stage:
         return _ask(_reads("post2", unchanged, request.tools))
     still = [w.name for w in unchanged if same(w, "post2")]
-    if still:
+    failed = [
+        c.name
+        for cid, c in calls.items()
+        if cid.startswith("oracle")
+        and c.name in writes_of
+        and results.get(cid, "").startswith("Error")
+    ]
+    if still or failed:
+        parts = [f"{', '.join(still)} did not take effect, even after a second try"]
+        parts = (parts if still else []) + ([f"{', '.join(failed)} failed"] if failed else [])
         text = (
-            f"I'm sorry: {', '.join(still)} did not take effect, even after a second try, so "
-            "nothing was changed. Please contact us again later."
+            f"I'm sorry: {'; '.join(parts)}, so nothing was changed there. Please contact us "
+            "again later."
         )
         return AgentResponse(message=Message.assistant(text))
     return await ORACLE.respond(request)

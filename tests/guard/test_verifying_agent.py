@@ -17,6 +17,7 @@ from sessionproof.scoring._internal import session_faults
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 PROJECT = Path(__file__).parent / "verify_project" / "project.yaml"
 AGENT = "python:verifying_agent:respond"
+VERIFY = f"verify={PROJECT.parent / 'verify.yaml'}"
 
 pytestmark = pytest.mark.slow  # the project's MCP domain starts a server per session
 
@@ -25,10 +26,12 @@ pytestmark = pytest.mark.slow  # the project's MCP domain starts a server per se
 def sessions() -> dict[str, Session]:
     sys.path.insert(0, str(EXAMPLES))
     try:
-        done = sessionproof.run_suite(str(PROJECT), AGENT, store=None)
+        done = sessionproof.run_suite(str(PROJECT), AGENT, arms=["baseline", VERIFY], store=None)
     finally:
         sys.path.remove(str(EXAMPLES))
-    return {s.scenario_id: s for s in done.sessions if s.scenario_id.startswith("shop-")}
+    found = {s.scenario_id: s for s in done.sessions if s.arm == "baseline"}
+    found |= {f"verify:{s.scenario_id}": s for s in done.sessions if s.arm == VERIFY}
+    return found
 
 
 def _calls(session: Session) -> list[tuple[str, str]]:
@@ -72,3 +75,13 @@ def test_a_write_that_did_not_take_effect_is_re_sent_once_then_reported(
 
 def test_reads_need_no_writes(sessions: dict[str, Session]) -> None:
     assert _calls(sessions["shop-bad-total"]) == [("oracle", "get_order")]
+
+
+def test_a_write_the_guard_reports_as_failed_is_told_to_the_user(
+    sessions: dict[str, Session],
+) -> None:
+    stuck = sessions["verify:shop-cancel-stuck"]  # the verify guard answers with an error
+    assert _calls(stuck) == [("pre", "get_order"), ("oracle", "cancel_order")]
+    assert "cancel_order failed" in _reply(stuck)
+    shipped = sessions["verify:shop-cancel-shipped"]  # its precondition kept it from being sent
+    assert "cancel_order failed" in _reply(shipped)
