@@ -7,7 +7,13 @@ import json
 import typer
 from rich.markup import escape
 
-from ..report._internal import pct, pct_range, render_breakdowns, render_table
+from ..report._internal import (
+    arms_faults_table,
+    pct,
+    pct_range,
+    render_breakdowns,
+    render_table,
+)
 from ..runs import RunReport
 from ..scoring._internal import ARM_DEFINITIONS
 from ._app import out_console
@@ -69,6 +75,9 @@ def report_arms(run: RunReport, as_json: bool) -> None:
             paired,
             keep=(0,),
         )
+    faults = arms_faults_table({name: arm.faults for name, arm in report.arms.items()})
+    if faults is not None:
+        out_console.print(faults)
     last = list(run.breakdowns)[-1:]
     for name, tables in run.breakdowns.items():
         render_breakdowns(out_console, tables, f"arm {name}", definitions=name in last)

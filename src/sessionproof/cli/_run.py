@@ -294,6 +294,10 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
     )
     for arm, tables in report.breakdowns.items():
         render_breakdowns(out_console, tables, f"arm {arm}")
+    if report.faults is not None:
+        from ..report._internal import faults_table
+
+        out_console.print(faults_table(report.faults))
     if report.turns is not None:
         from ..report._internal import turns_table
         from ..scoring._internal import TURN_DEFINITIONS

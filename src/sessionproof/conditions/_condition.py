@@ -4,6 +4,10 @@ Arm grammar (the `--arm` flag; the arm is named by its spec string)::
 
     ARM := "baseline" | PART (" " PART)*
     PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "perturb=" KIND["@"TURN] | "guard"
+          | "verify=" PATH
+
+`verify=PATH` wraps the tools in the guard's verification policies read from the YAML / JSON
+file PATH (`sessionproof.guard.VerifyConfig`), outermost; it combines with `guard`.
 
 e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`,
 `drift=rename_param:50%@1@book_reservation`,
@@ -22,7 +26,7 @@ from ..domains import DomainSpec, ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
 from ..faults import DriftPlan, FaultInjector, FaultPlan
 from ..faults._internal import DriftHooks, check_plan
-from ..guard import Guard, GuardConfig, VirtualClock, guard_source
+from ..guard import Guard, GuardConfig, VerifyConfig, VirtualClock, guard_source, verify_source
 from ..records import Scenario, ToolCall, ToolResult
 from ..records._internal import ImplicitFaultKind
 from ..users import User
@@ -47,17 +51,29 @@ class Condition(BaseModel):
     guard: bool = False
     perturb: PerturbPlan | None = None
     """Imperfect instructions: the scenario's user side rewritten (see `_perturb`)."""
+    verify: VerifyConfig | None = None
+    """The guard's verification policies (`verify=PATH`), read when the arm is parsed."""
+    verify_path: str | None = None
+    """The file `verify=` named (also when it was left unread)."""
 
     @property
     def baseline(self) -> bool:
         """True when nothing is changed: no faults, no drift, no guard, no perturbation."""
         return (
-            self.faults is None and self.drift is None and not self.guard and self.perturb is None
+            self.faults is None
+            and self.drift is None
+            and not self.guard
+            and self.perturb is None
+            and self.verify_path is None
         )
 
 
-def parse_arm(spec: str) -> Condition:
-    """Parse an arm spec string into a `Condition`; raises `ConfigError` on anything else."""
+def parse_arm(spec: str, *, read_files: bool = True) -> Condition:
+    """Parse an arm spec string into a `Condition`; raises `ConfigError` on anything else.
+
+    `read_files` False leaves the files an arm names unread (`verify=PATH`: `verify` stays
+    None, `verify_path` says which): what reading a stored run's arms needs, where the file
+    may be gone or the working directory another."""
     name = " ".join(spec.split())
     if not name:
         raise ConfigError("empty arm; write e.g. baseline, guard, 'faults=3% guard'")
@@ -66,6 +82,8 @@ def parse_arm(spec: str) -> Condition:
     faults: FaultPlan | None = None
     drift: DriftPlan | None = None
     perturbation: PerturbPlan | None = None
+    verify: VerifyConfig | None = None
+    verify_path: str | None = None
     guard = False
     for part in name.split(" "):
         key, eq, value = part.partition("=")
@@ -85,15 +103,28 @@ def parse_arm(spec: str) -> Condition:
             if perturbation is not None:
                 raise ConfigError(f"arm {spec!r}: perturb= is given twice")
             perturbation = PerturbPlan.parse(value)
+        elif key == "verify" and eq:
+            if verify_path is not None:
+                raise ConfigError(f"arm {spec!r}: verify= is given twice")
+            verify_path = value
+            verify = VerifyConfig.load(value) if read_files else None
         elif part == "baseline":
             raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
         else:
             raise ConfigError(
                 f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, "
-                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN] and guard, separated by "
-                "spaces"
+                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN], verify=PATH and guard, "
+                "separated by spaces"
             )
-    return Condition(name=name, faults=faults, drift=drift, guard=guard, perturb=perturbation)
+    return Condition(
+        name=name,
+        faults=faults,
+        drift=drift,
+        guard=guard,
+        perturb=perturbation,
+        verify=verify,
+        verify_path=verify_path,
+    )
 
 
 def needs_tools(condition: Condition) -> bool:
@@ -163,7 +194,7 @@ class ConditionHooks:
         self.guard_config = guard_config
 
     def wrap(self, source: ToolSource) -> ToolSource:
-        """Faults innermost, then drift, then the guard outermost."""
+        """Faults innermost, then drift, then the guard, then its verification outermost."""
         if self.faults is not None:
             source = self.faults.wrap(source)
         if self.drift is not None:
@@ -172,6 +203,8 @@ class ConditionHooks:
             clock = VirtualClock()
             guard = Guard(self.guard_config, clock=clock, rng=random.Random(self.seed))
             source = _Ticking(guard_source(guard, source), clock)
+        if self.condition.verify is not None:
+            source = verify_source(source, self.condition.verify)
         return source
 
     def rewrite(self, scenario: Scenario) -> Scenario:

@@ -19,6 +19,11 @@ and why; pass `on_decision=` to log or trace every decision as it happens.
 In the harness, `guard_source` wraps a tool source (`sessionproof.domains.ToolSource`) the
 same way (sessionproof arms with `guard`); a `VirtualClock` makes every wait instant and
 reproducible.
+
+Opt-in verification (`VerifyConfig`, applied by `VerifiedGuard` around a `Guard` or by
+`verify_source` around a tool source, the `verify=PATH` arm part): read a write back to
+confirm it committed, check a precondition before a write, check declared output invariants,
+and never apply the same idempotency key twice.
 """
 
 from ._breaker import CircuitBreaker
@@ -26,6 +31,8 @@ from ._clock import VirtualClock
 from ._core import Guard
 from ._harness import GuardedSource, guard_source
 from ._records import GuardConfig, GuardDecision, GuardResult
+from ._verify import VerifyConfig
+from ._verify_source import VerifiedGuard, verify_source
 
 __all__ = [
     "CircuitBreaker",
@@ -34,6 +41,9 @@ __all__ = [
     "GuardDecision",
     "GuardResult",
     "GuardedSource",
+    "VerifiedGuard",
+    "VerifyConfig",
     "VirtualClock",
     "guard_source",
+    "verify_source",
 ]

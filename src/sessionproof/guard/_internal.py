@@ -17,3 +17,6 @@ from ._hints import hints_for as hints_for
 from ._hints import json_type as json_type
 from ._records import Decision as Decision
 from ._records import Escalation as Escalation
+from ._verify import Precondition as Precondition
+from ._verify import ReadBack as ReadBack
+from ._verify_source import VerifiedSource as VerifiedSource

@@ -115,7 +115,16 @@ class Decision(StrEnum):
     no_retry_write = "no_retry_write"
     """Did not re-send a write whose outcome is unknown; told the agent to check first."""
     output_invalid = "output_invalid"
-    """The tool answered, but not in the shape its output schema promises."""
+    """The tool answered, but not in the shape its output schema promises (or it broke a
+    declared output invariant)."""
+    verify_failed = "verify_failed"
+    """A write reported success, and the configured read-back showed it did not take
+    effect; the agent was told (the write is re-sent only when declared idempotent)."""
+    precondition_failed = "precondition_failed"
+    """Did not send a write: its configured precondition read did not hold."""
+    duplicate_blocked = "duplicate_blocked"
+    """Did not apply a write a second time: the same idempotency key (or the same
+    arguments) was already applied in this session; the earlier result was handed back."""
 
 
 class GuardDecision(BaseModel):

@@ -11,6 +11,7 @@ from rich.table import Table
 from ..scoring import MetricsReport, MetricValue
 from ..scoring._internal import NeedBucket, SurvivalPoint
 from ..scoring.stats import Interval
+from ._faults import faults_table
 from ._format import pct, pct_range
 from ._turns import turns_table
 
@@ -255,6 +256,8 @@ def render_metrics(
     console.rule(escape(title))
     console.print(_headline(report))
     tables: list[Table | None] = [_calls(report), _recovery(report)]
+    if report.faults is not None:
+        tables.append(faults_table(report.faults))
     tables += _survival(report)
     tables += _sources(report)
     tables.append(_registered(report))

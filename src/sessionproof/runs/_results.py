@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agents._internal import ConcurrencyStats
 from ..records import Session
 from ..scoring import ArmsReport, RunSummary
-from ..scoring._internal import TURN_DEFINITIONS, Breakdowns, TurnReport
+from ..scoring._internal import TURN_DEFINITIONS, Breakdowns, FaultsReport, TurnReport
 from ..store import RunStatus
 
 
@@ -56,6 +56,9 @@ class RunReport(BaseModel):
     same scenario × trial pairs (`comparison.paired`: difference, 95% CI, McNemar p)."""
     turns: TurnReport | None = None
     """Per-turn accuracy in both readings, when the suite has per-turn criteria."""
+    faults: FaultsReport | None = None
+    """A one-arm run under a fault plan: fault detection and recovery (with several arms,
+    each arm's is in `comparison.arms`)."""
     concurrency: ConcurrencyStats | None = None
     """How provider requests were admitted (peak and mean in flight, 429s seen); None when
     the run sent none (reference agents)."""
@@ -101,10 +104,15 @@ class RunReport(BaseModel):
                 **turns,
                 **self._concurrency_json(),
             }
+        faults = {} if self.faults is None else {"faults": self.faults.model_dump(mode="json")}
         return {
             "run_id": self.run_id,
             **self.summary.model_dump(mode="json"),
-            "arms": {name: s.model_dump(mode="json") for name, s in self.summary_by_arm.items()},
+            **faults,
+            "arms": {
+                name: {**s.model_dump(mode="json"), **faults}
+                for name, s in self.summary_by_arm.items()
+            },
             "resumed_sessions": self.resumed_sessions,
             "store": self.store,
             **self._breakdowns_json(self.arms[0] if self.arms else ""),

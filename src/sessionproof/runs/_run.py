@@ -14,6 +14,7 @@ from pathlib import Path
 from .._gc import tuned_gc
 from ..agents import Agent
 from ..agents._internal import RateLimiter, RateLimits, display_spec
+from ..conditions import parse_arm
 from ..engine import Progress, execute_run
 from ..engine._internal import RunPlan, SessionList, party, todo_items
 from ..errors import SessionproofError, StoreError
@@ -32,6 +33,7 @@ from ..scoring import compare_arms
 from ..scoring._internal import (
     MetricsWarmer,
     TraceCache,
+    faults_report,
     first_summary,
     summaries_by_arm,
     turn_report,
@@ -355,6 +357,28 @@ class _Warming:
         event_rows(session, self._warmer.traces)
 
 
+def suite_writes(loaded: Suite) -> Callable[[Session], set[str] | None]:
+    """A session's domain write tools (None when its scenario or domain is not found), each
+    scenario's domain asked once: what the fault detection rules tell reads from writes by."""
+    scenarios = {s.id: s for s in loaded.scenarios}
+
+    @functools.cache
+    def of(scenario_id: str) -> frozenset[str] | None:
+        scenario = scenarios.get(scenario_id)
+        if scenario is None:
+            return None
+        try:
+            return frozenset(t.name for t in loaded.domain_for(scenario).tools() if t.write)
+        except SessionproofError:
+            return None
+
+    def writes(session: Session) -> set[str] | None:
+        found = of(session.scenario_id)
+        return None if found is None else set(found)
+
+    return writes
+
+
 def with_breakdowns(
     report: RunReport, loaded: Suite, sessions: Callable[[], Sequence[Session]]
 ) -> RunReport:
@@ -389,9 +413,12 @@ def report_stored(
     if len(arms) > 1:
         rows_by_arm = {a: [r for r in rows if r.arm == a] for a in arms}
         sessions_by_arm = {a: [s for s in stored() if s.arm == a] for a in arms}
-        comparison = compare_arms(rows_by_arm, sessions_by_arm)
+        comparison = compare_arms(rows_by_arm, sessions_by_arm, suite_writes(loaded))
     per_turn = any(has_per_turn_criteria(s) for s in loaded.scenarios)
     by_arm = summaries_by_arm(rows, arms)
+    faults = None
+    if len(arms) == 1 and parse_arm(arms[0], read_files=False).faults is not None:
+        faults = faults_report(stored(), suite_writes(loaded))
     report = RunReport(
         run_id=run_id,
         store=None if store is None else str(store),
@@ -401,6 +428,7 @@ def report_stored(
         summary_by_arm=by_arm,
         comparison=comparison,
         turns=turn_report(stored()) if per_turn else None,
+        faults=faults,
         sessions=finished,
     )
     return with_breakdowns(report, loaded, stored)
@@ -422,8 +450,9 @@ async def _in_memory(
     comparison = None
     if len(plan.arms) > 1:
         by_arm = {a: [s for s in sessions if s.arm == a] for a in plan.arms}
-        comparison = compare_arms(by_arm, by_arm)
+        comparison = compare_arms(by_arm, by_arm, suite_writes(loaded))
     summaries = summaries_by_arm(sessions, plan.arms)
+    faults = faults_report(sessions, suite_writes(loaded)) if len(plan.arms) == 1 else None
     report = RunReport(
         run_id=run_id,
         store=None,
@@ -432,6 +461,7 @@ async def _in_memory(
         summary_by_arm=summaries,
         comparison=comparison,
         turns=turn_report(sessions),
+        faults=faults,
         sessions=sessions,
         concurrency=limiter.stats(),
     )

@@ -10,12 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..conditions import Condition, parse_arm
 from ..records import Session
+from ._detection_report import DETECTION_DEFINITIONS, FaultsReport, Writes, faults_report
 from ._recovery import RECOVERY_DEFINITION, error_recovery
 from ._summary import RunSummary, VerdictLike, summarize, verdict_of
 from .stats import paired_comparison
 
 ARM_DEFINITIONS: dict[str, str] = {
     "error_recovery_rate": RECOVERY_DEFINITION,
+    **DETECTION_DEFINITIONS,
     "drift_tolerance": "session accuracy under a drift arm ÷ accuracy of the same scenarios and "
     "trials in the arm that differs only by having no drift (paired).",
     "paired": "each arm against the first on the same scenario × trial pairs (same seeds): "
@@ -34,6 +36,9 @@ class ArmReport(BaseModel):
     recovery_by_class: dict[str, Any] = Field(default_factory=dict)
     injected_failures: int = 0
     drift_tolerance: dict[str, Any] | None = None
+    faults: FaultsReport | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Fault detection and recovery (`detection`, `recovery`) by kind, explicit vs implicit
+    and transient vs permanent; left out for an arm that met no fault."""
 
 
 class PairedRow(BaseModel):
@@ -91,14 +96,19 @@ def _reference(condition: Condition, conditions: Mapping[str, Condition]) -> str
 def compare_arms(
     rows_by_arm: Mapping[str, Sequence[VerdictLike]],
     sessions_by_arm: Mapping[str, Sequence[Session]],
+    writes: Writes | None = None,
 ) -> ArmsReport:
-    """Build the arms report; the first arm in `rows_by_arm` is the reference for `paired`."""
+    """Build the arms report; the first arm in `rows_by_arm` is the reference for `paired`.
+    `writes`: a session's domain write tools, for the fault detection rules (None: told
+    apart by name)."""
     names = list(rows_by_arm)
-    conditions = {n: parse_arm(n) for n in names}
+    # Only the arms' parts are compared: the files they name (verify=) are not read again.
+    conditions = {n: parse_arm(n, read_files=False) for n in names}
     verdicts = {n: _verdicts(rows_by_arm[n]) for n in names}
     arms: dict[str, ArmReport] = {}
     for name in names:
-        recovery = error_recovery(list(sessions_by_arm.get(name, []))).summary()
+        arm_sessions = list(sessions_by_arm.get(name, []))
+        recovery = error_recovery(arm_sessions).summary()
         drift = None
         plan = conditions[name].drift
         if plan is not None:
@@ -120,6 +130,7 @@ def compare_arms(
             recovery_by_class=recovery["recovery_by_class"],
             injected_failures=recovery["injected_failures"],
             drift_tolerance=drift,
+            faults=faults_report(arm_sessions, writes),
         )
     paired: list[PairedRow] = []
     base = names[0]

@@ -19,6 +19,13 @@ from ..records import Session
 from ._attribution import ATTRIBUTION_DEFINITIONS, attribute_failures
 from ._calls import CALL_DEFINITIONS, call_accuracy, check_calls
 from ._content import recorded_without_content
+from ._detection_report import (
+    DETECTION_DEFINITIONS,
+    detected_share,
+    faults_report,
+    pooled_detection,
+    recovered,
+)
 from ._metric import (
     METRICS,
     Aggregate,
@@ -51,6 +58,7 @@ ALL_METRIC_DEFINITIONS: dict[str, str] = {
     "error_recovery_rate": RECOVERY_DEFINITION,
     **SURVIVAL_DEFINITIONS,
     **ATTRIBUTION_DEFINITIONS,
+    **DETECTION_DEFINITIONS,
 }
 """Every built-in metric (and the terms they use: a decision, the bootstrap) by name, with
 the definition printed with its numbers; the built-in `Metric`s below take theirs from here.
@@ -195,6 +203,16 @@ def _sources(ctx: RunContext) -> dict[str, Any]:
     return {"failure_sources": found}
 
 
+def _faults(ctx: RunContext) -> dict[str, Any]:
+    specs = ctx.specs.specs
+
+    def writes(session: Session) -> set[str] | None:
+        spec = specs.get(session.scenario_id)
+        return None if spec is None else {t.name for t in spec.tools() if t.write}
+
+    return {"faults": faults_report(ctx.sessions, writes)}
+
+
 def _turns(ctx: RunContext) -> dict[str, Any]:
     return {"turns": turn_report(ctx.sessions)}
 
@@ -294,6 +312,22 @@ BUILTIN_METRICS: tuple[BuiltinMetric, ...] = (
         judged_only=False,
         report=_sources,
         field="failure_sources",
+    ),
+    BuiltinMetric(
+        "fault_detection_rate",
+        DETECTION_DEFINITIONS["fault_detection_rate"],
+        detected_share,
+        pooled_detection,
+        judged_only=False,  # read from the trace; infra_error sessions give no value
+        report=_faults,
+        field="faults",
+    ),
+    BuiltinMetric(
+        "fault_recovery_rate",
+        DETECTION_DEFINITIONS["fault_recovery_rate"],
+        recovered,
+        rate_aggregate,
+        field="faults",
     ),
     BuiltinMetric(
         "turn_accuracy_own_history",

@@ -33,6 +33,13 @@ if TYPE_CHECKING:
     from ._calls import call_rule_names as call_rule_names
     from ._calls import check_calls as check_calls
     from ._calls import match_gold as match_gold
+    from ._detection import Fault as Fault
+    from ._detection import session_faults as session_faults
+    from ._detection import session_recovered as session_recovered
+    from ._detection_report import DETECTION_DEFINITIONS as DETECTION_DEFINITIONS
+    from ._detection_report import FaultCell as FaultCell
+    from ._detection_report import FaultsReport as FaultsReport
+    from ._detection_report import faults_report as faults_report
     from ._evidence import MAX_DETAILS as MAX_DETAILS
     from ._evidence import state_diff as state_diff
     from ._matching import maximum_matching as maximum_matching
@@ -96,8 +103,12 @@ _MODULE_OF: dict[str, str] = {
     "CallValidators": "sessionproof.scoring._calls",
     "ClassRecovery": "sessionproof.scoring._recovery",
     "DEFAULT_TARGET_MDE": "sessionproof.scoring._noise_floor",
+    "DETECTION_DEFINITIONS": "sessionproof.scoring._detection_report",
     "DivergenceClass": "sessionproof.scoring._survival",
     "FailureSource": "sessionproof.scoring._attribution",
+    "Fault": "sessionproof.scoring._detection",
+    "FaultCell": "sessionproof.scoring._detection_report",
+    "FaultsReport": "sessionproof.scoring._detection_report",
     "FirstDivergence": "sessionproof.scoring._survival",
     "GoldReplays": "sessionproof.scoring._trace",
     "MAX_DETAILS": "sessionproof.scoring._evidence",
@@ -128,6 +139,7 @@ _MODULE_OF: dict[str, str] = {
     "compute_metric": "sessionproof.scoring._metric",
     "counts_by_arm": "sessionproof.scoring._noise_split",
     "error_recovery": "sessionproof.scoring._recovery",
+    "faults_report": "sessionproof.scoring._detection_report",
     "first_summary": "sessionproof.scoring._summary",
     "gold_state_hash": "sessionproof.scoring._verdict",
     "invented_facts": "sessionproof.scoring._attribution",
@@ -141,6 +153,8 @@ _MODULE_OF: dict[str, str] = {
     "rate_cell": "sessionproof.scoring._breakdowns",
     "rate_table": "sessionproof.scoring._breakdowns",
     "registered_user_metrics": "sessionproof.scoring._builtin_metrics",
+    "session_faults": "sessionproof.scoring._detection",
+    "session_recovered": "sessionproof.scoring._detection",
     "session_survival": "sessionproof.scoring._survival",
     "session_value": "sessionproof.scoring._metric",
     "state_diff": "sessionproof.scoring._evidence",

@@ -21,6 +21,7 @@ from ..records import Scenario, Session
 from ._attribution import AttributionReport
 from ._builtin_metrics import ALL_METRIC_DEFINITIONS, BUILTIN_METRICS, registered_user_metrics
 from ._calls import CallAccuracy
+from ._detection_report import FaultsReport
 from ._metric import MetricValue, SessionInput, compute_metric
 from ._run_context import RunContext, Specs
 from ._summary import RunSummary
@@ -47,6 +48,9 @@ class MetricsReport(BaseModel):
     error_recovery: dict[str, Any] = Field(default_factory=dict)
     survival: SurvivalReport | None = None
     failure_sources: AttributionReport
+    faults: FaultsReport | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Fault detection and recovery by kind (sessions that met a fault only; left out of the
+    dump otherwise)."""
     turns: TurnReport | None = Field(default=None, exclude_if=lambda v: v is None)
     """Per-turn accuracy in both readings (sessions with per-turn criteria only; left out of
     the dump otherwise, so reports of other runs read as before)."""

@@ -2,7 +2,8 @@
 
 The GenAI conventions' evaluation event (`gen_ai.evaluation.name` required; `score.value`,
 `score.label` when they apply; `explanation` recommended) is parented to the span evaluated.
-Session-level metrics judge the `invoke_agent` span: error recovery, survival by depth (how far
+Session-level metrics judge the `invoke_agent` span: error recovery, fault detection and
+fault recovery (sessions that met a fault), survival by depth (how far
 the session stayed on a correct path, and how it left it), and the failure source. Per-call
 metrics judge that call's `execute_tool` span: call validity and single-call accuracy. The
 verdict and its criteria are made by `_spans` (they carry what an import rebuilds). Metrics that
@@ -30,6 +31,8 @@ from ..scoring._internal import (
     check_calls,
     error_recovery,
     registered_user_metrics,
+    session_faults,
+    session_recovered,
     session_survival,
     session_value,
     survival_skip_reason,
@@ -43,6 +46,8 @@ SURVIVAL = "survival_by_depth"
 FAILURE_SOURCE = "failure_source"
 VALIDITY = "call_validity_rate"
 CALL_ACCURACY = "single_call_accuracy"
+DETECTION = "fault_detection_rate"
+FAULT_RECOVERY = "fault_recovery_rate"
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,34 @@ def _recovery(session: Session) -> Evaluation | None:
     if report.injected.failures:
         why += f" ({report.injected.failures} injected)"
     return Evaluation(RECOVERY, total.rate, label, why)
+
+
+def _faults(session: Session, spec: DomainSpec | None) -> list[Evaluation]:
+    """Detection and recovery of the session's faults (none without a fault, or for an
+    infra_error session; recovery only with a verdict)."""
+    if session.infra_error:
+        return []
+    writes = None if spec is None else {t.name for t in spec.tools() if t.write}
+    faults = session_faults(session, writes)
+    if not faults:
+        return []
+    seen = sum(f.detected for f in faults)
+    label = "detected" if seen == len(faults) else "undetected" if not seen else "partly_detected"
+    how = sorted({f.how for f in faults if f.how is not None})
+    why = f"{seen} of {len(faults)} faulted calls noticed" + (f" ({', '.join(how)})" if how else "")
+    out = [Evaluation(DETECTION, seen / len(faults), label, why)]
+    recovered = session_recovered(session, faults)
+    if recovered is not None:
+        kinds = ", ".join(sorted({f.kind for f in faults}))
+        out.append(
+            Evaluation(
+                FAULT_RECOVERY,
+                float(recovered),
+                "recovered" if recovered else "unrecovered",
+                f"after faults of kind {kinds}",
+            )
+        )
+    return out
 
 
 def _survival(session: Session, scenario: Scenario, spec: DomainSpec) -> SessionSurvival | None:
@@ -124,6 +157,7 @@ def session_evaluations(
     out: list[Evaluation] = []
     if (recovery := _recovery(session)) is not None:
         out.append(recovery)
+    out.extend(_faults(session, spec))
     survival = None
     if scenario is not None and spec is not None and not session.infra_error:
         survival = _survival(session, scenario, spec) if replay else None

@@ -22,6 +22,8 @@ from ._arms import SECTION_ID as ARMS_ID
 from ._arms import arms_section
 from ._compare import Comparison
 from ._data import ReportRun, all_sessions
+from ._faults import SECTION_ID as FAULTS_ID
+from ._faults import faults_section, has_faults
 from ._metrics import SECTION_ID as METRICS_ID
 from ._metrics import has_metrics, metrics_section
 from ._noise import SECTION_ID as NOISE_ID
@@ -147,6 +149,7 @@ def render_html(
         ("turns", "per turn" if has_turns(runs) else None, turns_section(runs)),
         ("survival", "survival", survival(runs)),
         ("recovery", "recovery", recovery(runs)),
+        (FAULTS_ID, "faults" if has_faults(runs) else None, faults_section(runs)),
         ("failures", "failures", failures(runs)),
         (METRICS_ID, "metrics" if has_metrics(runs) else None, metrics_section(runs)),
         (NOISE_ID, "noise", noise_section(runs)),
