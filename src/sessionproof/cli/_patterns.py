@@ -156,6 +156,7 @@ def render_patterns(report: PatternsReport, source: str) -> None:
             ["pattern", "fail/pass", "OR", "q"],
             rows,
         )
+    _render_motifs(report)
     for item in report.advice[:5]:
         out_console.print(
             f"→ {escape(item.investment)}: {item.covers_failures:.0%} of failures "
@@ -196,3 +197,40 @@ def render_patterns(report: PatternsReport, source: str) -> None:
         )
     if risk.note:
         out_console.print(f"risk: {escape(risk.note)}", highlight=False)
+
+
+def _render_motifs(report: PatternsReport) -> None:
+    """The motifs table: counts, adjusted effect with its interval, q, and the control."""
+    from ..report._internal import render_table
+
+    def num(x: float | None, fmt: str = ".2f") -> str:
+        return "-" if x is None else format(x, fmt)
+
+    rows = [
+        [
+            m.name,
+            f"{m.failed}/{m.failed_judged}",
+            f"{m.passed}/{m.passed_judged}",
+            "-"
+            if m.odds_ratio is None or m.ci is None
+            else f"{m.odds_ratio:.2f} [{m.ci[0]:.2f}, {m.ci[1]:.2f}]",
+            num(m.q_value, ".2g"),
+            str(m.sessions_used),
+            m.investment,
+        ]
+        for m in report.motifs
+    ]
+    if not rows and not report.motifs_not_applicable:
+        return
+    label = "exploratory, NOT adjusted" if report.motif_control == "none" else "adjusted"
+    if rows:
+        render_table(
+            out_console,
+            f"motifs ({label}; control: {report.motif_control})",
+            ["motif", "in failed", "in passed", "OR [95% CI]", "q", "used", "investment"],
+            rows,
+        )
+    if report.motif_control_detail:
+        out_console.print(f"motif control: {escape(report.motif_control_detail)}", highlight=False)
+    for name, why in report.motifs_not_applicable.items():
+        out_console.print(f"motif {escape(name)}: not applicable ({escape(why)})", highlight=False)
