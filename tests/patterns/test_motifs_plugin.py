@@ -12,10 +12,13 @@ import pytest
 
 import sessionproof
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tau" / (
-    "gpt-4.1_airline_default_gpt-4.1_1trials.json"
+FIXTURE = (
+    Path(__file__).resolve().parents[1]
+    / "fixtures"
+    / "tau"
+    / ("gpt-4.1_airline_default_gpt-4.1_1trials.json")
 )
-PLUGIN = '''
+PLUGIN = """
 from sessionproof.patterns import SessionView, motif
 
 
@@ -30,7 +33,7 @@ def says_sorry(view: SessionView, context: object) -> bool:
 
 
 not_a_motif = 42
-'''
+"""
 
 
 def _package(where: Path, entries: str) -> Path:

@@ -234,3 +234,12 @@ def _render_motifs(report: PatternsReport) -> None:
         out_console.print(f"motif control: {escape(report.motif_control_detail)}", highlight=False)
     for name, why in report.motifs_not_applicable.items():
         out_console.print(f"motif {escape(name)}: not applicable ({escape(why)})", highlight=False)
+    for item in report.motif_advice[:5]:
+        mark = "→" if item.supported else "? (candidate)"
+        out_console.print(
+            f"{mark} {escape(item.investment)}: {item.covers_failures:.0%} of failures "
+            f"({', '.join(item.motifs)}); {escape(item.evidence)}",
+            highlight=False,
+        )
+        for line in item.guarded:
+            out_console.print(f"    {escape(line)}", highlight=False)

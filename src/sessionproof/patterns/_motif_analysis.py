@@ -64,6 +64,8 @@ class MotifResult(BaseModel):
     why: str
     advice: str
     investment: str
+    examples: list[str] = Field(default_factory=list)
+    """Up to three failed sessions showing it."""
     note: str = ""
 
 
@@ -77,6 +79,8 @@ class MotifAnalysis(BaseModel):
     motifs: list[MotifResult] = Field(default_factory=list)
     not_applicable: dict[str, str] = Field(default_factory=dict)
     """Motifs that do not apply to this set, with the reason (never tested)."""
+    failed_ids: dict[str, list[str]] = Field(default_factory=dict, exclude=True)
+    """Per motif, every failed session showing it (for the failures advice covers)."""
 
 
 def choose_control(
@@ -188,7 +192,11 @@ def analyse(
             out.not_applicable[m.name] = reason
             continue
         present = [m.present(v, ctx) for v in views]
-        out.motifs.append(motif_effect(m, present, failed, keys, control))
+        result = motif_effect(m, present, failed, keys, control)
+        ids = [v.session_id for v, x, f in zip(views, present, failed, strict=True) if x and f]
+        out.failed_ids[m.name] = ids
+        result.examples = ids[:3]
+        out.motifs.append(result)
     tested = [r for r in out.motifs if r.p_value is not None]
     for r, q in zip(tested, bh([r.p_value or 1.0 for r in tested]), strict=True):
         r.q_value = q

@@ -31,6 +31,7 @@ from ._alphabet import Granularity, SessionTokens, tokenize
 from ._count import Codec, presence, shapes
 from ._matrix import TokenMatrix, encode
 from ._mine import Finding, MineOptions, mine_matrix
+from ._motif_advice import MotifAdvice, motif_advice
 from ._motif_analysis import MotifAnalysis, MotifResult, analyse
 from ._motif_view import view_of
 from ._motifs import MotifContext
@@ -87,6 +88,8 @@ class PatternsReport(BaseModel):
     motif_control_detail: str = ""
     motifs_not_applicable: dict[str, str] = Field(default_factory=dict)
     """Motifs that do not apply to these sessions, with the reason (never tested)."""
+    motif_advice: list[MotifAdvice] = Field(default_factory=list)
+    """The changes the motifs point to, supported first, then by failures covered."""
 
 
 def _is_guarded(arm: str) -> bool:
@@ -249,6 +252,12 @@ def mine(
     tested = motif_analysis(in_primary, motif_context)
     report.motifs, report.motifs_not_applicable = tested.motifs, tested.not_applicable
     report.motif_control, report.motif_control_detail = tested.control, tested.control_detail
+    guarded = {
+        name: motif_analysis([s for s in sessions if s.arm == name], motif_context)
+        for name in arm_names
+        if name != primary and _is_guarded(name)
+    }
+    report.motif_advice = motif_advice(tested, report.failures, guarded, opts.alpha)
     if report.failures == 0 or report.failures == report.sessions:
         what = "no failures" if report.failures == 0 else "no passes"
         report.note = f"nothing to contrast: arm {primary!r} has {what}"
