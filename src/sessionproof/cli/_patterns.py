@@ -180,11 +180,13 @@ def render_patterns(report: PatternsReport, source: str) -> None:
         def auc(x: float | None) -> str:
             return "-" if x is None else f"{x:.2f}"
 
+        with_motifs = bool(risk.motif_auc_by_prefix)
         rows = [
             [
                 k,
                 str(risk.at_risk_by_prefix.get(k, 0)),
                 auc(v),
+                *([auc(risk.motif_auc_by_prefix.get(k))] if with_motifs else []),
                 auc(risk.baseline_auc_by_prefix.get(k)),
             ]
             for k, v in risk.cv_auc_by_prefix.items()
@@ -192,7 +194,13 @@ def render_patterns(report: PatternsReport, source: str) -> None:
         render_table(
             out_console,
             "early warning: CV AUC by prefix (folds grouped by scenario)",
-            ["prefix tokens", "running", "model", "step-count baseline"],
+            [
+                "prefix tokens",
+                "running",
+                "model",
+                *(["model + motifs"] if with_motifs else []),
+                "step-count baseline",
+            ],
             rows,
         )
     if risk.note:

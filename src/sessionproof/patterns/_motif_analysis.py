@@ -19,9 +19,10 @@ listed with its counts and without an effect.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._adjust import Table, bh, informative, mantel_haenszel
@@ -202,3 +203,21 @@ def analyse(
         r.q_value = q
     out.motifs.sort(key=lambda r: (r.q_value is None, r.q_value or 1.0, -r.failed))
     return out
+
+
+def prefix_features(
+    views: Sequence[SessionView], names: Sequence[str], context: MotifContext
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """For the early-warning model: (rows, step) → whether each named motif is present in
+    `views[row]` as it stood at that step (a motif that cannot tell counts as absent)."""
+    chosen = motifs(names)
+
+    def features(rows: np.ndarray, steps: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(rows), len(chosen)), dtype=np.float64)
+        for i, (row, step) in enumerate(zip(rows.tolist(), steps.tolist(), strict=True)):
+            view = views[row].prefix(step)
+            for j, m in enumerate(chosen):
+                out[i, j] = 1.0 if m.present(view, context) else 0.0
+        return out
+
+    return features

@@ -161,6 +161,8 @@ class Turn:
     kind: Literal["user", "agent", "call"]
     text: str = ""
     call: ViewCall | None = None
+    step: int = 0
+    """The trace step it belongs to (for prefixes of the session)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,13 @@ class SessionView:
     def calls(self) -> list[tuple[int, ViewCall]]:
         """(turn index, call) of every tool call, in order."""
         return [(i, t.call) for i, t in enumerate(self.turns) if t.call is not None]
+
+    def prefix(self, step: int) -> SessionView:
+        """The session as it stood at `step`: the turns of that step and before."""
+        turns = tuple(t for t in self.turns if t.step <= step)
+        ids = {t.call.id for t in turns if t.call is not None}
+        kept = {k: v for k, v in self.implicit.items() if k in ids}
+        return SessionView(self.session_id, turns, self.termination, kept)
 
     def first_user_text(self) -> str:
         """The first user message (the request that sets the task), or ''."""
@@ -201,13 +210,14 @@ def view_of(session: Session) -> SessionView:
     turns: list[Turn] = []
     for e in events:
         if isinstance(e, UserMessageEvent):
-            turns.append(Turn("user", e.payload.content or ""))
+            turns.append(Turn("user", e.payload.content or "", step=e.step))
         elif isinstance(e, AssistantMessageEvent):
             if e.payload.content and e.payload.content.strip():
-                turns.append(Turn("agent", e.payload.content))
+                turns.append(Turn("agent", e.payload.content, step=e.step))
         elif isinstance(e, ToolCallEvent):
             c = e.payload
             output, cls = results.get(c.id, (None, None))
             args = c.arguments
-            turns.append(Turn("call", call=ViewCall(c.id, c.name, args, output, cls)))
+            call = ViewCall(c.id, c.name, args, output, cls)
+            turns.append(Turn("call", call=call, step=e.step))
     return SessionView(session.session_id, tuple(turns), session.termination.value, implicit)

@@ -32,7 +32,7 @@ from ._count import Codec, presence, shapes
 from ._matrix import TokenMatrix, encode
 from ._mine import Finding, MineOptions, mine_matrix
 from ._motif_advice import MotifAdvice, motif_advice
-from ._motif_analysis import MotifAnalysis, MotifResult, analyse
+from ._motif_analysis import MotifAnalysis, MotifResult, analyse, prefix_features
 from ._motif_view import view_of
 from ._motifs import MotifContext
 from ._precursors import Precursor, precursors
@@ -249,7 +249,14 @@ def mine(
     if motif_context is None:
         write_tools = write_tools_of(in_primary, scenarios or {}, domain_for)
         motif_context = MotifContext(write_tools=write_tools)
-    tested = motif_analysis(in_primary, motif_context)
+    primary_judged = [s for s in in_primary if s.verdict is not None]
+    views = [view_of(s) for s in primary_judged]
+    tested = analyse(
+        views,
+        [s.scenario_id for s in primary_judged],
+        [s.verdict is False for s in primary_judged],
+        motif_context,
+    )
     report.motifs, report.motifs_not_applicable = tested.motifs, tested.not_applicable
     report.motif_control, report.motif_control_detail = tested.control, tested.control_detail
     guarded = {
@@ -338,7 +345,9 @@ def mine(
         opts.max_len,
     )
     if opts.early_warning:
-        report.risk = early_warning(main)
+        seen = [m.name for m in report.motifs if m.failed + m.passed]
+        features = prefix_features(views, seen, motif_context) if seen else None
+        report.risk = early_warning(main, motif_features=features, motif_names=seen)
     else:
         report.risk = RiskReport(note="not computed (early_warning=False)")
     return report
