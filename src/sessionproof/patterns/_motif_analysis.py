@@ -178,14 +178,20 @@ def analyse(
     failed: Sequence[bool],
     context: MotifContext | None = None,
     names: Sequence[str] | None = None,
+    unadjusted: bool = False,
 ) -> MotifAnalysis:
-    """Every motif (default: all registered) tested over these judged sessions."""
+    """Every motif (default: all registered) tested over these judged sessions;
+    `unadjusted` forces the `none` control (to show what adjusting changes)."""
     ctx = context or MotifContext()
     out = MotifAnalysis()
     if not views:
         out.control_detail = "no judged sessions"
         return out
-    control, keys, detail = choose_control(views, scenario_ids, failed, ctx)
+    if unadjusted:
+        control: Control = "none"
+        keys, detail = ["all"] * len(views), "none (asked for): unadjusted, exploratory"
+    else:
+        control, keys, detail = choose_control(views, scenario_ids, failed, ctx)
     out.control, out.control_detail = control, detail
     for m in motifs(names):
         reason = m.not_applicable(views, ctx)
