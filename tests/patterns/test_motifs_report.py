@@ -109,3 +109,16 @@ def test_cli_json_on_a_tau2_file_lists_motifs_with_control_and_interval() -> Non
     assert "acting_on_implicit_fault" in data["motifs_not_applicable"]
     text = runner.invoke(app, ["patterns", str(path)])
     assert text.exit_code == 0 and "motifs (adjusted; control: task-signature)" in text.output
+
+
+def test_require_read_makes_the_policy_motif_apply() -> None:
+    path = FIXTURES / "gpt-4.1_retail_defautl_gpt-4.1_1trials.json"
+    args = ["patterns", str(path), "--json", "--require-read"]
+    result = runner.invoke(app, [*args, "cancel_pending_order=get_order_details"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert "policy_read_skipped" not in data["motifs_not_applicable"]
+    (policy,) = [m for m in data["motifs"] if m["name"] == "policy_read_skipped"]
+    assert policy["failed_judged"] + policy["passed_judged"] > 0  # sessions that cancel
+    bad = runner.invoke(app, [*args, "cancel_pending_order"])
+    assert bad.exit_code != 0 and "expected WRITE=READ" in str(bad.exception)

@@ -60,6 +60,14 @@ def patterns(
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     label_from: LabelFromOpt = None,
+    require_read: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--require-read",
+            help="WRITE=READ: a read a policy wants before that write (the "
+            "policy_read_skipped motif; repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Tool-call sequences that precede failure within scenario, with the investment each
     points to.
@@ -89,6 +97,7 @@ def patterns(
         arm=arm,
         label_from=label_from,
         suite=suite,
+        require_reads=require_read or (),
     )
     if mined.skipped_records:
         err_console.print(

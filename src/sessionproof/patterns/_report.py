@@ -10,6 +10,7 @@ whether it is still a finding there.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -246,9 +247,9 @@ def mine(
     main = matrix.subset(arms == primary)
     report.sessions, report.failures = main.sessions, int(main.failed.sum())
     in_primary = [s for s in sessions if s.arm == primary]
-    if motif_context is None:
+    if motif_context is None or motif_context.write_tools is None:
         write_tools = write_tools_of(in_primary, scenarios or {}, domain_for)
-        motif_context = MotifContext(write_tools=write_tools)
+        motif_context = replace(motif_context or MotifContext(), write_tools=write_tools)
     primary_judged = [s for s in in_primary if s.verdict is not None]
     views = [view_of(s) for s in primary_judged]
     tested = analyse(
