@@ -32,6 +32,9 @@ def test_a_supported_motif_leads_with_the_guarded_arm_measured() -> None:
         sessions += [_blind(True, f"t{k}", GUARDED), _blind(True, f"t{k}", GUARDED)]
         sessions += [_blind(False, f"t{k}", GUARDED), _careful(True, f"t{k}", GUARDED)]
     report = mine(sessions, arm=ARM)
+    assert (
+        report.motif_note == "significant at q < 0.05 (within-scenario): write_without_confirmation"
+    )
     first = report.motif_advice[0]
     assert first.investment == "confirm before write" and first.supported
     assert first.motifs == ["write_without_confirmation"]

@@ -45,6 +45,9 @@ def test_repeated_scenarios_with_both_outcomes_are_tested_within_scenario() -> N
     assert (m.failed, m.passed, m.failed_judged, m.passed_judged) == (12, 6, 18, 18)  # type: ignore[attr-defined]
     assert m.odds_ratio is not None and m.odds_ratio > 1 and m.sessions_used == 36  # type: ignore[attr-defined]
     assert m.ci is not None and m.q_value is not None and not m.exploratory  # type: ignore[attr-defined]
+    # OR 4 on 36 sessions: q 0.26, and the note says it is power, not absence.
+    assert report.motif_note.startswith("no motif is significant at q < 0.05 (within-scenario)")
+    assert "at most 36 of 36 sessions (18 failed in all)" in report.motif_note
 
 
 def test_unique_scenarios_use_the_task_signature() -> None:
@@ -107,6 +110,12 @@ def test_cli_json_on_a_tau2_file_lists_motifs_with_control_and_interval() -> Non
     tested = [m for m in motifs if m["odds_ratio"] is not None]
     assert tested and all(m["ci"][0] <= m["odds_ratio"] <= m["ci"][1] for m in tested)
     assert "acting_on_implicit_fault" in data["motifs_not_applicable"]
+    # 40 sessions, 6 failures, one trial per task: nothing reaches q < 0.05, and it says why.
+    assert data["motif_note"].startswith("no motif is significant at q < 0.05 (task-signature)")
+    assert (
+        "too little power" in data["motif_note"]
+        and "of 40 sessions (6 failed" in data["motif_note"]
+    )
     text = runner.invoke(app, ["patterns", str(path)])
     assert text.exit_code == 0 and "motifs (adjusted; control: task-signature)" in text.output
 

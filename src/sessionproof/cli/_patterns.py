@@ -249,6 +249,8 @@ def _render_motifs(report: PatternsReport) -> None:
         )
     if report.motif_control_detail:
         out_console.print(f"motif control: {escape(report.motif_control_detail)}", highlight=False)
+    if report.motif_note:
+        out_console.print(f"[yellow]{escape(report.motif_note)}[/]", highlight=False)
     for name, why in report.motifs_not_applicable.items():
         out_console.print(f"motif {escape(name)}: not applicable ({escape(why)})", highlight=False)
     for item in report.motif_advice[:5]:

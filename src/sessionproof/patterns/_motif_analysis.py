@@ -80,6 +80,8 @@ class MotifAnalysis(BaseModel):
     motifs: list[MotifResult] = Field(default_factory=list)
     not_applicable: dict[str, str] = Field(default_factory=dict)
     """Motifs that do not apply to this set, with the reason (never tested)."""
+    note: str = ""
+    """Which motifs are significant, or why none is (the power the data had)."""
     failed_ids: dict[str, list[str]] = Field(default_factory=dict, exclude=True)
     """Per motif, every failed session showing it (for the failures advice covers)."""
 
@@ -208,7 +210,27 @@ def analyse(
     for r, q in zip(tested, bh([r.p_value or 1.0 for r in tested]), strict=True):
         r.q_value = q
     out.motifs.sort(key=lambda r: (r.q_value is None, r.q_value or 1.0, -r.failed))
+    out.note = _summary(out, len(failed), sum(failed))
     return out
+
+
+def _summary(out: MotifAnalysis, sessions: int, failures: int, alpha: float = 0.05) -> str:
+    """One sentence: the significant motifs, or why none is."""
+    with_ci = [r for r in out.motifs if r.ci is not None]
+    if not with_ci:
+        return "no motif could be tested: none has a contrast in a stratum with both outcomes"
+    hits = [r.name for r in with_ci if r.q_value is not None and r.q_value < alpha]
+    if hits:
+        return f"significant at q < {alpha} ({out.control}): {', '.join(hits)}"
+    used = max(r.sessions_used for r in with_ci)
+    wide = max(with_ci, key=lambda r: (r.ci or [1.0, 1.0])[1] / max((r.ci or [1.0])[0], 1e-12))
+    lo, hi = wide.ci or [0.0, 0.0]
+    return (
+        f"no motif is significant at q < {alpha} ({out.control}): each effect rests on at most "
+        f"{used} of {sessions} sessions ({failures} failed in all); intervals as wide as "
+        f"{wide.name}'s [{lo:.2f}, {hi:.2f}] mean the data cannot tell a large effect from "
+        "none (too little power), not that the motifs are harmless"
+    )
 
 
 def prefix_features(

@@ -89,6 +89,8 @@ class PatternsReport(BaseModel):
     motif_control_detail: str = ""
     motifs_not_applicable: dict[str, str] = Field(default_factory=dict)
     """Motifs that do not apply to these sessions, with the reason (never tested)."""
+    motif_note: str = ""
+    """The significant motifs, or why none is (the power the data had)."""
     motif_advice: list[MotifAdvice] = Field(default_factory=list)
     """The changes the motifs point to, supported first, then by failures covered."""
 
@@ -260,6 +262,7 @@ def mine(
     )
     report.motifs, report.motifs_not_applicable = tested.motifs, tested.not_applicable
     report.motif_control, report.motif_control_detail = tested.control, tested.control_detail
+    report.motif_note = tested.note
     guarded = {
         name: motif_analysis([s for s in sessions if s.arm == name], motif_context)
         for name in arm_names

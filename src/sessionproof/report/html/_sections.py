@@ -239,6 +239,8 @@ def _motifs(p: PatternsReport) -> str:
         ],
         rows,
     )
+    if p.motif_note:
+        body += f"<p class=note>{escape(p.motif_note)}</p>"
     for name, why in p.motifs_not_applicable.items():
         body += f"<p class=note>{escape(name)}: not applicable ({escape(why)})</p>"
     return body
