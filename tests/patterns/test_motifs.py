@@ -6,7 +6,7 @@ import pytest
 
 from sessionproof.patterns._motif_view import id_values, mentions, tool_role, view_of
 from sessionproof.patterns._motifs import BUILTIN_MOTIFS, MOTIFS, MotifContext, motifs
-from sessionproof.records import ErrorClass
+from sessionproof.records import ErrorClass, Session, ToolCall, ToolCallEvent
 
 from .motif_sessions import agent, call, implicit, session, user
 
@@ -147,3 +147,21 @@ def test_policy_read_skipped() -> None:
 def test_a_session_without_tool_calls_crashes_no_motif(name: str) -> None:
     empty = view_of(session(user("hi"), agent("hello")))
     assert MOTIFS.require(name).present(empty, CTX) in (False, None)
+
+
+@pytest.mark.parametrize("name", BUILTIN_MOTIFS)
+def test_broken_calls_crash_no_motif(name: str) -> None:
+    # Arguments that did not parse, and a call whose result never came.
+    s = session(user("cancel #W1"), call("cancel_order", {"order_id": "#W1"}))
+    broken = ToolCall(id="x", name="cancel_order", arguments=None, raw_arguments="{oops")
+    events = [*s.events, ToolCallEvent(**_meta(s, len(s.events)), payload=broken)]
+    view = view_of(s.model_copy(update={"events": events}))
+    assert view.turns[-1].call is not None and view.turns[-1].call.output is None
+    ctx = MotifContext(policy_reads={"cancel_order": ("get_order",)})
+    assert MOTIFS.require(name).present(view, ctx) in (True, False, None)
+
+
+def _meta(s: Session, seq: int) -> dict[str, object]:
+    return dict(
+        run_id="r", session_id=s.session_id, seq=seq, turn=0, step=seq, t_wall=0.0, t_mono=0.0
+    )
