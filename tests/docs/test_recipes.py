@@ -184,3 +184,28 @@ def test_metric_recipe(recipe: Callable[[str], ModuleType], tmp_path: Path) -> N
         assert (alone.value, alone.n, alone.not_judged) == (None, 0, 1)
     finally:
         METRICS.remove("calls_per_success")
+
+
+def test_motif_recipe(recipe: Callable[[str], ModuleType]) -> None:
+    from sessionproof.patterns import mine
+    from sessionproof.patterns._motifs import MOTIFS
+
+    from ..patterns.motif_sessions import agent, call, session, user
+
+    recipe("apology_motif")
+    try:
+        assert "write_after_apology" in MOTIFS
+        sorry = [user("cancel #W1"), agent("Sorry, that failed."), call("cancel", {"id": "#W1"})]
+        fine = [
+            user("cancel #W1"),
+            agent("Cancel #W1?"),
+            user("yes"),
+            call("cancel", {"id": "#W1"}),
+        ]
+        sessions = [session(*sorry, verdict=False, scenario=f"s{i}") for i in range(3)]
+        sessions += [session(*fine, verdict=True, scenario=f"s{i}") for i in range(3)]
+        found = {m.name: m for m in mine(sessions).motifs}["write_after_apology"]
+        assert (found.failed, found.passed) == (3, 0)
+        assert found.investment == "confirm before write" and found.control == "within-scenario"
+    finally:
+        MOTIFS.remove("write_after_apology")

@@ -60,6 +60,14 @@ def patterns(
     store: Annotated[Path, typer.Option(help="DuckDB store file.")] = DEFAULT_STORE_PATH,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     label_from: LabelFromOpt = None,
+    require_read: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--require-read",
+            help="WRITE=READ: a read a policy wants before that write (the "
+            "policy_read_skipped motif; repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Tool-call sequences that precede failure within scenario, with the investment each
     points to.
@@ -89,6 +97,7 @@ def patterns(
         arm=arm,
         label_from=label_from,
         suite=suite,
+        require_reads=require_read or (),
     )
     if mined.skipped_records:
         err_console.print(
@@ -156,6 +165,7 @@ def render_patterns(report: PatternsReport, source: str) -> None:
             ["pattern", "fail/pass", "OR", "q"],
             rows,
         )
+    _render_motifs(report)
     for item in report.advice[:5]:
         out_console.print(
             f"→ {escape(item.investment)}: {item.covers_failures:.0%} of failures "
@@ -179,11 +189,13 @@ def render_patterns(report: PatternsReport, source: str) -> None:
         def auc(x: float | None) -> str:
             return "-" if x is None else f"{x:.2f}"
 
+        with_motifs = bool(risk.motif_auc_by_prefix)
         rows = [
             [
                 k,
                 str(risk.at_risk_by_prefix.get(k, 0)),
                 auc(v),
+                *([auc(risk.motif_auc_by_prefix.get(k))] if with_motifs else []),
                 auc(risk.baseline_auc_by_prefix.get(k)),
             ]
             for k, v in risk.cv_auc_by_prefix.items()
@@ -191,8 +203,62 @@ def render_patterns(report: PatternsReport, source: str) -> None:
         render_table(
             out_console,
             "early warning: CV AUC by prefix (folds grouped by scenario)",
-            ["prefix tokens", "running", "model", "step-count baseline"],
+            [
+                "prefix tokens",
+                "running",
+                "model",
+                *(["model + motifs"] if with_motifs else []),
+                "step-count baseline",
+            ],
             rows,
         )
     if risk.note:
         out_console.print(f"risk: {escape(risk.note)}", highlight=False)
+
+
+def _render_motifs(report: PatternsReport) -> None:
+    """The motifs table: counts, adjusted effect with its interval, q, and the control."""
+    from ..report._internal import render_table
+
+    def num(x: float | None, fmt: str = ".2f") -> str:
+        return "-" if x is None else format(x, fmt)
+
+    rows = [
+        [
+            m.name,
+            f"{m.failed}/{m.failed_judged}",
+            f"{m.passed}/{m.passed_judged}",
+            "-"
+            if m.odds_ratio is None or m.ci is None
+            else f"{m.odds_ratio:.2f} [{m.ci[0]:.2f}, {m.ci[1]:.2f}]",
+            num(m.q_value, ".2g"),
+            str(m.sessions_used),
+            m.investment,
+        ]
+        for m in report.motifs
+    ]
+    if not rows and not report.motifs_not_applicable:
+        return
+    label = "exploratory, NOT adjusted" if report.motif_control == "none" else "adjusted"
+    if rows:
+        render_table(
+            out_console,
+            f"motifs ({label}; control: {report.motif_control})",
+            ["motif", "in failed", "in passed", "OR [95% CI]", "q", "used", "investment"],
+            rows,
+        )
+    if report.motif_control_detail:
+        out_console.print(f"motif control: {escape(report.motif_control_detail)}", highlight=False)
+    if report.motif_note:
+        out_console.print(f"[yellow]{escape(report.motif_note)}[/]", highlight=False)
+    for name, why in report.motifs_not_applicable.items():
+        out_console.print(f"motif {escape(name)}: not applicable ({escape(why)})", highlight=False)
+    for item in report.motif_advice[:5]:
+        mark = "→" if item.supported else "? (candidate)"
+        out_console.print(
+            f"{mark} {escape(item.investment)}: {item.covers_failures:.0%} of failures "
+            f"({', '.join(item.motifs)}); {escape(item.evidence)}",
+            highlight=False,
+        )
+        for line in item.guarded:
+            out_console.print(f"    {escape(line)}", highlight=False)

@@ -9,13 +9,21 @@
   prefix beside a step-count baseline, and the investment each finding points to.
 - `mine`: sessions in, `PatternsReport` out (what `sessionproof patterns` prints).
 - `planted_sessions`: synthetic sets with planted precursors and a scenario confounder.
+- `Motif` / `motif` / `register_motif`: behavioural motifs (named hypotheses read from a
+  `SessionView` of each trace), tested with a confounding control (`_motif_analysis`).
 """
 
 from ._mine import MineOptions
+from ._motif_view import SessionView
+from ._motifs import Motif, motif, register_motif
 from ._report import PatternsReport, mine
 
 __all__ = [
     "MineOptions",
+    "Motif",
     "PatternsReport",
+    "SessionView",
     "mine",
+    "motif",
+    "register_motif",
 ]

@@ -1,8 +1,9 @@
 """The event alphabet: each session becomes a sequence of tokens.
 
-This is the only module of `patterns` that reads a `Session`; everything downstream works on
-the token strings (and then on integer arrays), so a change of the event records touches this
-file alone.
+This and `_motif_view` (what the behavioural motifs see) are the only modules of `patterns`
+that read a `Session`; everything downstream works on the token strings (and then on integer
+arrays) or on the motifs' `SessionView`, so a change of the event records touches these two
+files alone.
 
 Tokens, in event order (granularity in brackets: what each level adds):
 

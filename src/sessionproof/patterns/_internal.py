@@ -16,6 +16,7 @@ from ._matrix import encode as encode
 from ._mine import Finding as Finding
 from ._mine import Mined as Mined
 from ._mine import mine_matrix as mine_matrix
+from ._motifs import MotifContext as MotifContext
 from ._precursors import Precursor as Precursor
 from ._precursors import precursors as precursors
 from ._report import ArmSummary as ArmSummary

@@ -10,6 +10,7 @@ whether it is still a finding there.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +32,10 @@ from ._alphabet import Granularity, SessionTokens, tokenize
 from ._count import Codec, presence, shapes
 from ._matrix import TokenMatrix, encode
 from ._mine import Finding, MineOptions, mine_matrix
+from ._motif_advice import MotifAdvice, motif_advice
+from ._motif_analysis import MotifAnalysis, MotifResult, analyse, prefix_features
+from ._motif_view import view_of
+from ._motifs import MotifContext
 from ._precursors import Precursor, precursors
 from ._risk import RiskReport, early_warning
 from ._stats import cmh_vector
@@ -76,6 +81,18 @@ class PatternsReport(BaseModel):
     left_out: int = 0
     """Sessions without a verdict or ended in infra_error."""
     note: str = ""
+    motifs: list[MotifResult] = Field(default_factory=list)
+    """The behavioural motifs of the mined arm, each tested with its control said
+    (`_motif_analysis`)."""
+    motif_control: str = "none"
+    """within-scenario, task-signature or none (exploratory): one for every motif."""
+    motif_control_detail: str = ""
+    motifs_not_applicable: dict[str, str] = Field(default_factory=dict)
+    """Motifs that do not apply to these sessions, with the reason (never tested)."""
+    motif_note: str = ""
+    """The significant motifs, or why none is (the power the data had)."""
+    motif_advice: list[MotifAdvice] = Field(default_factory=list)
+    """The changes the motifs point to, supported first, then by failures covered."""
 
 
 def _is_guarded(arm: str) -> bool:
@@ -135,6 +152,44 @@ def _divergences(
     return found, skipped
 
 
+def write_tools_of(
+    sessions: Sequence[Session],
+    scenarios: Mapping[str, Scenario],
+    domain_for: Callable[[Scenario], DomainSpec] | None,
+) -> frozenset[str] | None:
+    """The write tools the sessions' domains declare (None when no domain is known: the
+    motifs then read each tool's role from its name)."""
+    if domain_for is None:
+        return None
+    found: set[str] = set()
+    known = False
+    for sid in dict.fromkeys(s.scenario_id for s in sessions):
+        scenario = scenarios.get(sid)
+        if scenario is None:
+            continue
+        try:
+            tools = domain_for(scenario).tools()
+        except SessionproofError:
+            continue
+        known = True
+        found.update(t.name for t in tools if t.write)
+    return frozenset(found) if known else None
+
+
+def motif_analysis(
+    sessions: Sequence[Session],
+    context: MotifContext | None = None,
+) -> MotifAnalysis:
+    """The motifs tested over the judged `sessions` (one arm's: arms are never pooled)."""
+    judged = [s for s in sessions if s.verdict is not None]
+    return analyse(
+        [view_of(s) for s in judged],
+        [s.scenario_id for s in judged],
+        [s.verdict is False for s in judged],
+        context,
+    )
+
+
 def tokens_of(
     session: Session,
     granularity: Granularity = Granularity.outcome,
@@ -154,11 +209,14 @@ def mine(
     arm: str | None = None,
     survival: Mapping[str, SessionSurvival] | None = None,
     traces: TraceCache | None = None,
+    motif_context: MotifContext | None = None,
 ) -> PatternsReport:
     """Mine `sessions` (rules: the module docstring and `_mine`). `scenarios` and
     `domain_for` enable precursors (they need each failed session's first divergence);
     `survival` (session id → its survival, e.g. from the run's metrics) saves walking again
-    the sessions it holds; `traces`, tokenizing again those it made tokens of (`tokens_of`)."""
+    the sessions it holds; `traces`, tokenizing again those it made tokens of (`tokens_of`);
+    `motif_context`, what the motifs know besides the trace (default: the write tools the
+    domains declare, when known)."""
     opts = options or MineOptions()
     try:
         gran = Granularity(granularity)
@@ -190,6 +248,27 @@ def mine(
         )
     main = matrix.subset(arms == primary)
     report.sessions, report.failures = main.sessions, int(main.failed.sum())
+    in_primary = [s for s in sessions if s.arm == primary]
+    if motif_context is None or motif_context.write_tools is None:
+        write_tools = write_tools_of(in_primary, scenarios or {}, domain_for)
+        motif_context = replace(motif_context or MotifContext(), write_tools=write_tools)
+    primary_judged = [s for s in in_primary if s.verdict is not None]
+    views = [view_of(s) for s in primary_judged]
+    tested = analyse(
+        views,
+        [s.scenario_id for s in primary_judged],
+        [s.verdict is False for s in primary_judged],
+        motif_context,
+    )
+    report.motifs, report.motifs_not_applicable = tested.motifs, tested.not_applicable
+    report.motif_control, report.motif_control_detail = tested.control, tested.control_detail
+    report.motif_note = tested.note
+    guarded = {
+        name: motif_analysis([s for s in sessions if s.arm == name], motif_context)
+        for name in arm_names
+        if name != primary and _is_guarded(name)
+    }
+    report.motif_advice = motif_advice(tested, report.failures, guarded, opts.alpha)
     if report.failures == 0 or report.failures == report.sessions:
         what = "no failures" if report.failures == 0 else "no passes"
         report.note = f"nothing to contrast: arm {primary!r} has {what}"
@@ -270,7 +349,9 @@ def mine(
         opts.max_len,
     )
     if opts.early_warning:
-        report.risk = early_warning(main)
+        seen = [m.name for m in report.motifs if m.failed + m.passed]
+        features = prefix_features(views, seen, motif_context) if seen else None
+        report.risk = early_warning(main, motif_features=features, motif_names=seen)
     else:
         report.risk = RiskReport(note="not computed (early_warning=False)")
     return report

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from ..errors import InputFileError
+from ..errors import ConfigError, InputFileError
 from ..importers._internal import LabelRule, label_rule
 from ..patterns import MineOptions, PatternsReport, mine
+from ..patterns._internal import MotifContext
 from ..records import Session
 from ..store import Store
 from ..store._internal import DEFAULT_STORE_PATH
@@ -62,6 +63,18 @@ def default_arm(sessions: Sequence[Session]) -> tuple[str | None, str | None]:
     )
 
 
+def policy_reads(pairs: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """`WRITE=READ` pairs → per write tool, the reads wanted before it (a write named twice
+    accepts either read). `ConfigError` for a pair without `=` or with an empty side."""
+    out: dict[str, tuple[str, ...]] = {}
+    for pair in pairs:
+        write, sep, read = (x.strip() for x in pair.partition("="))
+        if not sep or not write or not read:
+            raise ConfigError(f"--require-read {pair!r}: expected WRITE=READ (tool names)")
+        out[write] = (*out.get(write, ()), read)
+    return out
+
+
 def patterns(
     target: str,
     *,
@@ -73,13 +86,16 @@ def patterns(
     arm: str | None = None,
     label_from: str | LabelRule | None = None,
     suite: str | Suite | None = None,
+    require_reads: Sequence[str] = (),
 ) -> PatternsRun:
     """Mine `target`: an existing transcript file (judged as `score` judges it, nothing
     stored; `label_from` and `suite` as for `score`) or the id of a stored run (`suite`: the
     user's project its sessions ran in, when the run itself does not load it: an import of a
-    trace). Raises `InputFileError` for a path that does not exist and `StoreError` for an
-    unknown run."""
+    trace). `require_reads`: `WRITE=READ` pairs, the reads a policy wants before a write (the
+    `policy_read_skipped` motif). Raises `InputFileError` for a path that does not exist and
+    `StoreError` for an unknown run."""
     opts = options or MineOptions()
+    context = MotifContext(policy_reads=policy_reads(require_reads))
     path = Path(target)
     if path.is_file():
         from ..suites._internal import score_transcripts
@@ -96,7 +112,15 @@ def patterns(
         choice = None
         if arm is None:
             arm, choice = default_arm(scored.judged)
-        report = mine(scored.judged, opts, granularity, scored.scenarios, project.domain_for, arm)
+        report = mine(
+            scored.judged,
+            opts,
+            granularity,
+            scored.scenarios,
+            project.domain_for,
+            arm,
+            motif_context=context,
+        )
         return PatternsRun(
             source=str(path), skipped_records=len(scored.errors), report=report, arm_choice=choice
         )
@@ -110,5 +134,5 @@ def patterns(
     choice = None
     if arm is None:
         arm, choice = default_arm(sessions)
-    report = mine(sessions, opts, granularity, scenarios, domain_for, arm)
+    report = mine(sessions, opts, granularity, scenarios, domain_for, arm, motif_context=context)
     return PatternsRun(source=manifest.run_id, report=report, arm_choice=choice)

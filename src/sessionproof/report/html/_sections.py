@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import quote
 
+from ...patterns import PatternsReport
 from ...records._internal import DriftAppliedEvent
 from .._format import pct
 from ._compare import Comparison
@@ -169,35 +170,80 @@ def failures(runs: Sequence[ReportRun]) -> str:
 
 
 def pattern_map(runs: Sequence[ReportRun]) -> str:
-    """Findings with their advice, ranked by the failures they explain."""
+    """Findings with their advice, ranked by the failures they explain; then the behavioural
+    motifs with their adjusted effect, interval, q and the control used."""
     body = ""
     for run in runs:
         body += f"<h3>{escape(run.model or run.run_id)}</h3>"
         p = run.patterns
         if p is None or not (p.findings or p.advice):
             body += _missing("the pattern map", p.note if p else run.patterns_note)
-            continue
-        ranked = sorted(p.findings, key=lambda f: (-f.covers_failures, f.q_value))
-        body += _table(
-            ["pattern", "failures / passes", "odds ratio", "q", "explains", "advice"],
-            [
+        else:
+            ranked = sorted(p.findings, key=lambda f: (-f.covers_failures, f.q_value))
+            body += _table(
+                ["pattern", "failures / passes", "odds ratio", "q", "explains", "advice"],
                 [
-                    f.pattern,
-                    f"{f.fail_support} / {f.pass_support}",
-                    f"{f.odds_ratio:.2f}",
-                    f"{f.q_value:.3g}",
-                    pct(f.covers_failures),
-                    f.advice or f.investment,
-                ]
-                for f in ranked[:30]
-            ],
-        )
-        if p.advice:
-            body += "<h4>investments, by failures covered</h4>"
-            body += bar_plot(
-                [(a.investment, a.covers_failures, pct(a.covers_failures)) for a in p.advice]
+                    [
+                        f.pattern,
+                        f"{f.fail_support} / {f.pass_support}",
+                        f"{f.odds_ratio:.2f}",
+                        f"{f.q_value:.3g}",
+                        pct(f.covers_failures),
+                        f.advice or f.investment,
+                    ]
+                    for f in ranked[:30]
+                ],
             )
+            if p.advice:
+                body += "<h4>investments, by failures covered</h4>"
+                body += bar_plot(
+                    [(a.investment, a.covers_failures, pct(a.covers_failures)) for a in p.advice]
+                )
+        if p is not None and p.motifs:
+            body += _motifs(p)
     return section("patterns", "Pattern map", body)
+
+
+def _motifs(p: PatternsReport) -> str:
+    """The motifs table: counts, OR with its 95% interval, q, control; advice beneath."""
+    label = "exploratory, not adjusted" if p.motif_control == "none" else "adjusted"
+    body = f"<h4>behavioural motifs ({label}: {escape(p.motif_control_detail)})</h4>"
+    rows = []
+    for m in p.motifs:
+        effect = (
+            "n/a"
+            if m.odds_ratio is None or m.ci is None
+            else (f"{m.odds_ratio:.2f} [{m.ci[0]:.2f}, {m.ci[1]:.2f}]")
+        )
+        q = "n/a" if m.q_value is None else f"{m.q_value:.3g}"
+        rows.append(
+            [
+                m.name,
+                f"{m.failed} / {m.passed}",
+                effect,
+                q,
+                m.control,
+                str(m.sessions_used),
+                m.note or m.advice,
+            ]
+        )
+    body += _table(
+        [
+            "motif",
+            "failures / passes with it",
+            "odds ratio [95% CI]",
+            "q",
+            "control",
+            "sessions used",
+            "advice",
+        ],
+        rows,
+    )
+    if p.motif_note:
+        body += f"<p class=note>{escape(p.motif_note)}</p>"
+    for name, why in p.motifs_not_applicable.items():
+        body += f"<p class=note>{escape(name)}: not applicable ({escape(why)})</p>"
+    return body
 
 
 def _natural(text: str) -> list[tuple[int, int | str]]:
