@@ -19,7 +19,13 @@ from ..records import (
     ToolResultEvent,
     ToolSpec,
 )
-from ..records._internal import DriftAppliedEvent, FaultInjectedEvent, GuardDecisionEvent
+from ..records._internal import (
+    DriftAppliedEvent,
+    FaultInjectedEvent,
+    GuardDecisionEvent,
+    ImplicitFaultEvent,
+    ImplicitFaultKind,
+)
 from ._identity import ByIdentity
 
 V = TypeVar("V")
@@ -56,6 +62,9 @@ _BACKEND_FAILURES = frozenset(
     {ErrorClass.timeout, ErrorClass.server_error, ErrorClass.unavailable, ErrorClass.rate_limited}
 )
 _NOT_SENT = frozenset({"repair", "breaker_open"})
+_UNCOMMITTED = frozenset({ImplicitFaultKind.silent_noop, ImplicitFaultKind.error_in_body})
+"""Implicit faults under which a write took no effect (it reported success, or a success-shaped
+failure, and the domain kept its state)."""
 """Guard decisions after which the call's final answer is the guard's own."""
 
 
@@ -68,11 +77,13 @@ def _reached_domain(result: ToolResult | None, guard_refused: bool) -> bool:
 
 
 def traced_calls(session: Session) -> list[TracedCall]:
-    """The session's tool calls in order, each joined with its final result."""
+    """The session's tool calls in order, each joined with its final result and how many times
+    it took effect (implicit faults included: see `_UNCOMMITTED` and duplicate_write)."""
     results: dict[str, ToolResult] = {}
     committed: Counter[str] = Counter()
     injected: Counter[str] = Counter()
     refused: set[str] = set()
+    uncommitted: set[str] = set()
     calls: list[ToolCallEvent] = []
     for event in session.events:
         if isinstance(event, ToolCallEvent):
@@ -85,11 +96,19 @@ def traced_calls(session: Session) -> list[TracedCall]:
             committed[call_id] += event.payload.committed
         elif isinstance(event, GuardDecisionEvent) and event.payload.decision in _NOT_SENT:
             refused.add(str(event.payload.call_id))
+        elif isinstance(event, ImplicitFaultEvent):
+            fault = event.payload
+            if fault.fault in _UNCOMMITTED:
+                uncommitted.add(fault.call_id)
+            elif fault.fault is ImplicitFaultKind.duplicate_write and fault.change.get("second_ok"):
+                committed[fault.call_id] += 1  # the write was applied a second time
     out: list[TracedCall] = []
     for event in calls:
         call = event.payload
         result = results.get(call.id)
         ran = committed[call.id] + _reached_domain(result, call.id in refused)
+        if call.id in uncommitted:
+            ran = 0  # an implicit fault kept the write from taking effect
         out.append(
             TracedCall(
                 position=len(out),
