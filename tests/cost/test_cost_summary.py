@@ -97,10 +97,10 @@ def test_a_model_without_a_price_gives_tokens_only_and_says_so() -> None:
 def test_per_success_is_undefined_without_a_success() -> None:
     c = cost_summary([session([call("agent", "agent-m", 10, 1)], False)], PRICES)
     assert c.per_success.usd is None and c.per_success.tokens is None
-    assert c.per_success.undefined == "no successful session: undefined"
+    assert c.per_success.undefined == "undefined (no successful session)"
     assert c.per_session.usd is not None
     empty = cost_summary([], PRICES)
-    assert empty.per_session.undefined == "no session: undefined" and empty.total_usd == 0.0
+    assert empty.per_session.undefined == "undefined (no session)" and empty.total_usd == 0.0
 
 
 def test_compare_cost_says_how_much_cheaper_per_successful_session() -> None:

@@ -67,14 +67,15 @@ def test_a_user_file_and_flags_lay_over_the_shipped_table(tmp_path: Path) -> Non
     [
         (
             '[models."a"]\ninput = 1\noutput = 2\n\n[models."b"]\ninput = "cheap"\noutput = 1\n',
-            5,
+            6,
             "not a number",
         ),
         ('[models."a"]\ninput = 1\noutput = 2\n\n[models."b"]\ninput = 1\n', 5, "no output price"),
-        ('[models."a"]\ninput = -1\noutput = 2\n', 1, "not negative"),
-        ('[models."a"]\ninput = 1\noutput = 2\nbatch = 0.5\n', 1, "unknown field 'batch'"),
+        ('[models."a"]\ninput = -1\noutput = 2\n', 2, "not negative"),
+        ('[models."a"]\ninput = 1\noutput = 2\nbatch = 0.5\n', 4, "unknown field 'batch'"),
         ('[models."a"]\ninput = 1\noutput = = 2\n', 3, "not TOML"),
         ('title = "no models"\n', 1, "no `models` table"),
+        ('[models]\n"a.b" = 3\n', 2, "not a table of prices"),
     ],
 )
 def test_a_bad_toml_entry_names_the_file_and_its_line(

@@ -69,6 +69,9 @@ def report_arms(run: RunReport, as_json: bool) -> None:
             paired,
             keep=(0,),
         )
+    from ._run import print_costs
+
+    print_costs(run)
     last = list(run.breakdowns)[-1:]
     for name, tables in run.breakdowns.items():
         render_breakdowns(out_console, tables, f"arm {name}", definitions=name in last)

@@ -15,10 +15,28 @@ from ._app import app, err_console, out_console
 from ._outputs import refuse_clobber
 
 if TYPE_CHECKING:
+    from ..scoring._internal import PriceTable
     from ..store import Store
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+PricesOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--prices",
+        help="A price file (TOML or JSON, USD per 1M tokens) laid over the shipped table.",
+        metavar="FILE",
+    ),
+]
+PriceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--price",
+        help="One model's price, USD per 1M tokens: MODEL=IN/OUT or MODEL=IN/OUT/CACHED; MODEL is "
+        "provider:model or model.",
+        metavar="MODEL=IN/OUT",
+    ),
+]
 
 
 def _open(path: Path) -> Store:
@@ -110,15 +128,20 @@ def show(
             "recovery by class, survival by decision depth, first divergence, failure sources.",
         ),
     ] = False,
+    prices: PricesOpt = None,
+    price: PriceOpt = None,
 ) -> None:
-    """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
+    """A run's summary, or one session's transcript with `--session`, or `--metrics` (with
+    the cost per session and per successful session, by agent, simulated user and judge,
+    priced by the shipped table as of its date, `--prices FILE` and `--price` over it)."""
     from ..report._internal import render_definitions, render_table, render_transcript
-    from ..scoring._internal import summaries_by_arm, verdict_label
+    from ..scoring._internal import price_table, summaries_by_arm, verdict_label
     from ._summaries import render_summaries, summaries_json
 
+    table = price_table(prices or [], price or [])
     with _open(store) as db:
         if with_metrics and not session:
-            _show_metrics(db, run_id, as_json)
+            _show_metrics(db, run_id, as_json, table)
             return
         manifest = db.get_run(run_id)
         if session:
@@ -169,11 +192,16 @@ def show(
     render_definitions(out_console)
 
 
-def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
-    from ..report._internal import render_breakdowns, render_metric_definitions, render_metrics
+def _show_metrics(db: Store, run_id: str, as_json: bool, prices: PriceTable) -> None:
+    from ..report._internal import (
+        render_breakdowns,
+        render_cost,
+        render_metric_definitions,
+        render_metrics,
+    )
     from ..runs import metrics
 
-    found = metrics(run_id, store=db)
+    found = metrics(run_id, store=db, prices=prices)
     if as_json:
         typer.echo(json.dumps(found.to_json(), indent=2))
         return
@@ -190,6 +218,8 @@ def _show_metrics(db: Store, run_id: str, as_json: bool) -> None:
         render_metrics(out_console, report, f"arm {arm}", definitions=False)
         if arm in found.breakdowns:
             render_breakdowns(out_console, found.breakdowns[arm], f"arm {arm}", definitions=False)
+        if arm in found.costs:
+            render_cost(out_console, found.costs[arm], f"arm {arm}: cost")
     extra = next(iter(found.breakdowns.values()), None)
     render_metric_definitions(
         out_console, {**found.definitions, **(extra.definitions if extra else {})}

@@ -13,6 +13,7 @@ from ..conditions import parse_arm
 from ..engine._internal import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
 from ..errors import ConfigError
 from ..executors._internal import fork_available
+from ..scoring._internal import PriceTable
 from ..suites import Suite
 from ._live import OtlpExport
 from ._typed import TypedConfig
@@ -180,6 +181,11 @@ class RunConfig(TypedConfig):
     export: OtlpExport | None = None
     """Send each session's spans to this OTLP/HTTP collector the moment it ends (the live
     export of `sessionproof run --otlp-endpoint`); None: no live export."""
+    judge: str | None = None
+    """A model spec that judges natural-language assertions (`--judge`); its calls are
+    recorded in each session as the judge's. None leaves such assertions not evaluated."""
+    prices: PriceTable | None = None
+    """What prices the run's cost (`--prices`, `--price`); None: the shipped table."""
 
     @field_validator("tool_mode", mode="before")
     @classmethod

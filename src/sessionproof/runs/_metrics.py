@@ -14,7 +14,15 @@ from ..errors import SessionproofError, StoreError
 from ..importers import import_file
 from ..records import Scenario, Session
 from ..scoring import ALL_METRIC_DEFINITIONS, MetricsReport, run_metrics
-from ..scoring._internal import Breakdowns, TraceCache
+from ..scoring._internal import (
+    COST_DEFINITIONS,
+    Breakdowns,
+    CostSummary,
+    PriceTable,
+    TraceCache,
+    cost_summary,
+    shipped_prices,
+)
 from ..store import RunManifest, Store
 from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite, load_suite
@@ -53,6 +61,8 @@ class RunMetrics(BaseModel):
     breakdowns: dict[str, Breakdowns] = Field(default_factory=dict)
     """Arm → the suite's own breakdown tables (e.g. the wild suite's); empty for suites that
     have none."""
+    costs: dict[str, CostSummary] = Field(default_factory=dict)
+    """Arm → tokens and USD by role, per session and per successful session."""
 
     def to_json(self) -> dict[str, Any]:
         """The `--json` object (definitions once, not per arm)."""
@@ -64,6 +74,7 @@ class RunMetrics(BaseModel):
             "scenarios": self.scenarios.model_dump(mode="json"),
             "arms": {
                 arm: report.model_dump(mode="json", exclude={"definitions"})
+                | ({"cost": self.costs[arm].model_dump(mode="json")} if arm in self.costs else {})
                 for arm, report in self.arms.items()
             },
             "definitions": self.definitions,
@@ -184,18 +195,21 @@ def _reading(store: str | Path | Store) -> Iterator[Store]:
         yield db
 
 
-def metrics(run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH) -> RunMetrics:
+def metrics(
+    run_id: str, store: str | Path | Store = DEFAULT_STORE_PATH, prices: PriceTable | None = None
+) -> RunMetrics:
     """Every metric of the stored run `run_id` (or a unique prefix), arm by arm: session
     accuracy with Wilson and bootstrap intervals, pass^k and pass@k, flakiness, single-call
     accuracy and validity, error recovery by class, survival by depth, failure sources.
 
     `store` is a store file (read even while a run holds it) or an open `Store`. What cannot
     be computed (no scenarios to compare calls with) is named in each report's `skipped`.
+    `prices` prices each arm's cost (default: the shipped price table).
     """
     with _reading(store) as db:
         manifest = db.get_run(run_id)
         sessions = db.load_sessions(manifest.run_id)
-    return metrics_of(manifest, sessions)
+    return metrics_of(manifest, sessions, prices=prices)
 
 
 def metrics_of(
@@ -203,11 +217,13 @@ def metrics_of(
     sessions: list[Session],
     found: tuple[dict[str, Scenario], DomainFor, str] | None = None,
     traces: TraceCache | None = None,
+    prices: PriceTable | None = None,
 ) -> RunMetrics:
     """`metrics` of a run whose manifest and sessions are already loaded (the report loads
     them once for both, rather than reading every session from the store twice); `found`:
     what `scenarios_for` gave for them, when the caller has it already; `traces`: what was
-    made of the sessions already (a run's `MetricsWarmer`)."""
+    made of the sessions already (a run's `MetricsWarmer`); `prices`: what prices the cost
+    (default: the shipped table)."""
     scenarios, domain_for, source = found or scenarios_for(manifest, sessions)
     arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
     arms += sorted({s.arm for s in sessions} - set(arms))
@@ -218,6 +234,9 @@ def metrics_of(
     definitions = dict(ALL_METRIC_DEFINITIONS)
     for report in reports.values():
         definitions.update(report.definitions)  # the per-turn ones, when an arm has them
+    definitions.update(COST_DEFINITIONS)
+    table = prices if prices is not None else shipped_prices()
+    costs = {arm: cost_summary([s for s in sessions if s.arm == arm], table) for arm in arms}
     return RunMetrics(
         breakdowns=_breakdowns(sessions, arms, domain_for),
         run_id=manifest.run_id,
@@ -228,4 +247,5 @@ def metrics_of(
         scenarios=ScenarioSource(source=source, available=len(scenarios)),
         arms=reports,
         definitions=definitions,
+        costs=costs,
     )

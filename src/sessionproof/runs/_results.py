@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agents._internal import ConcurrencyStats
 from ..records import Session
 from ..scoring import ArmsReport, RunSummary
-from ..scoring._internal import TURN_DEFINITIONS, Breakdowns, TurnReport
+from ..scoring._internal import TURN_DEFINITIONS, Breakdowns, CostSummary, TurnReport
 from ..store import RunStatus
 
 
@@ -69,6 +69,9 @@ class RunReport(BaseModel):
     """The HTML report written at the end, when the run was asked for one."""
     html_error: str | None = None
     """Why that report could not be written (the run itself is stored)."""
+    cost_by_arm: dict[str, CostSummary] = Field(default_factory=dict)
+    """Arm → tokens and USD by agent, simulated user and judge, per session and per
+    successful session, over every session of the run (a resume's earlier ones too)."""
 
     def to_json(self) -> dict[str, Any]:
         """The `sessionproof run --json` object: the run id, the store, and `arms` (arm →
@@ -93,6 +96,7 @@ class RunReport(BaseModel):
                         **arm.summary.model_dump(mode="json"),
                         **arm.model_dump(exclude={"summary"}),
                         **self._breakdowns_json(name),
+                        **self._cost_json(name),
                     }
                     for name, arm in self.comparison.arms.items()
                 },
@@ -104,7 +108,10 @@ class RunReport(BaseModel):
         return {
             "run_id": self.run_id,
             **self.summary.model_dump(mode="json"),
-            "arms": {name: s.model_dump(mode="json") for name, s in self.summary_by_arm.items()},
+            "arms": {
+                name: s.model_dump(mode="json") | self._cost_json(name)
+                for name, s in self.summary_by_arm.items()
+            },
             "resumed_sessions": self.resumed_sessions,
             "store": self.store,
             **self._breakdowns_json(self.arms[0] if self.arms else ""),
@@ -116,6 +123,10 @@ class RunReport(BaseModel):
         # Only suites with breakdowns add the key, so every other run's JSON is unchanged.
         found = self.breakdowns.get(arm)
         return {} if found is None else {"breakdowns": found.model_dump(mode="json")}
+
+    def _cost_json(self, arm: str) -> dict[str, Any]:
+        found = self.cost_by_arm.get(arm)
+        return {} if found is None else {"cost": found.model_dump(mode="json")}
 
     def _concurrency_json(self) -> dict[str, Any]:
         stats = self.concurrency

@@ -41,6 +41,7 @@ from ..store._internal import new_run_id, recorded_run, scrub_text
 from ..suites import Suite
 from ..suites._internal import has_per_turn_criteria
 from ._config import RunConfig, model_name, parse_executor, suite_reference
+from ._judged import costs_by_arm, judging
 from ._live import exporting
 from ._ray import execute_ray, ray_spec, worker_spec
 from ._report import MINED_AT, default_report_path
@@ -102,6 +103,7 @@ def new_manifest(
             # Kept for `resume`, which would otherwise run on without the provider's limits.
             **({"rpm": config.rpm} if config.rpm is not None else {}),
             **({"tpm": config.tpm} if config.tpm is not None else {}),
+            **({"judge": display_spec(config.judge)} if config.judge is not None else {}),
         },
         scenario_ids=[s.id for s in loaded.scenarios],
         argv=list(argv or []),
@@ -119,11 +121,12 @@ async def arun(
     """Async form of `run`."""
     loaded = load(config.suite, config.limit, config.reading)
     with exporting(config.export, progress, suite_reference(config.suite)) as told:
-        if config.store is None:
-            return await _in_memory(config, loaded, told, on_start)
-        manifest = new_manifest(config, loaded, argv)
-        with Store.open(config.store) as db:
-            return await execute(db, config, loaded, manifest, told, on_start, html=html)
+        async with judging(config, loaded):
+            if config.store is None:
+                return await _in_memory(config, loaded, told, on_start)
+            manifest = new_manifest(config, loaded, argv)
+            with Store.open(config.store) as db:
+                return await execute(db, config, loaded, manifest, told, on_start, html=html)
 
 
 def run(
@@ -284,6 +287,8 @@ async def execute(
             db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, loaded
         )
         report.concurrency = limiter.stats()
+        every = finished if not plan.skip else db.load_sessions(manifest.run_id)
+        report.cost_by_arm = costs_by_arm(every, plan.arms, config.prices)
         if imports is not None:
             imports.join()  # long done, but the report should not race it
         if html:
@@ -429,5 +434,6 @@ async def _in_memory(
         turns=turn_report(sessions),
         sessions=sessions,
         concurrency=limiter.stats(),
+        cost_by_arm=costs_by_arm(sessions, plan.arms, config.prices),
     )
     return with_breakdowns(report, loaded, lambda: sessions)

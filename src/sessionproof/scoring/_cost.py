@@ -144,7 +144,7 @@ def cost_summary(sessions: Sequence[Session], prices: PriceTable) -> CostSummary
 
 def _per(tokens: int, usd: float | None, count: int, none: str) -> PerUnit:
     if count == 0:
-        return PerUnit(tokens=None, usd=None, undefined=f"{none}: undefined")
+        return PerUnit(tokens=None, usd=None, undefined=f"undefined ({none})")
     return PerUnit(tokens=tokens / count, usd=None if usd is None else usd / count)
 
 

@@ -149,40 +149,52 @@ def _models(raw: Any, text: str, where: str) -> dict[str, Price]:
         raise ConfigError(f"{where}, line 1: `models` is not a table of prices")
     out: dict[str, Price] = {}
     for key, entry in raw.items():
-        problem = _problem(key, entry)
-        if problem is not None:
-            raise ConfigError(f"{where}, line {_line_of(text, key)}: {key!r}: {problem}")
+        found = _problem(key, entry)
+        if found is not None:
+            field, problem = found
+            line = _line_of(text, key, field)
+            raise ConfigError(f"{where}, line {line}: {key!r}: {problem}")
         out[key] = Price(**entry)
     return out
 
 
-def _problem(key: str, entry: Any) -> str | None:
+def _problem(key: str, entry: Any) -> tuple[str | None, str] | None:
+    """(the field at fault, or None for the entry, and what is wrong), or None if fine."""
     if not key.strip():
-        return "an empty model name"
+        return None, "an empty model name"
     if not isinstance(entry, dict):
-        return "not a table of prices (input, output, cached_input)"
+        return None, "not a table of prices (input, output, cached_input)"
     unknown = sorted(set(entry) - set(_FIELDS))
     if unknown:
-        return f"unknown field {unknown[0]!r} (prices are input, output, cached_input)"
+        return unknown[0], f"unknown field {unknown[0]!r} (prices are input, output, cached_input)"
     for name in ("input", "output"):
         if name not in entry:
-            return f"no {name} price"
+            return None, f"no {name} price"
     for name, value in entry.items():
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"{name} = {value!r} is not a number of USD per 1M tokens"
+            return name, f"{name} = {value!r} is not a number of USD per 1M tokens"
         if not math.isfinite(value) or value < 0:
-            return f"{name} = {value!r} must be finite and not negative"
+            return name, f"{name} = {value!r} must be finite and not negative"
     return None
 
 
-def _line_of(text: str, key: str) -> int:
-    """The 1-based line where `key` is written (its table header or JSON key); 1 if unseen."""
+def _line_of(text: str, key: str, field: str | None) -> int:
+    """The 1-based line where `key`'s entry is written (its TOML table header or JSON key)
+    or, given `field`, where that field of it is; 1 if neither is seen."""
+    lines = text.splitlines()
     quoted = (f'"{key}"', f"'{key}'")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if any(q in line for q in quoted):
-            return number
     bare = re.compile(rf"(^|[.\[\s]){re.escape(key)}\s*[\]=]")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if bare.search(line):
-            return number
-    return 1
+    at = next(
+        (i for i, line in enumerate(lines) if any(q in line for q in quoted) or bare.search(line)),
+        None,
+    )
+    if at is None:
+        return 1
+    if field is not None:
+        named = re.compile(rf"(^|[\s{{,]|\.)\"?{re.escape(field)}\"?\s*[=:]")
+        for i in range(at, len(lines)):
+            if i > at and lines[i].lstrip().startswith("["):
+                break  # the next TOML table: the field is not written out below the key
+            if named.search(lines[i][lines[i].find(key) + len(key) :] if i == at else lines[i]):
+                return i + 1
+    return at + 1
