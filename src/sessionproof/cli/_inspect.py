@@ -269,13 +269,17 @@ def export(
     ] = None,
     run_id: Annotated[str | None, typer.Option(help="Parquet: only this run.")] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
+    prices: PricesOpt = None,
+    price: PriceOpt = None,
 ) -> None:
     """Export sessions and events to Parquet, or a run as OpenTelemetry GenAI traces.
 
     `export DIR [--run-id RUN]` writes sessions.parquet and events.parquet. `export RUN_ID
     --format otlp-json -o FILE` writes OTLP-JSON (otlp-proto: protobuf); `--otlp-endpoint URL
     [--otlp-header K=V]` sends by OTLP/HTTP (the OTEL_EXPORTER_OTLP_* variables are honoured
-    when no endpoint is given and no file either).
+    when no endpoint is given and no file either). Model-call spans carry
+    `gen_ai.usage.*` tokens and, where priced (the shipped table, `--prices`, `--price`),
+    `sessionproof.cost.usd`; the session's root span its cost in all and by role.
     """
     if fmt is None:
         otlp = (
@@ -293,6 +297,7 @@ def export(
             typer.echo(str(p))
         return
     from ..runs import ExportConfig, export_traces
+    from ..scoring._internal import price_table
     from ..telemetry._internal import parse_headers
 
     refuse_clobber(output, store=store)
@@ -306,6 +311,7 @@ def export(
         content=content,
         use_env=output is None and otlp_endpoint is None,
         compat=otel_compat,
+        prices=price_table(prices or [], price or []),
     )
     count = export_traces(config)
     where = [str(output)] if output is not None else []

@@ -9,6 +9,7 @@ its tokens are counted and its cost is not made up.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -82,8 +83,10 @@ class PriceTable(BaseModel):
         )
 
 
+@functools.cache
 def shipped_prices() -> PriceTable:
-    """The price table shipped with sessionproof (`scoring/prices.toml`), with its date."""
+    """The price table shipped with sessionproof (`scoring/prices.toml`), with its date (read
+    once; every override makes a new table, never changes this one)."""
     text = resources.files(__package__).joinpath("prices.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     models = _models(data.get("models"), text, "the shipped price table")

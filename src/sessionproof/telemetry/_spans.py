@@ -36,6 +36,7 @@ from ..records import (
     UserMessageEvent,
 )
 from ..records._internal import EventBase, ModelCallEvent, VerdictEvent
+from ..scoring._internal import ROLES, PriceTable, cost_summary, shipped_prices
 from ..store._internal import scrub_text, scrub_value
 from . import _names as n
 from ._attrs import Attrs, key_values
@@ -126,8 +127,10 @@ class _Builder:
         content: bool,
         evaluations: Sequence[Evaluation] = (),
         compat: str | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         self.s = session
+        self.prices = prices if prices is not None else shipped_prices()
         self.out = out
         self.evals = by_call(evaluations)
         self.compat = check_compat(compat)
@@ -250,8 +253,13 @@ class _Builder:
             n.CACHED_TOKENS: call.usage.cached_tokens,
             n.LATENCY: call.latency_s,
             n.ATTEMPTS: call.attempts,
+            n.MODEL_ROLE: call.role,
             **_position(event),
         }
+        price = self.prices.price_for(call.provider, call.model)
+        if price is not None:
+            u = call.usage
+            attrs[n.COST_USD] = price.usd(u.input_tokens, u.output_tokens, u.cached_tokens)
         if call.finish_reason is not None:
             attrs[n.FINISH_REASONS] = [call.finish_reason]
         if call.response_id is not None:
@@ -259,6 +267,18 @@ class _Builder:
         span_id = self._span_id(f"chat-{event.seq}")
         start = event.t_wall - call.latency_s
         self._span(f"chat {call.model}", span_id, parent, attrs, start, event.t_wall, kind=CLIENT)
+
+    def _cost(self) -> Attrs:
+        """The session's USD on its root span, in all and by role, where priced."""
+        cost = cost_summary([self.s], self.prices)
+        out: Attrs = {}
+        for role in ROLES:
+            usd = cost.usd[role]
+            if usd is not None and cost.tokens[role].calls:
+                out[n.COST_USD_BY_ROLE + role] = usd
+        if cost.total_usd is not None and any(cost.tokens[r].calls for r in ROLES):
+            out[n.COST_USD] = cost.total_usd
+        return out
 
     def _tool(self, event: ToolResultEvent, parent: bytes) -> None:
         result = event.payload
@@ -388,6 +408,7 @@ class _Builder:
             n.ENDED_AT: s.ended_at,
             n.METADATA: json.dumps(scrub_value(s.metadata), sort_keys=True),
         }
+        attrs.update(self._cost())
         error = None
         if s.infra_error:
             error = attrs[n.ERROR_TYPE] = s.termination.value
@@ -405,11 +426,13 @@ def add_spans(
     content: bool = False,
     evaluations: Sequence[Evaluation] = (),
     compat: str | None = None,
+    prices: PriceTable | None = None,
 ) -> None:
     """Add the spans of one stored session to `out` (see the module docstring); content only
     if asked; `evaluations` (the session's metrics, `_evals`) as evaluation events; `compat`
-    (`openinference` or `langfuse`) adds the attributes that tool reads (`_compat`)."""
-    builder = _Builder(session, out, content, evaluations, compat)
+    (`openinference` or `langfuse`) adds the attributes that tool reads (`_compat`); `prices`
+    prices the cost attributes (default: the shipped table)."""
+    builder = _Builder(session, out, content, evaluations, compat, prices)
     for event in session.events:
         builder.add(event)
     builder.finish()
@@ -421,10 +444,18 @@ def otlp_spans(
     content: bool = False,
     evaluations: Sequence[Evaluation] = (),
     compat: str | None = None,
+    prices: PriceTable | None = None,
 ) -> list[Span]:
     """The spans of one stored session as OTLP protobuf messages, the root last (`add_spans`)."""
     holder = ScopeSpans()
-    add_spans(holder.spans, session, content=content, evaluations=evaluations, compat=compat)
+    add_spans(
+        holder.spans,
+        session,
+        content=content,
+        evaluations=evaluations,
+        compat=compat,
+        prices=prices,
+    )
     return list(holder.spans)
 
 
