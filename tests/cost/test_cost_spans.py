@@ -12,13 +12,12 @@ from typing import Any
 
 import pytest
 
-from sessionproof.runs import RunConfig, RunReport, export_traces, import_traces, run
+from sessionproof.runs import RunReport, export_traces, import_traces
 from sessionproof.scoring._internal import price_table
 from sessionproof.store import Store
 
-from ..agents.fakeprovider import FakeProvider
 from ..telemetry.test_otlp_receiver import _attrs, _Receiver, _spans
-from .roles_fake import USAGE, roles_server
+from .roles_fake import USAGE
 
 Received = list[tuple[str, dict[str, str], bytes]]
 
@@ -40,26 +39,6 @@ def collector() -> Iterator[tuple[str, Received]]:
 
 PRICED = ["agent-m=2.5/10", "openai-compat:user-m=0.5/1"]
 """Prices of the agent and the user; the judge's model has none."""
-
-
-@pytest.fixture(scope="module")
-def judged_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, RunReport]]:
-    server: FakeProvider = roles_server()
-    store = tmp_path_factory.mktemp("spans") / "s.duckdb"
-    try:
-        report = run(
-            RunConfig(
-                suite="tau2-retail",
-                limit=3,
-                model=f"openai-compat:agent-m@{server.url}",
-                user_model=f"openai-compat:user-m@{server.url}",
-                judge=f"openai-compat:judge-m@{server.url}",
-                store=store,
-            )
-        )
-    finally:
-        server.stop()
-    yield store, report
 
 
 def _usd(model: str, rates: tuple[float, float]) -> float:

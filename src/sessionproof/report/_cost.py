@@ -8,7 +8,9 @@ from rich.table import Table
 
 from ..scoring._internal import ROLES, CostSummary, PerUnit
 
-_WHO = {"agent": "agent", "user": "simulated user", "judge": "judge"}
+ROLE_NAMES = {"agent": "agent", "user": "simulated user", "judge": "judge"}
+"""How each role reads in a report."""
+_WHO = ROLE_NAMES
 
 
 def usd_text(value: float | None) -> str:

@@ -295,7 +295,14 @@ async def execute(
             try:
                 path = default_report_path(db.path, manifest.run_id)
                 traces = None if warming is None else warming.traces
-                written = write_report([manifest.run_id], path, db, suite=loaded, traces=traces)
+                written = write_report(
+                    [manifest.run_id],
+                    path,
+                    db,
+                    suite=loaded,
+                    traces=traces,
+                    prices=config.prices,
+                )
                 report.html_report = str(written)
             except SessionproofError as exc:
                 # The run is stored; a report that cannot be written is not its failure.
