@@ -76,6 +76,7 @@ def test_a_user_file_and_flags_lay_over_the_shipped_table(tmp_path: Path) -> Non
         ('[models."a"]\ninput = 1\noutput = = 2\n', 3, "not TOML"),
         ('title = "no models"\n', 1, "no `models` table"),
         ('[models]\n"a.b" = 3\n', 2, "not a table of prices"),
+        ("[models.gpt-4.1]\ninput = 1\noutput = 2\n", 1, 'must be quoted: [models."gpt-4.1"]'),
     ],
 )
 def test_a_bad_toml_entry_names_the_file_and_its_line(

@@ -168,6 +168,9 @@ def _problem(key: str, entry: Any) -> tuple[str | None, str] | None:
     if not isinstance(entry, dict):
         return None, "not a table of prices (input, output, cached_input)"
     unknown = sorted(set(entry) - set(_FIELDS))
+    nested = [k for k in unknown if isinstance(entry[k], dict)]
+    if nested:  # [models.gpt-4.1] is a table "1" inside "gpt-4": the name needs quotes
+        return None, f'a model name with a dot must be quoted: [models."{key}.{nested[0]}"]'
     if unknown:
         return unknown[0], f"unknown field {unknown[0]!r} (prices are input, output, cached_input)"
     for name in ("input", "output"):
