@@ -92,6 +92,13 @@ def test_a_run_splits_its_cost_between_agent_user_and_judge(
     assert again["total_usd"] == pytest.approx(agent_usd + user_usd + judge_usd)
     assert again["per_session"]["usd"] == pytest.approx((agent_usd + user_usd + judge_usd) / 3)
     assert "cost_per_success" in shown["definitions"]
+    # The plain summary's JSON has each arm's cost too, priced as asked.
+    summary = json.loads(
+        _invoke("show", run_id, "--json", "--store", str(store), "--price", "judge-m=1/2").stdout
+    )
+    plain = summary["arms"]["baseline"]["cost"]
+    assert plain["tokens"] == cost["tokens"] and plain["usd"]["judge"] == pytest.approx(judge_usd)
+    assert plain["unpriced_models"] == ["openai-compat:agent-m", "openai-compat:user-m"]
     # Unpriced everywhere but the shipped table: tokens only, every model named.
     table = _invoke("show", run_id, "--metrics", "--store", str(store)).stdout
     for model in ("agent-m", "user-m", "judge-m"):

@@ -157,9 +157,17 @@ def show(
                 render_transcript(out_console, found[0])
             return
         rows = db.session_rows(manifest.run_id)
+        # The cost needs each session's model calls: read only for --json (the table's
+        # readers get it from --metrics), ~0.8 ms a tau2 session.
+        sessions = db.load_sessions(manifest.run_id) if as_json else []
     by_arm = summaries_by_arm(rows, manifest.arms)
     if as_json:
+        from ..scoring._internal import cost_summary
+
         payload = summaries_json({"manifest": manifest.model_dump(mode="json")}, by_arm)
+        for arm, shown in payload["arms"].items():  # each arm's own sessions, never pooled
+            cost = cost_summary([s for s in sessions if s.arm == arm], table)
+            shown["cost"] = cost.model_dump(mode="json")
         typer.echo(json.dumps(payload, indent=2))
         return
     out_console.print(
