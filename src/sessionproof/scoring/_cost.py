@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import Session
+from ..store._internal import scrub_text
 from ._prices import PriceTable
 
 CostRole = Literal["agent", "user", "judge"]
@@ -117,7 +118,8 @@ def cost_summary(sessions: Sequence[Session], prices: PriceTable) -> CostSummary
             t.cached_tokens += u.cached_tokens
             price = prices.price_for(call.provider, call.model)
             if price is None:
-                unpriced.add(f"{call.provider}:{call.model}")
+                # Scrubbed like the store: a spec's name may hold what it was given.
+                unpriced.add(scrub_text(f"{call.provider}:{call.model}"))
                 usd[role] = None
                 continue
             spent = usd[role]
