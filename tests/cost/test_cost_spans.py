@@ -15,6 +15,7 @@ import pytest
 from sessionproof.runs import RunReport, export_traces, import_traces
 from sessionproof.scoring._internal import price_table
 from sessionproof.store import Store
+from sessionproof.telemetry import LiveExport
 
 from ..telemetry.test_otlp_receiver import _attrs, _Receiver, _spans
 from .roles_fake import USAGE
@@ -113,3 +114,27 @@ def test_roles_survive_an_export_and_import(
         twin = again[session.session_id]
         assert roles(twin.model_calls()) == roles(session.model_calls())
         assert twin.usage == session.usage  # the agent's alone, on both sides
+
+
+@pytest.mark.slow
+def test_a_live_export_prices_spans_as_the_run_was_told(
+    judged_run: tuple[Path, RunReport], collector: tuple[str, Received]
+) -> None:
+    store, report = judged_run
+    url, received = collector
+    with Store.open_for_reading(store) as db:
+        sessions = db.load_sessions(report.run_id)
+    with LiveExport(None, url, suite="tau2-retail", prices=price_table(flags=PRICED)) as live:
+        for session in sessions:
+            live.advance(session)
+    chats = [_attrs(s.attributes) for s in _spans(received) if s.name.startswith("chat ")]
+    priced = {a["sessionproof.model_call.role"]: a.get("sessionproof.cost.usd") for a in chats}
+    assert priced["agent"] == pytest.approx(_usd("agent-m", (2.5, 10)))
+    assert priced["user"] == pytest.approx(_usd("user-m", (0.5, 1)))
+    assert priced["judge"] is None
+    # Without prices the worker uses the shipped table: these test models are not in it.
+    received.clear()
+    with LiveExport(None, url, suite="tau2-retail") as live:
+        live.advance(sessions[0])
+    chats = [_attrs(s.attributes) for s in _spans(received) if s.name.startswith("chat ")]
+    assert chats and all("sessionproof.cost.usd" not in a for a in chats)

@@ -193,7 +193,7 @@ async def aresume(
                 "start a new run instead of resuming"
             )
         skip = db.finished_keys(manifest.run_id)
-        with exporting(export, progress, manifest.suite) as told:
+        with exporting(export, progress, manifest.suite, config.prices) as told:
             async with judging(config, loaded):  # the run's own judge, kept in its manifest
                 return await execute(
                     db, config, loaded, manifest, told, on_start, skip=skip, html=html

@@ -120,7 +120,7 @@ async def arun(
 ) -> RunReport:
     """Async form of `run`."""
     loaded = load(config.suite, config.limit, config.reading)
-    with exporting(config.export, progress, suite_reference(config.suite)) as told:
+    with exporting(config.export, progress, suite_reference(config.suite), config.prices) as told:
         async with judging(config, loaded):
             if config.store is None:
                 return await _in_memory(config, loaded, told, on_start)
