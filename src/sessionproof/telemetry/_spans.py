@@ -36,11 +36,12 @@ from ..records import (
     UserMessageEvent,
 )
 from ..records._internal import EventBase, ModelCallEvent, VerdictEvent
-from ..scoring._internal import ROLES, PriceTable, cost_summary, shipped_prices
+from ..scoring._internal import PriceTable, shipped_prices
 from ..store._internal import scrub_text, scrub_value
 from . import _names as n
 from ._attrs import Attrs, key_values
 from ._compat import check_compat, compat_attributes
+from ._cost_attrs import call_cost, session_cost
 from ._evals import Evaluation, by_call
 
 SpanEvent = dict[str, Any]
@@ -256,10 +257,7 @@ class _Builder:
             n.MODEL_ROLE: call.role,
             **_position(event),
         }
-        price = self.prices.price_for(call.provider, call.model)
-        if price is not None:
-            u = call.usage
-            attrs[n.COST_USD] = price.usd(u.input_tokens, u.output_tokens, u.cached_tokens)
+        attrs.update(call_cost(call, self.prices))
         if call.finish_reason is not None:
             attrs[n.FINISH_REASONS] = [call.finish_reason]
         if call.response_id is not None:
@@ -267,18 +265,6 @@ class _Builder:
         span_id = self._span_id(f"chat-{event.seq}")
         start = event.t_wall - call.latency_s
         self._span(f"chat {call.model}", span_id, parent, attrs, start, event.t_wall, kind=CLIENT)
-
-    def _cost(self) -> Attrs:
-        """The session's USD on its root span, in all and by role, where priced."""
-        cost = cost_summary([self.s], self.prices)
-        out: Attrs = {}
-        for role in ROLES:
-            usd = cost.usd[role]
-            if usd is not None and cost.tokens[role].calls:
-                out[n.COST_USD_BY_ROLE + role] = usd
-        if cost.total_usd is not None and any(cost.tokens[r].calls for r in ROLES):
-            out[n.COST_USD] = cost.total_usd
-        return out
 
     def _tool(self, event: ToolResultEvent, parent: bytes) -> None:
         result = event.payload
@@ -408,7 +394,7 @@ class _Builder:
             n.ENDED_AT: s.ended_at,
             n.METADATA: json.dumps(scrub_value(s.metadata), sort_keys=True),
         }
-        attrs.update(self._cost())
+        attrs.update(session_cost(s, self.prices))
         error = None
         if s.infra_error:
             error = attrs[n.ERROR_TYPE] = s.termination.value
