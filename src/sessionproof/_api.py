@@ -52,7 +52,17 @@ class RunResult(BaseModel):
 
 
 _RESUME_MAY_CHANGE = frozenset(
-    {"store", "concurrency", "max_sessions", "executor", "rpm", "tpm", "export", "user_model"}
+    {
+        "store",
+        "concurrency",
+        "max_sessions",
+        "executor",
+        "rpm",
+        "tpm",
+        "export",
+        "user_model",
+        "prices",
+    }
 )
 """Settings `resume` takes again; every other one the resumed run keeps from its manifest."""
 
@@ -85,6 +95,7 @@ async def _resumed(
         executor=options.get("executor"),
         rpm=options.get("rpm"),
         tpm=options.get("tpm"),
+        prices=options.get("prices"),
         given=given,
         progress=progress,
         export=None if export is None else OtlpExport.model_validate(export),

@@ -78,6 +78,9 @@ def report_arms(run: RunReport, as_json: bool) -> None:
     faults = arms_faults_table({name: arm.faults for name, arm in report.arms.items()})
     if faults is not None:
         out_console.print(faults)
+    from ._run import print_costs
+
+    print_costs(run)
     last = list(run.breakdowns)[-1:]
     for name, tables in run.breakdowns.items():
         render_breakdowns(out_console, tables, f"arm {name}", definitions=name in last)

@@ -15,10 +15,28 @@ from ._app import app, err_console, out_console
 from ._outputs import refuse_clobber
 
 if TYPE_CHECKING:
+    from ..scoring._internal import PriceTable
     from ..store import Store
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+PricesOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--prices",
+        help="A price file (TOML or JSON, USD per 1M tokens) laid over the shipped table.",
+        metavar="FILE",
+    ),
+]
+PriceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--price",
+        help="One model's price, USD per 1M tokens: MODEL=IN/OUT or MODEL=IN/OUT/CACHED; MODEL is "
+        "provider:model or model.",
+        metavar="MODEL=IN/OUT",
+    ),
+]
 
 
 def _open(path: Path) -> Store:
@@ -128,19 +146,24 @@ def show(
             metavar="RUN[,RUN]",
         ),
     ] = None,
+    prices: PricesOpt = None,
+    price: PriceOpt = None,
 ) -> None:
-    """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
+    """A run's summary, or one session's transcript with `--session`, or `--metrics` (with
+    the cost per session and per successful session, by agent, simulated user and judge,
+    priced by the shipped table as of its date, `--prices FILE` and `--price` over it)."""
     from ..report._internal import render_definitions, render_table, render_transcript
-    from ..scoring._internal import summaries_by_arm, verdict_label
+    from ..scoring._internal import price_table, summaries_by_arm, verdict_label
     from ._summaries import render_summaries, summaries_json
 
     target = _target_mde(target_mde, with_metrics and not session)
     if split is not None and not (with_metrics and not session):
         raise ConfigError("--split goes with --metrics (it adds the variance split to them)")
     others = [] if split is None else [r.strip() for r in split.split(",") if r.strip()]
+    table = price_table(prices or [], price or [])
     with _open(store) as db:
         if with_metrics and not session:
-            _show_metrics(db, run_id, as_json, target, others)
+            _show_metrics(db, run_id, as_json, target, others, table)
             return
         manifest = db.get_run(run_id)
         if session:
@@ -156,9 +179,17 @@ def show(
                 render_transcript(out_console, found[0])
             return
         rows = db.session_rows(manifest.run_id)
+        # The cost needs each session's model calls: read only for --json (the table's
+        # readers get it from --metrics), ~0.8 ms a tau2 session.
+        sessions = db.load_sessions(manifest.run_id) if as_json else []
     by_arm = summaries_by_arm(rows, manifest.arms)
     if as_json:
+        from ..scoring._internal import cost_summary
+
         payload = summaries_json({"manifest": manifest.model_dump(mode="json")}, by_arm)
+        for arm, shown in payload["arms"].items():  # each arm's own sessions, never pooled
+            cost = cost_summary([s for s in sessions if s.arm == arm], table)
+            shown["cost"] = cost.model_dump(mode="json")
         typer.echo(json.dumps(payload, indent=2))
         return
     out_console.print(
@@ -206,10 +237,16 @@ def _target_mde(value: float | None, with_metrics: bool) -> float:
 
 
 def _show_metrics(
-    db: Store, run_id: str, as_json: bool, target_mde: float, split: list[str]
+    db: Store,
+    run_id: str,
+    as_json: bool,
+    target_mde: float,
+    split: list[str],
+    prices: PriceTable,
 ) -> None:
     from ..report._internal import (
         render_breakdowns,
+        render_cost,
         render_metric_definitions,
         render_metrics,
         render_noise,
@@ -217,7 +254,7 @@ def _show_metrics(
     )
     from ..runs import metrics
 
-    found = metrics(run_id, store=db, target_mde=target_mde, split=split)
+    found = metrics(run_id, store=db, target_mde=target_mde, split=split, prices=prices)
     if as_json:
         typer.echo(json.dumps(found.to_json(), indent=2))
         return
@@ -238,6 +275,8 @@ def _show_metrics(
             render_split(out_console, split_of, f"arm {arm}: verdict variance by party")
         if arm in found.breakdowns:
             render_breakdowns(out_console, found.breakdowns[arm], f"arm {arm}", definitions=False)
+        if arm in found.costs:
+            render_cost(out_console, found.costs[arm], f"arm {arm}: cost")
     extra = next(iter(found.breakdowns.values()), None)
     render_metric_definitions(
         out_console,
@@ -288,13 +327,17 @@ def export(
     ] = None,
     run_id: Annotated[str | None, typer.Option(help="Parquet: only this run.")] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
+    prices: PricesOpt = None,
+    price: PriceOpt = None,
 ) -> None:
     """Export sessions and events to Parquet, or a run as OpenTelemetry GenAI traces.
 
     `export DIR [--run-id RUN]` writes sessions.parquet and events.parquet. `export RUN_ID
     --format otlp-json -o FILE` writes OTLP-JSON (otlp-proto: protobuf); `--otlp-endpoint URL
     [--otlp-header K=V]` sends by OTLP/HTTP (the OTEL_EXPORTER_OTLP_* variables are honoured
-    when no endpoint is given and no file either).
+    when no endpoint is given and no file either). Model-call spans carry
+    `gen_ai.usage.*` tokens and, where priced (the shipped table, `--prices`, `--price`),
+    `sessionproof.cost.usd`; the session's root span its cost in all and by role.
     """
     if fmt is None:
         otlp = (
@@ -312,6 +355,7 @@ def export(
             typer.echo(str(p))
         return
     from ..runs import ExportConfig, export_traces
+    from ..scoring._internal import price_table
     from ..telemetry._internal import parse_headers
 
     refuse_clobber(output, store=store)
@@ -325,6 +369,7 @@ def export(
         content=content,
         use_env=output is None and otlp_endpoint is None,
         compat=otel_compat,
+        prices=price_table(prices or [], price or []),
     )
     count = export_traces(config)
     where = [str(output)] if output is not None else []

@@ -13,6 +13,7 @@ from .._atomic import replaced_on_success
 from .._defaults import DEFAULT_STORE_PATH
 from ..errors import InputFileError, SessionproofError
 from ._app import app, err_console, out_console
+from ._inspect import PriceOpt, PricesOpt
 from ._outputs import refuse_clobber
 
 StoreOpt = Annotated[Path, typer.Option(help="DuckDB store file.")]
@@ -31,20 +32,25 @@ def report_command(
         ),
     ] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
+    prices: PricesOpt = None,
+    price: PriceOpt = None,
 ) -> None:
     """Write one self-contained HTML report of the runs (no network at view time): headline,
-    survival, recovery and drift, failure sources, the pattern map, the verdict grid with
-    every session one click away, and the comparison of the first two runs."""
+    survival, recovery and drift, failure sources, cost by agent, simulated user and judge,
+    the pattern map, the verdict grid with every session one click away, and the comparison
+    of the first two runs."""
     from ..runs import report
+    from ..scoring._internal import price_table
 
+    table = price_table(prices or [], price or [])
     refuse_clobber(output, store=store)
     if output is None:
-        path = report(run_ids, output, store)
+        path = report(run_ids, output, store, prices=table)
     else:
         # Written beside the file and renamed over it: a failed write keeps the old report.
         try:
             with replaced_on_success(output) as partial:
-                report(run_ids, partial, store)
+                report(run_ids, partial, store, prices=table)
         except OSError as exc:
             raise InputFileError(f"cannot write the report to {output}: {exc.strerror}") from None
         path = output

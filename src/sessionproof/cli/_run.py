@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from .._defaults import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS, DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console, progress_console
+from ._inspect import PriceOpt, PricesOpt
 from ._later import help_later
 from ._report import NoReportOpt, told_report
 
@@ -180,9 +181,20 @@ def run(
             metavar="openinference|langfuse",
         ),
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            help="Judge model for natural-language assertions (its calls are recorded and "
+            "costed as the judge's); without it they are not evaluated.",
+            metavar="MODEL",
+        ),
+    ] = None,
+    prices: PricesOpt = None,
+    price: PriceOpt = None,
 ) -> None:
     from .. import runs
     from ..runs._internal import RESUME_KEEPS
+    from ..scoring._internal import price_table
     from ._progress import RunProgress
 
     given = [
@@ -203,6 +215,7 @@ def run(
         )
 
     export = _export(otlp_endpoint, otlp_header, otel_content, otel_compat)
+    table = price_table(prices or [], price or [])  # a bad price file stops before running
     try:
         with RunProgress(progress_console(), "sessions") as progress:
             if resume:
@@ -221,6 +234,7 @@ def run(
                     on_start=announce,
                     html=not no_report,
                     export=export,
+                    prices=table,
                 )
             else:
                 config = runs.RunConfig(
@@ -247,6 +261,8 @@ def run(
                     rpm=rpm,
                     tpm=tpm,
                     export=export,
+                    judge=judge,
+                    prices=table,
                 )
                 report = runs.run(
                     config, progress, on_start=announce, argv=sys.argv[1:], html=not no_report
@@ -261,6 +277,19 @@ def run(
     _report(report, as_json)
     # The run wrote its report itself, while its store was still open (see `runs.run`).
     told_report(report.html_report, report.html_error)
+
+
+def print_costs(report: runs.RunReport) -> None:
+    """One cost line per arm, and each model the price table has no price for."""
+    from ..report._internal import cost_line
+
+    notes: list[str] = []
+    for arm, cost in report.cost_by_arm.items():
+        who = f"arm {arm}: " if len(report.cost_by_arm) > 1 else ""
+        out_console.print(escape(who + cost_line(cost)), highlight=False, soft_wrap=True)
+        notes += [n for n in cost.notes() if n not in notes]
+    for note in notes:
+        out_console.print(f"[yellow]{escape(note)}[/]", highlight=False, soft_wrap=True)
 
 
 def _export(
@@ -298,6 +327,7 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
         from ..report._internal import faults_table
 
         out_console.print(faults_table(report.faults))
+    print_costs(report)
     if report.turns is not None:
         from ..report._internal import turns_table
         from ..scoring._internal import TURN_DEFINITIONS

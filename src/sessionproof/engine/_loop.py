@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 from .._defaults import DEFAULT_AGENT_TIMEOUT_S as DEFAULT_AGENT_TIMEOUT_S
 from .._defaults import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ..agents import Agent, AgentFailure, AgentRequest, AgentResponse, end_session
-from ..agents._internal import STOP_TOKEN, queue_time_excluded
+from ..agents._internal import STOP_TOKEN, collect_model_calls, queue_time_excluded
 from ..domains import Domain, ToolContext, ToolSource
 from ..domains._internal import result_from_exception, source_gone
 from ..errors import InfraError, exception_text
@@ -102,7 +102,8 @@ class _SessionRun:
 
     def _model_calls(self, calls: list[ModelCall]) -> None:
         for call in calls:
-            self.usage = self.usage + call.usage
+            if call.role == "agent":  # the session's usage is the agent's alone
+                self.usage = self.usage + call.usage
             self.rec.emit(EventKind.model_call, call)
 
     async def _user_turn(self) -> _End | None:
@@ -343,9 +344,11 @@ async def run_session(plan: SessionPlan, suite: Judge, agent: Agent, user: User)
     runner = _SessionRun(plan, suite, agent, user)
     session, domain = await runner.run()
     if session.termination is not TerminationReason.infra_error:
-        outcome: Outcome = with_termination(
-            suite.evaluate(plan.scenario, session, domain), session.termination
-        )
+        with collect_model_calls() as judged_by:
+            judged = suite.evaluate(plan.scenario, session, domain)
+        for call in judged_by:  # the NL judge's calls, recorded before its verdict
+            runner.rec.emit(EventKind.model_call, call)
+        outcome: Outcome = with_termination(judged, session.termination)
         session.outcome = outcome
         runner.rec.emit(EventKind.verdict, outcome)
         session.events = runner.rec.events

@@ -17,6 +17,7 @@ import itertools
 import time
 from typing import Any
 
+from ..agents._internal import collect_model_calls
 from ..domains import Domain, ToolContext, ToolSource
 from ..domains._internal import result_from_exception, source_gone
 from ..records import (
@@ -209,9 +210,11 @@ class ServedSession:
             ended_at=time.time(),
         )
         if reason is not TerminationReason.infra_error:
-            outcome: Outcome = with_termination(
-                self.judge.evaluate(self.scenario, session, self.domain), reason
-            )
+            with collect_model_calls() as judged_by:
+                judged = self.judge.evaluate(self.scenario, session, self.domain)
+            for call in judged_by:  # the NL judge's calls, recorded before its verdict
+                self.rec.emit(EventKind.model_call, call)
+            outcome: Outcome = with_termination(judged, reason)
             session.outcome = outcome
             self.rec.emit(EventKind.verdict, outcome)
             session.events = self.rec.events

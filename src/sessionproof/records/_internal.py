@@ -23,6 +23,7 @@ from ._events import make_event as make_event
 from ._events import parse_event as parse_event
 from ._fastpath import instance as instance
 from ._messages import ModelCall as ModelCall
+from ._messages import ModelRole as ModelRole
 from ._messages import Role as Role
 from ._messages import Usage as Usage
 from ._outcome import Mismatch as Mismatch

@@ -130,6 +130,10 @@ _FAST = usable(Message) and list(Message.model_fields) == [
 """`Message.user`/`assistant` fill every field in this order; checked once."""
 
 
+ModelRole = Literal["agent", "user", "judge"]
+"""Who a `ModelCall` was made for: the agent under test, the simulated user or the NL judge."""
+
+
 class Usage(BaseModel):
     """Token usage summed over model calls."""
 
@@ -160,3 +164,6 @@ class ModelCall(BaseModel):
     response_id: str | None = None
     attempts: int = 1
     """How many HTTP attempts the call took, retries included."""
+    role: ModelRole = "agent"
+    """Who made the call: the agent under test, the simulated user or the NL judge (stores
+    written before this field read as the agent's, which is all they recorded then)."""

@@ -14,6 +14,7 @@ from ..engine._internal import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
 from ..engine._internal import PARTIES as VARY_PARTIES
 from ..errors import ConfigError
 from ..executors._internal import fork_available
+from ..scoring._internal import PriceTable
 from ..suites import Suite
 from ._live import OtlpExport
 from ._typed import TypedConfig
@@ -187,6 +188,11 @@ class RunConfig(TypedConfig):
     scenario measure that party's share of the verdict variance (docs/noise.md); `all`:
     every seed follows the trial, the simulated user's included (the split's reference);
     None: as any run (the simulated user gets no seed of the run's)."""
+    judge: str | None = None
+    """A model spec that judges natural-language assertions (`--judge`); its calls are
+    recorded in each session as the judge's. None leaves such assertions not evaluated."""
+    prices: PriceTable | None = None
+    """What prices the run's cost (`--prices`, `--price`); None: the shipped table."""
 
     @field_validator("tool_mode", mode="before")
     @classmethod

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, TypedDict, Unpack
 from pydantic import Field, field_validator, model_validator
 
 from ..errors import ConfigError
+from ..scoring._internal import PriceTable
 from ..store._internal import DEFAULT_STORE_PATH
 from ._live import CompatOption, SecretHeaders
 from ._typed import TypedConfig
@@ -48,6 +49,8 @@ class ExportConfig(TypedConfig):
     compat: CompatOption = None
     """Also the attributes Phoenix (`openinference`) or Langfuse (`langfuse`) read, and each
     session's verdict filed there (Phoenix annotations, Langfuse scores)."""
+    prices: PriceTable | None = None
+    """What prices the spans' `sessionproof.cost.usd` attributes; None: the shipped table."""
 
     @field_validator("fmt", mode="before")
     @classmethod
@@ -74,6 +77,7 @@ class ExportSettings(TypedDict, total=False):
     content: bool
     use_env: bool
     compat: str | None
+    prices: PriceTable | None
 
 
 def export_traces(config: ExportConfig | str, **settings: Unpack[ExportSettings]) -> int:
@@ -96,7 +100,9 @@ def export_traces(config: ExportConfig | str, **settings: Unpack[ExportSettings]
     from ..telemetry import send
     from ..telemetry._internal import run_request, send_run_verdicts, write_file
 
-    full_id, request, _ = run_request(config.run_id, config.store, config.content, config.compat)
+    full_id, request, _ = run_request(
+        config.run_id, config.store, config.content, config.compat, config.prices
+    )
     if config.output is not None:
         write_file(request, config.output, config.fmt)
     if config.endpoint is not None or config.use_env:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator
 
@@ -13,6 +13,9 @@ from .._secrets import register_header_secret
 from ..engine import Progress
 from ..errors import ConfigError
 from ._typed import TypedConfig
+
+if TYPE_CHECKING:
+    from ..scoring._internal import PriceTable
 
 Compat = Literal["openinference", "langfuse"]
 """Attribute conventions a live export may add to its spans (the telemetry package's
@@ -73,7 +76,10 @@ class OtlpExport(TypedConfig):
 
 @contextlib.contextmanager
 def exporting(
-    export: OtlpExport | None, progress: Progress | None, suite: str
+    export: OtlpExport | None,
+    progress: Progress | None,
+    suite: str,
+    prices: PriceTable | None = None,
 ) -> Iterator[Progress | None]:
     """The progress a run reports to: `progress` itself, or (with `export`) a live export
     that passes every call on to it and sends each finished session's spans; leaving flushes
@@ -90,5 +96,6 @@ def exporting(
         content=export.content,
         suite=suite,
         compat=export.compat,
+        prices=prices,
     ) as live:
         yield live

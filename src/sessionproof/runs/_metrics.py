@@ -15,13 +15,18 @@ from ..importers import import_file
 from ..records import Scenario, Session
 from ..scoring import ALL_METRIC_DEFINITIONS, MetricsReport, run_metrics
 from ..scoring._internal import (
+    COST_DEFINITIONS,
     DEFAULT_TARGET_MDE,
     NOISE_DEFINITIONS,
     Breakdowns,
+    CostSummary,
     NoiseFloor,
+    PriceTable,
     TraceCache,
     VarianceSplit,
+    cost_summary,
     noise_of_report,
+    shipped_prices,
 )
 from ..store import RunManifest, Store
 from ..store._internal import DEFAULT_STORE_PATH
@@ -68,10 +73,15 @@ class RunMetrics(BaseModel):
     """Arm → its verdict variance shared between the parties, when runs of a `run --vary`
     design were named (`split`); empty otherwise."""
 
+    costs: dict[str, CostSummary] = Field(default_factory=dict)
+    """Arm → tokens and USD by role, per session and per successful session."""
+
     def _arm_json(self, arm: str, report: MetricsReport) -> dict[str, Any]:
         found: dict[str, Any] = report.model_dump(mode="json", exclude={"definitions"})
         if arm in self.noise:
             found["noise"] = _noise_json(self, arm)
+        if arm in self.costs:
+            found["cost"] = self.costs[arm].model_dump(mode="json")
         return found
 
     def to_json(self) -> dict[str, Any]:
@@ -214,6 +224,7 @@ def metrics(
     *,
     target_mde: float = DEFAULT_TARGET_MDE,
     split: Sequence[str] = (),
+    prices: PriceTable | None = None,
 ) -> RunMetrics:
     """Every metric of the stored run `run_id` (or a unique prefix), arm by arm: session
     accuracy with Wilson and bootstrap intervals, pass^k and pass@k, flakiness, single-call
@@ -225,12 +236,13 @@ def metrics(
     Each arm's noise floor computes the trials needed for a difference of `target_mde`;
     `split` names other runs of one `run --vary` design with this one: each arm's verdict
     variance is then shared between the parties (`variance_split`).
+    `prices` prices each arm's cost (default: the shipped price table).
     """
     with _reading(store) as db:
         manifest = db.get_run(run_id)
         sessions = db.load_sessions(manifest.run_id)
         splits = variance_splits(db, [manifest.run_id, *split]) if split else {}
-    found = metrics_of(manifest, sessions, target_mde=target_mde)
+    found = metrics_of(manifest, sessions, target_mde=target_mde, prices=prices)
     found.variance_split = splits
     return found
 
@@ -242,11 +254,13 @@ def metrics_of(
     traces: TraceCache | None = None,
     *,
     target_mde: float = DEFAULT_TARGET_MDE,
+    prices: PriceTable | None = None,
 ) -> RunMetrics:
     """`metrics` of a run whose manifest and sessions are already loaded (the report loads
     them once for both, rather than reading every session from the store twice); `found`:
     what `scenarios_for` gave for them, when the caller has it already; `traces`: what was
-    made of the sessions already (a run's `MetricsWarmer`)."""
+    made of the sessions already (a run's `MetricsWarmer`); `prices`: what prices the cost
+    (default: the shipped table)."""
     scenarios, domain_for, source = found or scenarios_for(manifest, sessions)
     arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
     arms += sorted({s.arm for s in sessions} - set(arms))
@@ -259,6 +273,9 @@ def metrics_of(
         definitions.update(report.definitions)  # the per-turn ones, when an arm has them
     definitions.update(NOISE_DEFINITIONS)
     noise = {arm: noise_of_report(r, target_mde=target_mde) for arm, r in reports.items()}
+    definitions.update(COST_DEFINITIONS)
+    table = prices if prices is not None else shipped_prices()
+    costs = {arm: cost_summary([s for s in sessions if s.arm == arm], table) for arm in arms}
     return RunMetrics(
         breakdowns=_breakdowns(sessions, arms, domain_for),
         run_id=manifest.run_id,
@@ -270,4 +287,5 @@ def metrics_of(
         arms=reports,
         definitions=definitions,
         noise=noise,
+        costs=costs,
     )

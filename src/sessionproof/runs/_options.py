@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from ..agents import Agent
+from ..scoring._internal import PriceTable
 from ._config import Reading, ToolMode
 from ._live import OtlpExport
 
@@ -43,3 +44,5 @@ class RunSettings(TypedDict, total=False):
     tpm: float | None
     export: OtlpExport | Mapping[str, Any] | None
     vary: str | None
+    judge: str | None
+    prices: PriceTable | None

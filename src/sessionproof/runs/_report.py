@@ -13,7 +13,7 @@ from ..patterns import MineOptions, mine
 from ..patterns._internal import Granularity
 from ..report.html._internal import Comparison, Original, ReportRun, compare_sessions, render_html
 from ..scoring import MetricsReport
-from ..scoring._internal import SessionSurvival, TraceCache
+from ..scoring._internal import PriceTable, SessionSurvival, TraceCache
 from ..store import RunManifest, Store
 from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite
@@ -73,14 +73,18 @@ def _originals(manifest: RunManifest) -> tuple[dict[str, Original] | None, str]:
 
 
 def _load(
-    run_id: str, db: Store, loaded: Suite | None = None, traces: TraceCache | None = None
+    run_id: str,
+    db: Store,
+    loaded: Suite | None = None,
+    traces: TraceCache | None = None,
+    prices: PriceTable | None = None,
 ) -> ReportRun:
     manifest = db.get_run(run_id)
     sessions = db.load_sessions(manifest.run_id)
     # The scenarios once, for the metrics and for mining (a suite's files read again and its
     # scenarios validated again otherwise).
     found = scenarios_for(manifest, sessions, loaded)
-    m = metrics_of(manifest, sessions, found, traces)
+    m = metrics_of(manifest, sessions, found, traces, prices=prices)
     run = ReportRun(
         run_id=m.run_id,
         command=m.command,
@@ -90,6 +94,7 @@ def _load(
         sessions=sessions,
         notes=[f"{m.run_id}: scenarios {m.scenarios.source}"],
         traces=traces,
+        costs=dict(m.costs),
     )
     scenarios, domain_for, _ = found
     run.scenarios = dict(scenarios)
@@ -147,6 +152,7 @@ def report(
     *,
     suite: Suite | None = None,
     traces: TraceCache | None = None,
+    prices: PriceTable | None = None,
 ) -> Path:
     """Write the HTML report of the stored runs `run_ids` (ids or unique prefixes) to
     `output` (default: `default_report_path`, in the folder beside the store) and return its
@@ -155,13 +161,14 @@ def report(
 
     `suite`: the suite the first run ran, as it ran it, when the caller holds it (a run
     reporting on itself); its scenarios are then not loaded again. `traces`: what was made
-    of the first run's sessions as they ended (its `MetricsWarmer.traces`)."""
+    of the first run's sessions as they ended (its `MetricsWarmer.traces`). `prices`: what
+    prices each arm's cost (default: the shipped table)."""
     if not run_ids:
         raise InputFileError("name at least one run id")
     with tuned_gc():
         with _reading(store) as db:
             runs = [
-                _load(r, db, suite, traces) if i == 0 else _load(r, db)
+                _load(r, db, suite, traces, prices) if i == 0 else _load(r, db, prices=prices)
                 for i, r in enumerate(run_ids)
             ]
         compared = _compare(runs[0], runs[1]) if len(runs) > 1 else None

@@ -9,7 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agents._internal import ConcurrencyStats
 from ..records import Session
 from ..scoring import ArmsReport, RunSummary
-from ..scoring._internal import TURN_DEFINITIONS, Breakdowns, FaultsReport, TurnReport
+from ..scoring._internal import (
+    TURN_DEFINITIONS,
+    Breakdowns,
+    CostSummary,
+    FaultsReport,
+    TurnReport,
+)
 from ..store import RunStatus
 
 
@@ -72,6 +78,9 @@ class RunReport(BaseModel):
     """The HTML report written at the end, when the run was asked for one."""
     html_error: str | None = None
     """Why that report could not be written (the run itself is stored)."""
+    cost_by_arm: dict[str, CostSummary] = Field(default_factory=dict)
+    """Arm → tokens and USD by agent, simulated user and judge, per session and per
+    successful session, over every session of the run (a resume's earlier ones too)."""
 
     def to_json(self) -> dict[str, Any]:
         """The `sessionproof run --json` object: the run id, the store, and `arms` (arm →
@@ -96,6 +105,7 @@ class RunReport(BaseModel):
                         **arm.summary.model_dump(mode="json"),
                         **arm.model_dump(exclude={"summary"}),
                         **self._breakdowns_json(name),
+                        **self._cost_json(name),
                     }
                     for name, arm in self.comparison.arms.items()
                 },
@@ -110,7 +120,7 @@ class RunReport(BaseModel):
             **self.summary.model_dump(mode="json"),
             **faults,
             "arms": {
-                name: {**s.model_dump(mode="json"), **faults}
+                name: {**s.model_dump(mode="json"), **faults} | self._cost_json(name)
                 for name, s in self.summary_by_arm.items()
             },
             "resumed_sessions": self.resumed_sessions,
@@ -124,6 +134,10 @@ class RunReport(BaseModel):
         # Only suites with breakdowns add the key, so every other run's JSON is unchanged.
         found = self.breakdowns.get(arm)
         return {} if found is None else {"breakdowns": found.model_dump(mode="json")}
+
+    def _cost_json(self, arm: str) -> dict[str, Any]:
+        found = self.cost_by_arm.get(arm)
+        return {} if found is None else {"cost": found.model_dump(mode="json")}
 
     def _concurrency_json(self) -> dict[str, Any]:
         stats = self.concurrency

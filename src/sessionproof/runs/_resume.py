@@ -12,10 +12,12 @@ from ..engine import Progress
 from ..engine._internal import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_STEPS
 from ..errors import ConfigError
 from ..executors._internal import load
+from ..scoring._internal import PriceTable
 from ..store import RunManifest, Store
 from ..store._internal import DEFAULT_STORE_PATH, REDACTED, scrub_text
 from ..suites import Suite
 from ._config import RunConfig
+from ._judged import judging
 from ._live import OtlpExport, exporting
 from ._results import RunReport
 from ._run import StartHook, execute
@@ -37,6 +39,7 @@ RESUME_KEEPS = (
     "agent_timeout",
     "reading",
     "vary",
+    "judge",
 )
 """Settings a resumed run takes from its manifest: asking for one on resume is an error."""
 
@@ -99,6 +102,7 @@ def resumed_config(
     max_sessions: int | None = None,
     rpm: float | None = None,
     tpm: float | None = None,
+    prices: PriceTable | None = None,
 ) -> RunConfig:
     """The `RunConfig` a stored run was started with (what `resume` runs); `concurrency`,
     `max_sessions`, `executor` and the rate limits `rpm` / `tpm` may differ from the run's
@@ -127,12 +131,19 @@ def resumed_config(
         rpm=rpm if rpm is not None else _stored_limit(options.get("rpm")),
         tpm=tpm if tpm is not None else _stored_limit(options.get("tpm")),
         vary=_stored_party(options.get("vary")),
+        judge=_stored_judge(options.get("judge")),
+        prices=prices,
     )
 
 
 def _stored_party(value: object) -> str | None:
     """The `--vary` party of a manifest's options (absent in runs started without one)."""
     return value if isinstance(value, str) else None
+
+
+def _stored_judge(value: object) -> str | None:
+    """The NL judge a run was started with (`--judge`), absent in runs without one."""
+    return value if isinstance(value, str) and value else None
 
 
 def _stored_limit(value: object) -> float | None:
@@ -157,6 +168,7 @@ async def aresume(
     on_start: StartHook | None = None,
     html: bool = False,
     export: OtlpExport | None = None,
+    prices: PriceTable | None = None,
 ) -> RunReport:
     """Async form of `resume`."""
     path = Path(store)
@@ -179,6 +191,7 @@ async def aresume(
             max_sessions=max_sessions,
             rpm=rpm,
             tpm=tpm,
+            prices=prices,
         )
         loaded = load(config.suite, config.limit, config.reading)
         if loaded.content_hash() != manifest.suite_hash:
@@ -187,8 +200,11 @@ async def aresume(
                 "start a new run instead of resuming"
             )
         skip = db.finished_keys(manifest.run_id)
-        with exporting(export, progress, manifest.suite) as told:
-            return await execute(db, config, loaded, manifest, told, on_start, skip=skip, html=html)
+        with exporting(export, progress, manifest.suite, config.prices) as told:
+            async with judging(config, loaded):  # the run's own judge, kept in its manifest
+                return await execute(
+                    db, config, loaded, manifest, told, on_start, skip=skip, html=html
+                )
 
 
 def resume(
@@ -208,6 +224,7 @@ def resume(
     on_start: StartHook | None = None,
     html: bool = False,
     export: OtlpExport | None = None,
+    prices: PriceTable | None = None,
 ) -> RunReport:
     """Continue the killed run `run_id` (or a unique prefix) in `store`: run the sessions it
     had not finished, with the settings of its manifest, and report over all of them.
@@ -219,7 +236,8 @@ def resume(
     (default: the run's) may differ. `given` names the settings
     the caller was explicitly asked for (`sessionproof run --resume` passes its command-line
     flags): any that the run keeps from its manifest is refused. `html` as for `run`;
-    `export`: the live export of the resumed sessions (as `RunConfig.export`).
+    `export`: the live export of the resumed sessions (as `RunConfig.export`); `prices`:
+    what prices the report's cost (as `RunConfig.prices`). A run started with `judge` keeps it.
     Raises `ConfigError` for a run not made by `run`, a changed suite, or a refused setting.
     """
     return asyncio.run(
@@ -234,6 +252,7 @@ def resume(
             max_sessions=max_sessions,
             rpm=rpm,
             tpm=tpm,
+            prices=prices,
             given=given,
             progress=progress,
             on_start=on_start,

@@ -43,6 +43,7 @@ from ..store._internal import new_run_id, recorded_run, scrub_text
 from ..suites import Suite
 from ..suites._internal import has_per_turn_criteria
 from ._config import RunConfig, model_name, parse_executor, suite_reference
+from ._judged import costs_by_arm, judging
 from ._live import exporting
 from ._ray import execute_ray, ray_spec, worker_spec
 from ._report import MINED_AT, default_report_path
@@ -106,6 +107,7 @@ def new_manifest(
             **({"rpm": config.rpm} if config.rpm is not None else {}),
             **({"tpm": config.tpm} if config.tpm is not None else {}),
             **({"vary": config.vary} if config.vary is not None else {}),
+            **({"judge": display_spec(config.judge)} if config.judge is not None else {}),
         },
         scenario_ids=[s.id for s in loaded.scenarios],
         argv=list(argv or []),
@@ -122,12 +124,13 @@ async def arun(
 ) -> RunReport:
     """Async form of `run`."""
     loaded = load(config.suite, config.limit, config.reading)
-    with exporting(config.export, progress, suite_reference(config.suite)) as told:
-        if config.store is None:
-            return await _in_memory(config, loaded, told, on_start)
-        manifest = new_manifest(config, loaded, argv)
-        with Store.open(config.store) as db:
-            return await execute(db, config, loaded, manifest, told, on_start, html=html)
+    with exporting(config.export, progress, suite_reference(config.suite), config.prices) as told:
+        async with judging(config, loaded):
+            if config.store is None:
+                return await _in_memory(config, loaded, told, on_start)
+            manifest = new_manifest(config, loaded, argv)
+            with Store.open(config.store) as db:
+                return await execute(db, config, loaded, manifest, told, on_start, html=html)
 
 
 def run(
@@ -290,13 +293,22 @@ async def execute(
             db, manifest.run_id, plan.arms, config.store, len(plan.skip), finished, loaded
         )
         report.concurrency = limiter.stats()
+        every = finished if not plan.skip else db.load_sessions(manifest.run_id)
+        report.cost_by_arm = costs_by_arm(every, plan.arms, config.prices)
         if imports is not None:
             imports.join()  # long done, but the report should not race it
         if html:
             try:
                 path = default_report_path(db.path, manifest.run_id)
                 traces = None if warming is None else warming.traces
-                written = write_report([manifest.run_id], path, db, suite=loaded, traces=traces)
+                written = write_report(
+                    [manifest.run_id],
+                    path,
+                    db,
+                    suite=loaded,
+                    traces=traces,
+                    prices=config.prices,
+                )
                 report.html_report = str(written)
             except SessionproofError as exc:
                 # The run is stored; a report that cannot be written is not its failure.
@@ -464,5 +476,6 @@ async def _in_memory(
         faults=faults,
         sessions=sessions,
         concurrency=limiter.stats(),
+        cost_by_arm=costs_by_arm(sessions, plan.arms, config.prices),
     )
     return with_breakdowns(report, loaded, lambda: sessions)

@@ -33,6 +33,14 @@ if TYPE_CHECKING:
     from ._calls import call_rule_names as call_rule_names
     from ._calls import check_calls as check_calls
     from ._calls import match_gold as match_gold
+    from ._cost import COST_DEFINITIONS as COST_DEFINITIONS
+    from ._cost import ROLES as ROLES
+    from ._cost import CostRole as CostRole
+    from ._cost import CostSummary as CostSummary
+    from ._cost import PerUnit as PerUnit
+    from ._cost import RoleTokens as RoleTokens
+    from ._cost import compare_cost as compare_cost
+    from ._cost import cost_summary as cost_summary
     from ._detection import Fault as Fault
     from ._detection import session_faults as session_faults
     from ._detection import session_recovered as session_recovered
@@ -55,6 +63,12 @@ if TYPE_CHECKING:
     from ._noise_split import VarianceSplit as VarianceSplit
     from ._noise_split import counts_by_arm as counts_by_arm
     from ._noise_split import variance_split as variance_split
+    from ._prices import Price as Price
+    from ._prices import PriceTable as PriceTable
+    from ._prices import load_price_file as load_price_file
+    from ._prices import parse_price_flag as parse_price_flag
+    from ._prices import price_table as price_table
+    from ._prices import shipped_prices as shipped_prices
     from ._recovery import ClassRecovery as ClassRecovery
     from ._recovery import RecoveryReport as RecoveryReport
     from ._recovery import error_recovery as error_recovery
@@ -98,10 +112,13 @@ _MODULE_OF: dict[str, str] = {
     "Breakdown": "sessionproof.scoring._breakdowns",
     "Breakdowns": "sessionproof.scoring._breakdowns",
     "CALL_DEFINITIONS": "sessionproof.scoring._calls",
+    "COST_DEFINITIONS": "sessionproof.scoring._cost",
     "CallAccuracy": "sessionproof.scoring._calls",
     "CallCheck": "sessionproof.scoring._calls",
     "CallValidators": "sessionproof.scoring._calls",
     "ClassRecovery": "sessionproof.scoring._recovery",
+    "CostRole": "sessionproof.scoring._cost",
+    "CostSummary": "sessionproof.scoring._cost",
     "DEFAULT_TARGET_MDE": "sessionproof.scoring._noise_floor",
     "DETECTION_DEFINITIONS": "sessionproof.scoring._detection_report",
     "DivergenceClass": "sessionproof.scoring._survival",
@@ -119,8 +136,13 @@ _MODULE_OF: dict[str, str] = {
     "NoiseFloor": "sessionproof.scoring._noise_floor",
     "ON_PATH_FAILURE": "sessionproof.scoring._survival",
     "PairedRow": "sessionproof.scoring._arms",
+    "PerUnit": "sessionproof.scoring._cost",
+    "Price": "sessionproof.scoring._prices",
+    "PriceTable": "sessionproof.scoring._prices",
+    "ROLES": "sessionproof.scoring._cost",
     "RateCell": "sessionproof.scoring._breakdowns",
     "RecoveryReport": "sessionproof.scoring._recovery",
+    "RoleTokens": "sessionproof.scoring._cost",
     "SURVIVAL_DEFINITIONS": "sessionproof.scoring._survival",
     "SessionSurvival": "sessionproof.scoring._survival",
     "SurvivalPoint": "sessionproof.scoring._survival_report",
@@ -136,13 +158,16 @@ _MODULE_OF: dict[str, str] = {
     "call_rule_names": "sessionproof.scoring._calls",
     "call_values": "sessionproof.scoring._metric",
     "check_calls": "sessionproof.scoring._calls",
+    "compare_cost": "sessionproof.scoring._cost",
     "compute_metric": "sessionproof.scoring._metric",
+    "cost_summary": "sessionproof.scoring._cost",
     "counts_by_arm": "sessionproof.scoring._noise_split",
     "error_recovery": "sessionproof.scoring._recovery",
     "faults_report": "sessionproof.scoring._detection_report",
     "first_summary": "sessionproof.scoring._summary",
     "gold_state_hash": "sessionproof.scoring._verdict",
     "invented_facts": "sessionproof.scoring._attribution",
+    "load_price_file": "sessionproof.scoring._prices",
     "made_once": "sessionproof.scoring._trace",
     "match_gold": "sessionproof.scoring._calls",
     "maximum_matching": "sessionproof.scoring._matching",
@@ -150,6 +175,8 @@ _MODULE_OF: dict[str, str] = {
     "noise_of_sessions": "sessionproof.scoring._noise_floor",
     "normalise_text": "sessionproof.scoring._verdict",
     "not_judged_reason": "sessionproof.scoring._summary",
+    "parse_price_flag": "sessionproof.scoring._prices",
+    "price_table": "sessionproof.scoring._prices",
     "rate_cell": "sessionproof.scoring._breakdowns",
     "rate_table": "sessionproof.scoring._breakdowns",
     "registered_user_metrics": "sessionproof.scoring._builtin_metrics",
@@ -157,6 +184,7 @@ _MODULE_OF: dict[str, str] = {
     "session_recovered": "sessionproof.scoring._detection",
     "session_survival": "sessionproof.scoring._survival",
     "session_value": "sessionproof.scoring._metric",
+    "shipped_prices": "sessionproof.scoring._prices",
     "state_diff": "sessionproof.scoring._evidence",
     "success_by_need": "sessionproof.scoring._survival_report",
     "summaries_by_arm": "sessionproof.scoring._summary",

@@ -109,6 +109,7 @@ class AgentJudge:
     def judge(self, assertions: Sequence[str], transcript: str) -> list[tuple[bool | None, str]]:
         """Ask the model once for every assertion; unusable replies judge nothing."""
         from ..agents import AgentRequest
+        from ..agents._internal import note_model_calls
 
         numbered = "\n".join(f"{i + 1}. {a}" for i, a in enumerate(assertions))
         request = AgentRequest(
@@ -119,6 +120,8 @@ class AgentJudge:
             tools=[],
         )
         response = _run_sync(self.agent.respond(request))
+        # The session being judged (the engine's collector) records the judge's own calls.
+        note_model_calls(c.model_copy(update={"role": "judge"}) for c in response.model_calls)
         parsed = parse_judgement(response.message.content or "", len(assertions))
         if parsed is None:
             return [(None, f"the judge {self.name} gave no usable verdict")] * len(assertions)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -13,6 +13,9 @@ from ..records import Outcome, Scenario, Session
 from ..scoring import evaluate_session
 from ..scoring._internal import Breakdowns
 from ._judges import judge_of
+
+if TYPE_CHECKING:
+    from ._nl_judge import NLJudge
 
 _INT64 = range(-(2**63), 2**64)
 """Integers orjson can write."""
@@ -74,6 +77,10 @@ class Suite:
     Subclasses change where a scenario's domain comes from or how it is judged.
     """
 
+    nl_judge: NLJudge | None = None
+    """Who judges natural-language assertions in a live run (`run --judge`); None leaves
+    them not evaluated."""
+
     def __init__(self, name: str, scenarios: list[Scenario]) -> None:
         self.name = name
         self.scenarios = scenarios
@@ -105,7 +112,9 @@ class Suite:
         benchmark package's, see `register_judge`), else by its generic criteria."""
         own = judge_of(scenario)
         if own is not None:
-            return own.evaluate(scenario, session, final_domain)
+            if self.nl_judge is None:
+                return own.evaluate(scenario, session, final_domain)
+            return own.evaluate(scenario, session, final_domain, nl_judge=self.nl_judge)
         return evaluate_session(scenario, session, final_domain, self.domain_for(scenario))
 
     def breakdowns(self, sessions: Sequence[Session]) -> Breakdowns | None:

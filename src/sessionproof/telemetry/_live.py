@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Mapping
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from opentelemetry.sdk.environment_variables import OTEL_BSP_MAX_QUEUE_SIZE
 
@@ -38,6 +38,9 @@ from ..records import Session
 from ._compat import check_compat
 from ._live_worker import env_int, frame
 from ._otlp import exporter
+
+if TYPE_CHECKING:
+    from ..scoring._internal import PriceTable
 
 _log = logging.getLogger(__name__)
 _SERIALIZER = Session.__pydantic_serializer__  # model_dump_json's bytes, before it decodes them
@@ -63,6 +66,7 @@ class LiveExport:
         content: bool = False,
         suite: str = "",
         compat: str | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         self.inner = inner
         # Settings are checked here, so a bad one stops the run before it starts.
@@ -73,6 +77,8 @@ class LiveExport:
             "content": content,
             "suite": suite,
             "compat": check_compat(compat),
+            # What prices the spans' cost (the run's --prices/--price); absent: shipped table.
+            **({"prices": prices.model_dump(mode="json")} if prices is not None else {}),
         }
         self.max_waiting = env_int(OTEL_BSP_MAX_QUEUE_SIZE, 2048)
         self.sessions: queue.Queue[Session | None] = queue.Queue()

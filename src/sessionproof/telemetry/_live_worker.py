@@ -39,6 +39,7 @@ from pydantic import ValidationError
 
 from ..errors import InfraError
 from ..records import Session
+from ..scoring._internal import PriceTable
 from . import _names as n
 from ._evals import Scenarios
 from ._otlp import exporter, new_request, post, request_spans
@@ -104,6 +105,8 @@ class _Sender:
         self.report = report
         self.content = bool(settings.get("content"))
         self.compat: str | None = settings.get("compat")
+        raw = settings.get("prices")
+        self.prices = None if raw is None else PriceTable.model_validate(raw)
         self.exporter = exporter(settings.get("endpoint"), settings.get("headers") or None)
         resource = default_resource().merge(Resource({n.RUN_SUITE: settings.get("suite", "")}))
         # An empty request, copied for each batch: the resource is encoded once.
@@ -156,6 +159,7 @@ class _Sender:
                 content=self.content,
                 evaluations=self.scenarios.evaluations(session),
                 compat=self.compat,
+                prices=self.prices,
             )
         except Exception:  # a bug here must not stop the export of other sessions
             _log.exception("cannot export session %s", session.session_id)

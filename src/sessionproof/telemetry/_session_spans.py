@@ -23,7 +23,7 @@ from ..records import (
     ToolCall,
     ToolResult,
 )
-from ..records._internal import ModelCall, Usage, make_event
+from ..records._internal import ModelCall, ModelRole, Usage, make_event
 from ..taxonomy._internal import classify_text
 from . import _names as n
 from ._decode import SpanData, SpanEventData, Value
@@ -49,6 +49,13 @@ def text_attr(attrs: dict[str, Value], key: str, default: str = "") -> str:
 def _int(attrs: dict[str, Value], key: str, default: int = 0) -> int:
     value = attrs.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _role(attrs: dict[str, Value]) -> ModelRole:
+    """Who made a model call, as its span says; a span without (another tool's) is the
+    agent's, the only calls such traces record."""
+    value = attrs.get(n.MODEL_ROLE)
+    return value if value in ("agent", "user", "judge") else "agent"  # type: ignore[return-value]
 
 
 def _float(attrs: dict[str, Value], key: str, default: float) -> float:
@@ -157,6 +164,7 @@ class SessionSpans:
                     else None,
                     response_id=text_attr(a, n.RESPONSE_ID) or None,
                     attempts=_int(a, n.ATTEMPTS, 1),
+                    role=_role(a),
                 )
                 pending.append(self._pending(a, EventKind.model_call, call, span.end_ns, tie))
             elif op == n.EXECUTE_TOOL or oi == "TOOL":
@@ -214,8 +222,10 @@ class SessionSpans:
         metadata = json.loads(text_attr(ra, n.METADATA) or "{}")
         usage = Usage()
         for e in events:
-            if e.kind is EventKind.model_call and isinstance(e.payload, ModelCall):
-                usage = usage + e.payload.usage
+            # The session's usage is the agent's alone (not the simulated user's or judge's).
+            called = e.payload
+            if isinstance(called, ModelCall) and called.role == "agent":
+                usage = usage + called.usage
         return Session(
             run_id=run_id,
             session_id=session_id,

@@ -36,10 +36,12 @@ from ..records import (
     UserMessageEvent,
 )
 from ..records._internal import EventBase, ModelCallEvent, VerdictEvent
+from ..scoring._internal import PriceTable, shipped_prices
 from ..store._internal import scrub_text, scrub_value
 from . import _names as n
 from ._attrs import Attrs, key_values
 from ._compat import check_compat, compat_attributes
+from ._cost_attrs import call_cost, session_cost
 from ._evals import Evaluation, by_call
 
 SpanEvent = dict[str, Any]
@@ -126,8 +128,10 @@ class _Builder:
         content: bool,
         evaluations: Sequence[Evaluation] = (),
         compat: str | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         self.s = session
+        self.prices = prices if prices is not None else shipped_prices()
         self.out = out
         self.evals = by_call(evaluations)
         self.compat = check_compat(compat)
@@ -250,8 +254,10 @@ class _Builder:
             n.CACHED_TOKENS: call.usage.cached_tokens,
             n.LATENCY: call.latency_s,
             n.ATTEMPTS: call.attempts,
+            n.MODEL_ROLE: call.role,
             **_position(event),
         }
+        attrs.update(call_cost(call, self.prices))
         if call.finish_reason is not None:
             attrs[n.FINISH_REASONS] = [call.finish_reason]
         if call.response_id is not None:
@@ -388,6 +394,7 @@ class _Builder:
             n.ENDED_AT: s.ended_at,
             n.METADATA: json.dumps(scrub_value(s.metadata), sort_keys=True),
         }
+        attrs.update(session_cost(s, self.prices))
         error = None
         if s.infra_error:
             error = attrs[n.ERROR_TYPE] = s.termination.value
@@ -405,11 +412,13 @@ def add_spans(
     content: bool = False,
     evaluations: Sequence[Evaluation] = (),
     compat: str | None = None,
+    prices: PriceTable | None = None,
 ) -> None:
     """Add the spans of one stored session to `out` (see the module docstring); content only
     if asked; `evaluations` (the session's metrics, `_evals`) as evaluation events; `compat`
-    (`openinference` or `langfuse`) adds the attributes that tool reads (`_compat`)."""
-    builder = _Builder(session, out, content, evaluations, compat)
+    (`openinference` or `langfuse`) adds the attributes that tool reads (`_compat`); `prices`
+    prices the cost attributes (default: the shipped table)."""
+    builder = _Builder(session, out, content, evaluations, compat, prices)
     for event in session.events:
         builder.add(event)
     builder.finish()
@@ -421,10 +430,18 @@ def otlp_spans(
     content: bool = False,
     evaluations: Sequence[Evaluation] = (),
     compat: str | None = None,
+    prices: PriceTable | None = None,
 ) -> list[Span]:
     """The spans of one stored session as OTLP protobuf messages, the root last (`add_spans`)."""
     holder = ScopeSpans()
-    add_spans(holder.spans, session, content=content, evaluations=evaluations, compat=compat)
+    add_spans(
+        holder.spans,
+        session,
+        content=content,
+        evaluations=evaluations,
+        compat=compat,
+        prices=prices,
+    )
     return list(holder.spans)
 
 

@@ -11,6 +11,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 
 from ..errors import StoreError
+from ..scoring._internal import PriceTable, shipped_prices
 from ..store import Store
 from ..store._internal import DEFAULT_STORE_PATH
 from ..suites._internal import recorded_suite
@@ -26,9 +27,14 @@ EXPORT_FORMATS = ("otlp-json", "otlp-proto")
 
 
 def run_request(
-    run_id: str, store: str | Path, content: bool, compat: str | None
+    run_id: str,
+    store: str | Path,
+    content: bool,
+    compat: str | None,
+    prices: PriceTable | None = None,
 ) -> tuple[str, ExportTraceServiceRequest, Resource]:
-    """The full run id, the OTLP request of every session of a stored run, and its resource."""
+    """The full run id, the OTLP request of every session of a stored run, and its resource
+    (`prices`: what prices the cost attributes; None: the shipped table)."""
     check_compat(compat)
     path = Path(store)
     if not path.exists():
@@ -47,9 +53,17 @@ def run_request(
     scenarios = Scenarios(recorded_suite(manifest.command, manifest.suite))
     request = new_request(resource)
     spans = request_spans(request)
+    table = prices if prices is not None else shipped_prices()  # read once for the run
     for session in sessions:
         evaluations = scenarios.evaluations(session)
-        add_spans(spans, session, content=content, evaluations=evaluations, compat=compat)
+        add_spans(
+            spans,
+            session,
+            content=content,
+            evaluations=evaluations,
+            compat=compat,
+            prices=table,
+        )
     return manifest.run_id, request, resource
 
 

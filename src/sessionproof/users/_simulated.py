@@ -86,10 +86,11 @@ class SimulatedUser:
             messages=[Message.system(self.system), *history], tools=[], turn=turn, seed=self.seed
         )
         response = await self.model.respond(request)
+        calls = [c.model_copy(update={"role": "user"}) for c in response.model_calls]
         text = (response.message.content or "").strip()
         stop = any(tok in text for tok in STOP_TOKENS)
         for tok in STOP_TOKENS:
             text = text.replace(tok, "").strip()
         if stop:
-            return UserReply(text=text or None, stop=True, model_calls=response.model_calls)
-        return UserReply(text=text or "(no reply)", model_calls=response.model_calls)
+            return UserReply(text=text or None, stop=True, model_calls=calls)
+        return UserReply(text=text or "(no reply)", model_calls=calls)

@@ -23,7 +23,7 @@ from ...records._internal import (
     GuardDecisionEvent,
 )
 from ...scoring import MetricsReport
-from ...scoring._internal import SessionSurvival, TraceCache, made_once
+from ...scoring._internal import CostSummary, SessionSurvival, TraceCache, made_once
 from ._drill import calls_record, criteria_records
 
 # Long tool outputs are cut so a 1,000-session report stays a few megabytes; the store keeps
@@ -63,6 +63,8 @@ class ReportRun:
     """A rerun's transcripts by the scenario id its sessions ran (the original verdicts),
     when the file could be read again; None otherwise (`originals_note` says why)."""
     originals_note: str = ""
+    costs: dict[str, CostSummary] = field(default_factory=dict)
+    """Arm → its cost by agent, simulated user and judge (the cost section)."""
 
 
 def _cut(text: str | None) -> str:

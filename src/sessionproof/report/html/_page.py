@@ -21,6 +21,8 @@ import orjson
 from ._arms import SECTION_ID as ARMS_ID
 from ._arms import arms_section
 from ._compare import Comparison
+from ._cost import SECTION_ID as COST_ID
+from ._cost import cost_section
 from ._data import ReportRun, all_sessions
 from ._faults import SECTION_ID as FAULTS_ID
 from ._faults import faults_section, has_faults
@@ -153,6 +155,7 @@ def render_html(
         ("failures", "failures", failures(runs)),
         (METRICS_ID, "metrics" if has_metrics(runs) else None, metrics_section(runs)),
         (NOISE_ID, "noise", noise_section(runs)),
+        (COST_ID, "cost" if any(r.costs for r in runs) else None, cost_section(runs)),
         ("patterns", "patterns", pattern_map(runs)),
         ("grid", "verdicts", grid(runs)),
         ("comparison", None, comparison(compared) if len(runs) > 1 else ""),

@@ -87,7 +87,8 @@ class Tau2Suite(Suite):
 
         The engine adds its own termination criterion, so ours is left out here.
         """
-        outcome = evaluate_tau2(scenario, session, final_domain, self.judge)
+        judge = self.judge if self.judge is not None else self.nl_judge
+        outcome = evaluate_tau2(scenario, session, final_domain, judge)
         kept = [c for c in outcome.criteria if c.name != "termination"]
         return outcome.model_copy(update={"criteria": kept})
 
