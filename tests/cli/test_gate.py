@@ -93,7 +93,7 @@ def test_a_worse_candidate_exits_1_with_json_junit_summary_and_page(tmp_path: Pa
     low, high = data["effect"]["ci"]
     assert low <= data["effect"]["estimate"] <= high < -data["effect"]["margin"]
     assert data["sessions"]["baseline"] == data["sessions"]["candidate"] > 0
-    assert data["cost"]["baseline"]["tokens_per_successful_session"] > 0
+    assert data["cost"]["baseline"]["per_success"]["tokens"] > 0
     assert "round 1:" in proc.stderr  # each look is told as it happens
     root = check_junit(tmp_path / "j.xml")
     cases = list(root.iter("testcase"))

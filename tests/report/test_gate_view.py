@@ -11,6 +11,7 @@ import pytest
 from sessionproof.report.html._internal import render_gate_html
 from sessionproof.runs import gate
 from sessionproof.runs._internal import gate_page
+from sessionproof.scoring._internal import cost_summary, shipped_prices
 
 from .test_html_browser import ARGS, CHROMIUM
 
@@ -27,15 +28,8 @@ def _hostile() -> dict[str, object]:
         "only_candidate": 0,
         "unjudged": 0,
     }
-    side = {
-        "sessions": 2,
-        "successes": 1,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "tokens": 0,
-        "tokens_per_session": 0.0,
-        "tokens_per_successful_session": 0.0,
-    }
+    side = cost_summary([], shipped_prices()).model_dump(mode="json")
+    side["unpriced_models"] = ["<script>x</script>"]
     return {
         "verdict": "worse",
         "effect": {"estimate": -1.0, "ci": [-1.0, -0.5], "margin": 0.05},
@@ -98,7 +92,7 @@ def test_the_gate_page_renders_in_a_browser(tmp_path: Path) -> None:
         assert lost > 0 and page.locator("#scenarios tr.lost").count() == lost
         assert "worse" in page.locator("#gate").inner_text()
         cost = page.locator("#cost").inner_text()
-        assert "tokens per successful session" in cost and "baseline" in cost
+        assert "per successful session" in cost and "baseline" in cost
         # The styles applied (hash-pinned CSP): a lost scenario's row is tinted.
         colour = page.locator("#scenarios tr.lost td").first.evaluate(
             "e => getComputedStyle(e).backgroundColor"

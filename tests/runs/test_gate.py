@@ -39,10 +39,14 @@ def test_cost_counts_the_tokens_of_the_sessions_used(tmp_path: Path) -> None:
     base, cand = result.cost["baseline"], result.cost["candidate"]
     assert base.sessions == result.sessions["baseline"]
     # steady reports 100 + 20 tokens per decision, shaky 50 + 10: ratio 5 to 1 per call.
-    assert base.input_tokens == 5 * base.output_tokens > 0
-    assert cand.input_tokens == 5 * cand.output_tokens > 0
-    assert base.tokens_per_successful_session == pytest.approx(base.tokens / base.successes)
-    assert result.to_json()["cost"]["candidate"]["tokens"] == cand.tokens
+    # The split by role (issue 36 item 4): here every token is the agent's.
+    b, c = base.tokens["agent"], cand.tokens["agent"]
+    assert b.input_tokens == 5 * b.output_tokens > 0
+    assert c.input_tokens == 5 * c.output_tokens > 0
+    assert base.per_success.tokens == pytest.approx(base.total_tokens / base.successes)
+    assert result.to_json()["cost"]["candidate"]["tokens"]["agent"]["input_tokens"] == (
+        c.input_tokens
+    )
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from .._defaults import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
+from ._inspect import PriceOpt, PricesOpt
 from ._outputs import refuse_clobber
 
 _HELP = (
@@ -80,6 +81,8 @@ def gate_command(
     fail_inconclusive: Annotated[
         bool, typer.Option(help="Exit 1, not 2, when inconclusive.")
     ] = False,
+    prices: PricesOpt = None,
+    price: PriceOpt = None,
 ) -> None:
     """Run the gate and exit with its status."""
     from ..runs import gate
@@ -91,9 +94,11 @@ def gate_command(
         gate_summary,
         write_text,
     )
+    from ..scoring._internal import price_table
 
     for path in (junit, summary, report_path):
         refuse_clobber(path, store=store)
+    table = price_table(prices or [], price or [])  # a bad price file stops before any run
 
     def told(seen: GateLook) -> None:
         err_console.print(
@@ -121,6 +126,7 @@ def gate_command(
         concurrency=concurrency,
         on_round=told,
         argv=sys.argv[1:],
+        prices=table,
     )
     title = suite or ""
     if junit is not None:

@@ -28,6 +28,7 @@ from ._messages import Role as Role
 from ._messages import Usage as Usage
 from ._outcome import Mismatch as Mismatch
 from ._outcome import TurnResult as TurnResult
+from ._payloads import UNCOMMITTED_KINDS as UNCOMMITTED_KINDS
 from ._payloads import AgentError as AgentError
 from ._payloads import Decision as Decision
 from ._payloads import DriftApplied as DriftApplied

@@ -60,6 +60,14 @@ class ImplicitFaultKind(StrEnum):
     duplicate_write = "duplicate_write"
 
 
+UNCOMMITTED_KINDS: frozenset[ImplicitFaultKind] = frozenset(
+    {ImplicitFaultKind.silent_noop, ImplicitFaultKind.error_in_body}
+)
+"""Implicit faults under which a write took no effect (it answered with a success, or a
+success-shaped failure, and the domain kept its state); a `duplicate_write` whose `change`
+says `second_ok` took effect twice."""
+
+
 class ImplicitFault(BaseModel):
     """Payload of `implicit_fault`: a fault plan changed a call's effect or its success-shaped
     output without an error. Kept out of the agent's view: it sees only the tool result."""

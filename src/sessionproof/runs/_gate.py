@@ -21,6 +21,7 @@ from ..conditions import parse_arm
 from ..engine import Progress
 from ..errors import ConfigError
 from ..executors._internal import load
+from ..scoring._internal import PriceTable
 from ..scoring.stats._internal import (
     MAX_LOOKS,
     Spending,
@@ -70,6 +71,7 @@ def gate(
     progress: Progress | None = None,
     on_round: RoundHook | None = None,
     argv: list[str] | None = None,
+    prices: PriceTable | None = None,
 ) -> GateResult:
     """Decide whether `candidate` may replace `baseline`: `better`, `not_worse` (worse by no
     more than `margin`), `worse` (by more than `margin`) or `inconclusive`, from the mean
@@ -82,6 +84,9 @@ def gate(
     stored run runs on that run's suite, limit and seed. `alpha`: the chance of any wrong
     verdict stays at about alpha/2 per kind (the interval is at level 1 − alpha at every
     look). Sessions that were not judged leave their pair out (never a loss or a win).
+
+    `prices` prices the cost block (default: the shipped price table; a model without a
+    price gives tokens only).
 
     Raises `ConfigError` for bad levels, sides that do not pair (naming the scenarios each
     lacks), an unknown run id, or a budget short of one round.
@@ -106,6 +111,7 @@ def gate(
             progress=progress,
             on_round=on_round,
             argv=argv,
+            prices=prices,
         )
     )
 
@@ -130,6 +136,7 @@ async def agate(
     progress: Progress | None = None,
     on_round: RoundHook | None = None,
     argv: list[str] | None = None,
+    prices: PriceTable | None = None,
 ) -> GateResult:
     """Async form of `gate`."""
     check_levels(alpha, margin)
@@ -246,7 +253,7 @@ async def agate(
         sessions={name: len(s) for name, s in used.items()},
         runs={name: side.run_id for name, side in sides.items()},
         stored={name: side.stored for name, side in sides.items()},
-        cost=gate_cost(used),
+        cost=gate_cost(used, prices),
         looks=looks,
         notes=notes,
     )

@@ -1,81 +1,42 @@
-"""The gate's cost block: model tokens per session and per successful session, per side.
+"""The gate's cost block: each side's tokens and USD by role (agent, simulated user, judge),
+per session and per successful session (`scoring`'s `cost_summary`, priced by the shipped
+table or the user's), and the one sentence the summary prints beside the verdict.
 
-One seam on purpose: the tokens come from the sessions' own model-call records
-(`ModelCallEvent` usage); a priced split (agent, simulated user, judge) replaces
-`gate_cost` when one exists. No price is ever guessed here.
+A model without a price gives tokens only, and the sentence then compares tokens and says so:
+no price is ever guessed here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
-
 from ..records import Session
+from ..scoring._internal import CostSummary, PriceTable, compare_cost, cost_summary, shipped_prices
 
 
-class SideCost(BaseModel):
-    """What one side of a gate spent, in tokens, over the sessions the decision used."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    sessions: int
-    successes: int
-    input_tokens: int
-    output_tokens: int
-    tokens: int
-    """Input plus output tokens of every model call the sessions recorded (retries in)."""
-    tokens_per_session: float | None
-    """None when there was no session."""
-    tokens_per_successful_session: float | None
-    """All the side's tokens over its successful sessions; None when none succeeded."""
+def gate_cost(
+    sides: Mapping[str, Sequence[Session]], prices: PriceTable | None = None
+) -> dict[str, CostSummary]:
+    """Side name (`baseline`, `candidate`) → its cost over the sessions the decision used,
+    priced by `prices` (default: the shipped table)."""
+    table = prices if prices is not None else shipped_prices()
+    return {name: cost_summary(list(sessions), table) for name, sessions in sides.items()}
 
 
-def side_cost(sessions: Sequence[Session]) -> SideCost:
-    """The tokens `sessions` recorded in their model calls, per session and per success."""
-    inputs = outputs = 0
-    for session in sessions:
-        for call in session.model_calls():
-            inputs += call.usage.input_tokens
-            outputs += call.usage.output_tokens
-    total = inputs + outputs
-    wins = sum(1 for s in sessions if s.verdict is True)
-    return SideCost(
-        sessions=len(sessions),
-        successes=wins,
-        input_tokens=inputs,
-        output_tokens=outputs,
-        tokens=total,
-        tokens_per_session=total / len(sessions) if sessions else None,
-        tokens_per_successful_session=total / wins if wins else None,
-    )
-
-
-def gate_cost(sides: Mapping[str, Sequence[Session]]) -> dict[str, SideCost]:
-    """Side name (`baseline`, `candidate`) → its `SideCost`."""
-    return {name: side_cost(sessions) for name, sessions in sides.items()}
-
-
-def cost_sentence(cost: Mapping[str, SideCost]) -> str:
-    """One line comparing the sides' tokens per successful session (or saying why not)."""
+def cost_sentence(cost: Mapping[str, CostSummary]) -> str:
+    """One line comparing the sides' cost per successful session (or saying why not)."""
     base, cand = cost.get("baseline"), cost.get("candidate")
     if base is None or cand is None:
         return "cost: not measured"
-    if base.tokens == 0 and cand.tokens == 0:
+    if base.total_tokens == 0 and cand.total_tokens == 0:
         return "cost: no model tokens were recorded on either side (reference or Python agents)"
-    b, c = base.tokens_per_successful_session, cand.tokens_per_successful_session
-    if b is None or c is None:
-        who = "baseline" if b is None else "candidate"
-        return f"cost: the {who} had no successful session, so no tokens per successful session"
-    if base.tokens == 0 or cand.tokens == 0:
-        who = "baseline" if base.tokens == 0 else "candidate"
-        return (
-            f"cost: candidate {c:,.0f} vs baseline {b:,.0f} tokens per successful session "
-            f"(the {who} recorded no model tokens: no ratio)"
-        )
-    change = (c - b) / b
-    how = "cheaper" if change < 0 else "dearer"
-    return (
-        f"cost: candidate {c:,.0f} vs baseline {b:,.0f} tokens per successful session "
-        f"({abs(change):.0%} {how}; tokens only, no prices)"
-    )
+    for who, side in (("baseline", base), ("candidate", cand)):
+        if side.total_tokens == 0:
+            return f"cost: the {who} recorded no model tokens, so the costs are not compared"
+    b, c = base.per_success, cand.per_success
+    figures = ""
+    if b.usd is not None and c.usd is not None:
+        figures = f" (${c.usd:.4g} against ${b.usd:.4g})"
+    elif b.tokens is not None and c.tokens is not None:
+        figures = f" ({c.tokens:,.0f} against {b.tokens:,.0f} tokens)"
+    return f"cost, candidate against baseline: {compare_cost(base, cand)}{figures}"

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..scoring._internal import CostSummary
 from ..scoring.stats._internal import Verdict
-from ._gate_cost import SideCost
 from ._gate_pairs import ScenarioPairs
 
 StoppedBecause = Literal["decided", "max_trials", "budget", "stored_trials"]
@@ -68,7 +68,8 @@ class GateResult(BaseModel):
     """Side → the stored run its sessions are in."""
     stored: dict[str, bool]
     """Side → True when it was a stored run, False when the gate ran it."""
-    cost: dict[str, SideCost]
+    cost: dict[str, CostSummary]
+    """Side → its tokens and USD by role, per session and per successful session."""
     looks: list[GateLook] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 

@@ -32,7 +32,8 @@ def gate_lines(result: GateResult) -> list[str]:
     """The gate for a terminal: the verdict and effect, the design as run, the cost, notes."""
     data = result.to_json()
     lines = [headline(data), design_line(data), cost_sentence(result.cost)]
-    return lines + [f"note: {n}" for n in result.notes]
+    unpriced = dict.fromkeys(n for side in result.cost.values() for n in side.notes())
+    return lines + [f"note: {n}" for n in [*result.notes, *unpriced]]
 
 
 def write_text(path: str | Path, text: str, what: str) -> Path:

@@ -20,6 +20,7 @@ from ..records import (
     ToolSpec,
 )
 from ..records._internal import (
+    UNCOMMITTED_KINDS,
     DriftAppliedEvent,
     FaultInjectedEvent,
     GuardDecisionEvent,
@@ -62,9 +63,6 @@ _BACKEND_FAILURES = frozenset(
     {ErrorClass.timeout, ErrorClass.server_error, ErrorClass.unavailable, ErrorClass.rate_limited}
 )
 _NOT_SENT = frozenset({"repair", "breaker_open"})
-_UNCOMMITTED = frozenset({ImplicitFaultKind.silent_noop, ImplicitFaultKind.error_in_body})
-"""Implicit faults under which a write took no effect (it reported success, or a success-shaped
-failure, and the domain kept its state)."""
 """Guard decisions after which the call's final answer is the guard's own."""
 
 
@@ -78,7 +76,7 @@ def _reached_domain(result: ToolResult | None, guard_refused: bool) -> bool:
 
 def traced_calls(session: Session) -> list[TracedCall]:
     """The session's tool calls in order, each joined with its final result and how many times
-    it took effect (implicit faults included: see `_UNCOMMITTED` and duplicate_write)."""
+    it took effect (implicit faults included: see `UNCOMMITTED_KINDS` and duplicate_write)."""
     results: dict[str, ToolResult] = {}
     committed: Counter[str] = Counter()
     injected: Counter[str] = Counter()
@@ -98,7 +96,7 @@ def traced_calls(session: Session) -> list[TracedCall]:
             refused.add(str(event.payload.call_id))
         elif isinstance(event, ImplicitFaultEvent):
             fault = event.payload
-            if fault.fault in _UNCOMMITTED:
+            if fault.fault in UNCOMMITTED_KINDS:
                 uncommitted.add(fault.call_id)
             elif fault.fault is ImplicitFaultKind.duplicate_write and fault.change.get("second_ok"):
                 committed[fault.call_id] += 1  # the write was applied a second time

@@ -17,9 +17,7 @@ from typing import Any
 from ..domains import Domain, DomainSpec
 from ..errors import ToolError
 from ..records import Session, ToolCall, ToolCallEvent, ToolResultEvent
-from ..records._internal import ImplicitFaultEvent, ImplicitFaultKind
-
-_UNCOMMITTED = frozenset({ImplicitFaultKind.silent_noop, ImplicitFaultKind.error_in_body})
+from ..records._internal import UNCOMMITTED_KINDS, ImplicitFaultEvent, ImplicitFaultKind
 
 
 def replayed_calls(session: Session) -> list[ToolCall]:
@@ -38,7 +36,7 @@ def replayed_calls(session: Session) -> list[ToolCall]:
             calls.append(event.payload)
         elif isinstance(event, ImplicitFaultEvent):
             fault = event.payload
-            if fault.fault in _UNCOMMITTED:
+            if fault.fault in UNCOMMITTED_KINDS:
                 uncommitted.add(fault.call_id)
             elif fault.fault is ImplicitFaultKind.duplicate_write and fault.change.get("second_ok"):
                 twice.add(fault.call_id)

@@ -103,15 +103,35 @@ def _scenario_rows(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _cost_rows(cost: Mapping[str, Mapping[str, Any]]) -> str:
-    def num(v: Any) -> str:
-        return "n/a" if v is None else f"{float(v):,.0f}"
+    """One row per side: sessions, successes, tokens and USD by role, and per successful
+    session (USD only where every call was priced; "tokens only" otherwise)."""
 
-    return "".join(
-        f"<tr><td>{escape(side)}</td><td>{int(c['sessions'])}</td><td>{int(c['successes'])}</td>"
-        f"<td>{int(c['tokens']):,}</td><td>{num(c['tokens_per_session'])}</td>"
-        f"<td>{num(c['tokens_per_successful_session'])}</td></tr>"
-        for side, c in cost.items()
-    )
+    def tokens(c: Mapping[str, Any], role: str) -> int:
+        t = c.get("tokens", {}).get(role, {})
+        return int(t.get("input_tokens", 0)) + int(t.get("output_tokens", 0))
+
+    def usd(v: Any) -> str:
+        return "tokens only" if v is None else f"${float(v):.4g}"
+
+    def per(unit: Mapping[str, Any]) -> str:
+        if unit.get("undefined"):
+            return escape(str(unit["undefined"]))
+        money = unit.get("usd")
+        shown = f"{float(unit.get('tokens') or 0):,.0f} tokens"
+        return shown if money is None else f"{usd(money)} ({shown})"
+
+    rows = []
+    for side, c in cost.items():
+        roles = "".join(
+            f"<td>{tokens(c, role):,} · {usd(c.get('usd', {}).get(role))}</td>"
+            for role in ("agent", "user", "judge")
+        )
+        rows.append(
+            f"<tr><td>{escape(side)}</td><td>{int(c.get('sessions', 0))}</td>"
+            f"<td>{int(c.get('successes', 0))}</td>{roles}"
+            f"<td>{per(c.get('per_session', {}))}</td><td>{per(c.get('per_success', {}))}</td></tr>"
+        )
+    return "".join(rows)
 
 
 def render_gate_html(data: Mapping[str, Any], cost_line: str, title: str = "") -> str:
@@ -134,8 +154,9 @@ def render_gate_html(data: Mapping[str, Any], cost_line: str, title: str = "") -
         f"</tr></thead><tbody>{_scenario_rows(data.get('scenarios', []))}</tbody></table>"
         "</section>"
         f'<section id="cost"><h2>Cost</h2><p>{escape(cost_line)}</p>'
-        "<table><thead><tr><th>side</th><th>sessions</th><th>successes</th><th>tokens</th>"
-        "<th>tokens / session</th><th>tokens / successful session</th></tr></thead>"
+        "<table><thead><tr><th>side</th><th>sessions</th><th>successes</th>"
+        "<th>agent (tokens · USD)</th><th>simulated user</th><th>judge</th>"
+        "<th>per session</th><th>per successful session</th></tr></thead>"
         f"<tbody>{_cost_rows(data.get('cost', {}))}</tbody></table></section>"
     )
     return (
