@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._model_faults import ModelFaultSession as ModelFaultSession
     from ._protocol import STOP_TOKEN as STOP_TOKEN
     from ._protocol import OutputIssue as OutputIssue
     from ._protocol import plays_users as plays_users
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 _MODULE_OF: dict[str, str] = {
     "ConcurrencyStats": "sessionproof.agents._ratelimit",
     "FailureClassifier": "sessionproof.agents._retry",
+    "ModelFaultSession": "sessionproof.agents._model_faults",
     "ModelOutputRejected": "sessionproof.agents._retry",
     "OutputIssue": "sessionproof.agents._protocol",
     "ProviderGate": "sessionproof.agents._ratelimit",

@@ -4,11 +4,13 @@ Arm grammar (the `--arm` flag; the arm is named by its spec string)::
 
     ARM := "baseline" | PART (" " PART)*
     PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "perturb=" KIND["@"TURN] | "guard"
+          | "model_faults=" MODEL_FAULT_SPEC
 
 e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`,
 `drift=rename_param:50%@1@book_reservation`,
 `faults=rate_limited:5%,unavailable:5% guard`, `perturb=missing_arg`,
-`perturb=coreference@2`.
+`perturb=coreference@2`, `model_faults=429x3:2%,5xx:2%,bad_args:1%` (faults at the model
+boundary: the agent's own provider requests, see `agents.ModelFaultPlan`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from ..agents import ModelFaultPlan
 from ..domains import DomainSpec, ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
 from ..faults import DriftPlan, FaultInjector, FaultPlan
@@ -46,12 +49,19 @@ class Condition(BaseModel):
     guard: bool = False
     perturb: PerturbPlan | None = None
     """Imperfect instructions: the scenario's user side rewritten (see `_perturb`)."""
+    model_faults: ModelFaultPlan | None = None
+    """Faults at the model boundary: the agent's own provider requests (429, 5xx, ...)."""
 
     @property
     def baseline(self) -> bool:
-        """True when nothing is changed: no faults, no drift, no guard, no perturbation."""
+        """True when nothing is changed: no faults (tool or model), no drift, no guard, no
+        perturbation."""
         return (
-            self.faults is None and self.drift is None and not self.guard and self.perturb is None
+            self.faults is None
+            and self.drift is None
+            and not self.guard
+            and self.perturb is None
+            and self.model_faults is None
         )
 
 
@@ -65,6 +75,7 @@ def parse_arm(spec: str) -> Condition:
     faults: FaultPlan | None = None
     drift: DriftPlan | None = None
     perturbation: PerturbPlan | None = None
+    model_faults: ModelFaultPlan | None = None
     guard = False
     for part in name.split(" "):
         key, eq, value = part.partition("=")
@@ -84,15 +95,26 @@ def parse_arm(spec: str) -> Condition:
             if perturbation is not None:
                 raise ConfigError(f"arm {spec!r}: perturb= is given twice")
             perturbation = PerturbPlan.parse(value)
+        elif key == "model_faults" and eq:
+            if model_faults is not None:
+                raise ConfigError(f"arm {spec!r}: model_faults= is given twice")
+            model_faults = ModelFaultPlan.parse(value)
         elif part == "baseline":
             raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
         else:
             raise ConfigError(
                 f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, "
-                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN] and guard, separated by "
-                "spaces"
+                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN], model_faults=SPEC and "
+                "guard, separated by spaces"
             )
-    return Condition(name=name, faults=faults, drift=drift, guard=guard, perturb=perturbation)
+    return Condition(
+        name=name,
+        faults=faults,
+        drift=drift,
+        guard=guard,
+        perturb=perturbation,
+        model_faults=model_faults,
+    )
 
 
 class _Ticking(WrapperToolSource):
@@ -132,6 +154,8 @@ class ConditionHooks:
         self.drift = DriftHooks(condition.drift, seed, prefer_tools) if condition.drift else None
         self.faults = FaultInjector(condition.faults, seed) if condition.faults else None
         self.guard_config = guard_config
+        self.model_faults = condition.model_faults
+        """The plan the agent's own provider requests meet (read by the engine)."""
 
     def wrap(self, source: ToolSource) -> ToolSource:
         """Faults innermost, then drift, then the guard outermost."""

@@ -35,6 +35,7 @@ from ..records._internal import AgentError, ModelCall, Usage
 from ..users import User
 from ._boundary import NoHooks, SessionHooks
 from ._judge import Judge, with_termination
+from ._model_boundary import ProviderFaults
 from ._recorder import Recorder
 from ._reply import MalformedReply, accept_reply
 
@@ -85,6 +86,7 @@ class _SessionRun:
         self.usage = Usage()
         self.errors = 0
         self.tools: ToolSource = plan.hooks.wrap(self.domain)
+        self.provider_faults = ProviderFaults.of(plan, self.rec)
 
     @functools.cached_property
     def scenario_json(self) -> str:
@@ -184,8 +186,9 @@ class _SessionRun:
         deadline = asyncio.timeout(limit)
         try:
             async with deadline:
-                with queue_time_excluded(deadline):
+                with queue_time_excluded(deadline), self.provider_faults.model_call() as call:
                     reply = await self.agent.respond(request)
+                    call.replied = True
         except InfraError as exc:
             return _End(TerminationReason.infra_error, str(exc))
         except AgentFailure as exc:
