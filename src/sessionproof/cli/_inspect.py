@@ -114,6 +114,7 @@ def show(
     """A run's summary, or one session's transcript with `--session`, or `--metrics`."""
     from ..report._internal import render_definitions, render_table, render_transcript
     from ..scoring._internal import summaries_by_arm, verdict_label
+    from ._boundaries import faulted_arms, render_boundaries
     from ._summaries import render_summaries, summaries_json
 
     with _open(store) as db:
@@ -134,6 +135,8 @@ def show(
                 render_transcript(out_console, found[0])
             return
         rows = db.session_rows(manifest.run_id)
+        # The boundary table reads events: loaded only for a run whose arms inject faults.
+        faulted = db.load_sessions(manifest.run_id) if faulted_arms(manifest.arms) else []
     by_arm = summaries_by_arm(rows, manifest.arms)
     if as_json:
         payload = summaries_json({"manifest": manifest.model_dump(mode="json")}, by_arm)
@@ -160,6 +163,8 @@ def show(
     ]
     cols = ["session", "arm", "verdict", "termination", "steps", "calls", "errors"]
     render_table(out_console, "sessions", cols, table_rows, keep=(0, 1))
+    title = "faults at the tool and model boundaries"
+    render_boundaries(title, manifest.arms, faulted)
     if any(row[2] == "unevaluated" for row in table_rows):
         out_console.print(
             "unevaluated: no evaluated criterion failed, but some could not be evaluated "

@@ -34,6 +34,7 @@ RESUME_KEEPS = (
     "drift",
     "guard",
     "perturb",
+    "model_faults",
     "agent_timeout",
     "reading",
 )

@@ -20,6 +20,8 @@ import orjson
 
 from ._arms import SECTION_ID as ARMS_ID
 from ._arms import arms_section
+from ._boundaries import SECTION_ID as BOUNDARIES_ID
+from ._boundaries import boundaries_section
 from ._compare import Comparison
 from ._data import ReportRun, all_sessions
 from ._metrics import SECTION_ID as METRICS_ID
@@ -145,6 +147,7 @@ def render_html(
         ("turns", "per turn" if has_turns(runs) else None, turns_section(runs)),
         ("survival", "survival", survival(runs)),
         ("recovery", "recovery", recovery(runs)),
+        (BOUNDARIES_ID, "fault boundaries" if (b := boundaries_section(runs)) else None, b),
         ("failures", "failures", failures(runs)),
         (METRICS_ID, "metrics" if has_metrics(runs) else None, metrics_section(runs)),
         ("patterns", "patterns", pattern_map(runs)),
