@@ -14,10 +14,10 @@ from typing import Any
 import orjson
 import pytest
 
-from sessionproof.agents import ModelFaultPlan
 from sessionproof.agents._retry import RetryPolicy
 from sessionproof.conditions import parse_arm
 from sessionproof.errors import ConfigError
+from sessionproof.faults import ModelFaultPlan
 from sessionproof.records import ErrorClass, EventKind, Session, TerminationReason
 from sessionproof.records._internal import ProviderFaultKind
 from sessionproof.runs import RunConfig, RunReport, run

@@ -9,7 +9,6 @@ registers your own. Provider adapters declare how their SDK's failures read
 from typing import Any
 
 from . import _providers  # noqa: F401  (registers the built-in providers)
-from ._model_faults import ModelFaultPlan
 from ._oracle import OracleAgent
 from ._protocol import Agent, AgentFailure, AgentRequest, AgentResponse, end_session
 from ._registry import AgentOptions, Provider, accepted_specs, provider, providers
@@ -32,7 +31,6 @@ __all__ = [
     "AgentOptions",
     "AgentRequest",
     "AgentResponse",
-    "ModelFaultPlan",
     "OracleAgent",
     "Provider",
     "ProviderFailure",

@@ -181,7 +181,9 @@ class AnthropicAgent:
 
     def _fault_errors(self) -> SdkFaults:
         """This client's SDK errors, for a model-fault plan's faults (`_model_faults_sdk`)."""
-        return SdkFaults(self._client, anthropic, f"{self._client.base_url}v1/messages")
+        return SdkFaults(
+            self._client, anthropic, f"{str(self._client.base_url).rstrip('/')}/v1/messages"
+        )
 
     def classify_failure(self, exc: BaseException) -> ProviderFailure | None:
         """How this adapter's SDK errors read for the retry policy

@@ -354,7 +354,9 @@ class OpenAICompatAgent:
 
     def _fault_errors(self) -> SdkFaults:
         """This client's SDK errors, for a model-fault plan's faults (`_model_faults_sdk`)."""
-        return SdkFaults(self._client, openai, f"{self._client.base_url}chat/completions")
+        return SdkFaults(
+            self._client, openai, f"{str(self._client.base_url).rstrip('/')}/chat/completions"
+        )
 
     def classify_failure(self, exc: BaseException) -> ProviderFailure | None:
         """How this adapter's SDK errors read for the retry policy (`classify_openai_failure`)."""

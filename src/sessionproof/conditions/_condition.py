@@ -10,7 +10,7 @@ e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`
 `drift=rename_param:50%@1@book_reservation`,
 `faults=rate_limited:5%,unavailable:5% guard`, `perturb=missing_arg`,
 `perturb=coreference@2`, `model_faults=429x3:2%,5xx:2%,bad_args:1%` (faults at the model
-boundary: the agent's own provider requests, see `agents.ModelFaultPlan`).
+boundary: the agent's own provider requests, see `faults.ModelFaultPlan`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from ..agents import ModelFaultPlan
 from ..domains import DomainSpec, ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
-from ..faults import DriftPlan, FaultInjector, FaultPlan
+from ..faults import DriftPlan, FaultInjector, FaultPlan, ModelFaultPlan
 from ..faults._internal import DriftHooks
 from ..guard import Guard, GuardConfig, VirtualClock, guard_source
 from ..records import Scenario, ToolCall, ToolResult

@@ -1,6 +1,6 @@
 """The model boundary of a session: its model-fault plan, and the trace of what it served.
 
-A session's hooks may carry a model-fault plan (`model_faults`, an `agents.ModelFaultPlan`:
+A session's hooks may carry a model-fault plan (`model_faults`, a `faults.ModelFaultPlan`:
 the `model_faults=` part of an arm). Around each agent decision the engine opens one model
 call of the session's `ModelFaultSession`; the agent's provider requests inside it meet the
 plan, and when the decision is over each fault served is recorded as a `provider_fault`
@@ -14,7 +14,6 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..agents import ModelFaultPlan
 from ..agents._internal import ModelFaultSession
 from ..records import EventKind
 
@@ -40,7 +39,7 @@ class ProviderFaults:
     def of(cls, plan: SessionPlan, rec: Recorder) -> ProviderFaults:
         """The faults of the session `plan` describes, recorded by `rec`."""
         found = getattr(plan.hooks, "model_faults", None)
-        if not isinstance(found, ModelFaultPlan):
+        if found is None or not callable(getattr(found, "fault_at", None)):
             return cls(None, rec)
         return cls(ModelFaultSession(found, plan.seed, plan.scenario.id, plan.trial), rec)
 

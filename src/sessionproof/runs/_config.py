@@ -169,7 +169,7 @@ class RunConfig(TypedConfig):
     `coreference`, optionally `@TURN`."""
     model_faults: str | None = None
     """Faults at the model boundary of the single arm (the agent's own provider requests),
-    e.g. `429x3:2%,5xx:2%,bad_args:1%` (see `agents.ModelFaultPlan`)."""
+    e.g. `429x3:2%,5xx:2%,bad_args:1%` (see `faults.ModelFaultPlan`)."""
     agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S
     """Seconds one agent decision may take; past it the session ends as a `timeout` agent
     error."""
