@@ -9,6 +9,7 @@ requests run outside the model-fault scope and are never faulted.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -20,7 +21,8 @@ from sessionproof.errors import ConfigError
 from sessionproof.faults import ModelFaultPlan
 from sessionproof.records import ErrorClass, EventKind, Session, TerminationReason
 from sessionproof.records._internal import ProviderFaultKind
-from sessionproof.runs import RunConfig, RunReport, run
+from sessionproof.runs import RunConfig, RunReport, export_traces, import_traces, run
+from sessionproof.store import Store
 
 from .conftest import compat_agent
 from .fakeprovider import FakeProvider, Reply, Seen, completion
@@ -220,3 +222,28 @@ def test_truncated_arguments_are_the_agents_malformed_output(provider: FakeProvi
         for call in calls:
             with pytest.raises(orjson.JSONDecodeError):
                 orjson.loads(call.raw_arguments or "")
+
+
+@pytest.mark.slow
+def test_provider_faults_survive_an_otlp_export_and_import(
+    provider: FakeProvider, tmp_path: Path
+) -> None:
+    store = tmp_path / "s.duckdb"
+    agent = compat_agent(provider, retry=PATIENT)
+    config = RunConfig(
+        suite="tau2-airline", model=agent, limit=3, arms=[ALL_KINDS], seed=1, store=store
+    )
+    report = run(config)
+    trace = tmp_path / "t.json"
+    export_traces(report.run_id, store=store, output=trace)
+    imported = import_traces(trace, store=tmp_path / "back.duckdb")
+    with Store.open_for_reading(tmp_path / "back.duckdb") as db:
+        back = db.load_sessions(imported.run_id)
+    original = sorted(f for s in report.sessions for f in map(orjson.dumps, _faults(s)))
+    assert original  # the run served faults, and the trace carried every one back
+    assert sorted(f for s in back for f in map(orjson.dumps, _faults(s))) == original
+
+
+def test_model_faults_for_an_agent_without_provider_requests_are_refused() -> None:
+    with pytest.raises(ConfigError, match="model faults need a provider model"):
+        run(RunConfig(suite="demo", model="oracle", limit=1, model_faults="5xx:5%"))

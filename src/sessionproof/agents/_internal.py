@@ -10,6 +10,7 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._model_faults import ModelFaultSession as ModelFaultSession
+    from ._model_faults import serves_model_faults as serves_model_faults
     from ._protocol import STOP_TOKEN as STOP_TOKEN
     from ._protocol import OutputIssue as OutputIssue
     from ._protocol import plays_users as plays_users
@@ -45,6 +46,7 @@ _MODULE_OF: dict[str, str] = {
     "plays_users": "sessionproof.agents._protocol",
     "queue_time_excluded": "sessionproof.agents._ratelimit",
     "request_rank": "sessionproof.agents._ranked",
+    "serves_model_faults": "sessionproof.agents._model_faults",
     "unregister_provider": "sessionproof.agents._registry",
 }
 

@@ -112,6 +112,13 @@ class ModelFaultSession:
             _CURRENT.reset(token)
 
 
+def serves_model_faults(agent: object) -> bool:
+    """Whether `agent` sends its decisions through an adapter that serves model faults (the
+    provider adapters say `serves_model_faults = True`); a reference agent, a `python:` or an
+    external agent sends no provider request a plan could fault."""
+    return getattr(agent, "serves_model_faults", False) is True
+
+
 def current_model_call() -> ModelCallFaults | None:
     """The model call whose requests meet a fault plan now, if any (the adapters ask)."""
     return _CURRENT.get()

@@ -188,6 +188,8 @@ class OpenAICompatAgent:
 
     plays_users = True
     """A language model: it can also play the simulated user."""
+    serves_model_faults = True
+    """Its provider requests meet a model-fault plan (`_model_faults_sdk`)."""
     request_readonly = True
     replies_fresh = True
     """Its replies are fresh records built from the provider's parsed answer."""
