@@ -61,6 +61,9 @@ def test_the_flag_runs_an_arm_and_the_report_shows_both_boundaries(
     assert '<a href="#boundaries">fault boundaries</a>' in html
     section = html.split('<section id="boundaries"', 1)[1].split("</section>", 1)[0]
     assert "model faults surfaced" in section and f"{n} (bad_args {n})" in section
+    # Each fault is a row of its session's drill-down, with its fate.
+    assert html.count("(surfaced)") == n
+    assert "arguments of get_user_details (surfaced)" in html
 
 
 def test_the_flag_and_arm_are_checked_up_front(tmp_path: Path) -> None:
