@@ -197,6 +197,15 @@ def test_exhausted_retries_end_the_session_as_infra_error(provider: FakeProvider
         assert [(f["model_call"], f["attempt"]) for f in faults] == [(0, 0), (0, 1), (0, 2)]
         assert not any(f["absorbed"] for f in faults)
         assert not [e for e in session.events if e.kind is EventKind.agent_error]
+    # --json says the same, by boundary, fate and kind.
+    (arm,) = report.arms
+    assert report.to_json()["fault_boundaries"] == {
+        arm: {
+            "tool": {"absorbed": {}, "surfaced": {}},
+            "model": {"absorbed": {}, "surfaced": {"5xx": 9}},
+            "infra_errors": 3,
+        }
+    }
     # Only the users' requests reached the server: the agent's never left the client.
     assert provider.posts() and not [p for p in provider.posts() if p.body.get("tools")]
 
@@ -242,6 +251,11 @@ def test_provider_faults_survive_an_otlp_export_and_import(
     original = sorted(f for s in report.sessions for f in map(orjson.dumps, _faults(s)))
     assert original  # the run served faults, and the trace carried every one back
     assert sorted(f for s in back for f in map(orjson.dumps, _faults(s))) == original
+
+
+def test_a_run_without_faults_has_no_boundary_key() -> None:
+    report = run(RunConfig(suite="demo", model="oracle", limit=1))
+    assert "fault_boundaries" not in report.to_json()
 
 
 def test_model_faults_for_an_agent_without_provider_requests_are_refused() -> None:

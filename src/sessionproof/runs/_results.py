@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agents._internal import ConcurrencyStats
 from ..records import Session
 from ..scoring import ArmsReport, RunSummary
-from ..scoring._internal import TURN_DEFINITIONS, Breakdowns, TurnReport
+from ..scoring._internal import TURN_DEFINITIONS, Breakdowns, TurnReport, boundaries_json
 from ..store import RunStatus
 
 
@@ -100,6 +100,7 @@ class RunReport(BaseModel):
                 "store": self.store,
                 **turns,
                 **self._concurrency_json(),
+                **self._boundaries_json(),
             }
         return {
             "run_id": self.run_id,
@@ -110,12 +111,21 @@ class RunReport(BaseModel):
             **self._breakdowns_json(self.arms[0] if self.arms else ""),
             **turns,
             **self._concurrency_json(),
+            **self._boundaries_json(),
         }
 
     def _breakdowns_json(self, arm: str) -> dict[str, Any]:
         # Only suites with breakdowns add the key, so every other run's JSON is unchanged.
         found = self.breakdowns.get(arm)
         return {} if found is None else {"breakdowns": found.model_dump(mode="json")}
+
+    def _boundaries_json(self) -> dict[str, Any]:
+        # Only runs whose arms met a fault add the key (the sessions this call ran).
+        by_arm: dict[str, list[Session]] = {arm: [] for arm in self.arms}
+        for session in self.sessions:
+            by_arm.setdefault(session.arm, []).append(session)
+        found = boundaries_json(by_arm)
+        return {"fault_boundaries": found} if found else {}
 
     def _concurrency_json(self) -> dict[str, Any]:
         stats = self.concurrency

@@ -64,19 +64,24 @@ def tool_boundary(session: Session) -> BoundaryCounts:
     return BoundaryCounts(absorbed=injected - surfaced, surfaced=surfaced)
 
 
+def _arm_counts(sessions: Sequence[Session]) -> tuple[BoundaryCounts, BoundaryCounts, int]:
+    """One arm's tool and model boundaries, and its sessions that ended as infra_error."""
+    tool, model = BoundaryCounts(), BoundaryCounts()
+    for session in sessions:
+        tool.add(tool_boundary(session))
+        model.add(model_boundary(session))
+    return tool, model, sum(1 for s in sessions if s.infra_error)
+
+
 def boundary_rows(by_arm: Mapping[str, Sequence[Session]]) -> list[list[str]]:
     """One row per arm with a fault at either boundary: the arm, tool faults absorbed and
     surfaced, model faults absorbed and surfaced (with their kinds), and the sessions that
     ended as infra_error."""
     rows: list[list[str]] = []
     for arm, sessions in by_arm.items():
-        tool, model = BoundaryCounts(), BoundaryCounts()
-        for session in sessions:
-            tool.add(tool_boundary(session))
-            model.add(model_boundary(session))
+        tool, model, infra = _arm_counts(sessions)
         if not tool.served and not model.served:
             continue
-        infra = sum(1 for s in sessions if s.infra_error)
         rows.append(
             [
                 arm,
@@ -88,6 +93,23 @@ def boundary_rows(by_arm: Mapping[str, Sequence[Session]]) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def boundaries_json(by_arm: Mapping[str, Sequence[Session]]) -> dict[str, dict[str, object]]:
+    """The same counts as `boundary_rows`, by arm, boundary, fate and kind (only arms that met
+    a fault at either boundary), for `--json`."""
+    out: dict[str, dict[str, object]] = {}
+    for arm, sessions in by_arm.items():
+        tool, model, infra = _arm_counts(sessions)
+        if tool.served or model.served:
+            out[arm] = {
+                side: {
+                    "absorbed": dict(sorted(c.absorbed.items())),
+                    "surfaced": dict(sorted(c.surfaced.items())),
+                }
+                for side, c in (("tool", tool), ("model", model))
+            } | {"infra_errors": infra}
+    return out
 
 
 BOUNDARY_COLUMNS = [

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ._evidence import MAX_DETAILS as MAX_DETAILS
     from ._evidence import state_diff as state_diff
     from ._fault_boundaries import BOUNDARY_COLUMNS as BOUNDARY_COLUMNS
+    from ._fault_boundaries import boundaries_json as boundaries_json
     from ._fault_boundaries import boundary_rows as boundary_rows
     from ._matching import maximum_matching as maximum_matching
     from ._metric import call_values as call_values
@@ -110,6 +111,7 @@ _MODULE_OF: dict[str, str] = {
     "TurnReport": "sessionproof.scoring._turns",
     "attribute_failure": "sessionproof.scoring._attribution",
     "attribute_failures": "sessionproof.scoring._attribution",
+    "boundaries_json": "sessionproof.scoring._fault_boundaries",
     "boundary_rows": "sessionproof.scoring._fault_boundaries",
     "call_accuracy": "sessionproof.scoring._calls",
     "call_rule_names": "sessionproof.scoring._calls",
