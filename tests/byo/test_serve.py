@@ -21,6 +21,7 @@ from sessionproof import runs
 from sessionproof.cli import app
 from sessionproof.errors import ConfigError
 from sessionproof.records import TerminationReason
+from sessionproof.runs._internal import ServeReport
 from sessionproof.store import Store
 
 runner = CliRunner()
@@ -53,8 +54,8 @@ async def _drive(url: str, calls: Calls) -> tuple[list[str], list[tuple[bool, st
     return names, results
 
 
-def _serve(config: runs.ServeConfig, calls: Calls) -> tuple[runs.ServeReport, Any]:
-    async def main() -> tuple[runs.ServeReport, Any]:
+def _serve(config: runs.ServeConfig, calls: Calls) -> tuple[ServeReport, Any]:
+    async def main() -> tuple[ServeReport, Any]:
         ready: asyncio.Queue[str] = asyncio.Queue()
         task = asyncio.create_task(runs.aserve(config, on_ready=ready.put_nowait))
         url = await ready.get()

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from sessionproof import runs
+from sessionproof.runs._internal import ServeReport
 
 from .test_serve import CANCEL, _drive, project  # noqa: F401  the fixture
 
@@ -18,7 +19,7 @@ from .test_serve import CANCEL, _drive, project  # noqa: F401  the fixture
 def test_a_delete_without_a_session_id_does_not_end_the_served_session(
     project: Path,  # noqa: F811
 ) -> None:
-    async def main() -> tuple[int, bool, runs.ServeReport]:
+    async def main() -> tuple[int, bool, ServeReport]:
         config = runs.ServeConfig(suite=str(project), scenario="cancel-teapot")
         ready: asyncio.Queue[str] = asyncio.Queue()
         task = asyncio.create_task(runs.aserve(config, on_ready=ready.put_nowait))

@@ -11,7 +11,8 @@ from sessionproof.conditions import parse_arm
 from sessionproof.conditions._internal import hooks_for
 from sessionproof.domains import SchemaTool, SchemaTools, ToolContext, ToolSource, WrapperToolSource
 from sessionproof.errors import ToolError
-from sessionproof.faults import FaultInjector, FaultPlan
+from sessionproof.faults import FaultPlan
+from sessionproof.faults._internal import FaultInjector
 from sessionproof.guard import Guard, VirtualClock, guard_source
 from sessionproof.records import ErrorClass, EventKind, ToolCall, ToolSpec
 

@@ -14,7 +14,8 @@ from sessionproof.domains import Domain, Toolkit, ToolSource, tool
 from sessionproof.domains.sources import Fixture, FixtureBook, FixtureDomainSpec
 from sessionproof.domains.sources.mcp_source import McpDomainSpec
 from sessionproof.errors import ToolError
-from sessionproof.faults import FaultInjector, FaultPlan
+from sessionproof.faults import FaultPlan
+from sessionproof.faults._internal import FaultInjector
 from sessionproof.records import EventKind, ToolCall, ToolResult, ToolSpec
 
 from .world import Events, context

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from sessionproof.errors import ConfigError
-from sessionproof.faults import FaultInjector, FaultPlan
-from sessionproof.faults._internal import COMMITTED_CLASSES, DEFAULT_MIX
+from sessionproof.faults import FaultPlan
+from sessionproof.faults._internal import COMMITTED_CLASSES, DEFAULT_MIX, FaultInjector
 from sessionproof.records import ErrorClass, EventKind, ToolCall
 from sessionproof.taxonomy._internal import classify_payload
 

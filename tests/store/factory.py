@@ -89,6 +89,17 @@ def _turn_events(
             ),
             (
                 0,
+                EventKind.provider_fault,
+                {
+                    "model_call": 0,
+                    "attempt": 1,
+                    "fault": "5xx",
+                    "absorbed": True,
+                    "detail": "HTTP 503",
+                },
+            ),
+            (
+                0,
                 EventKind.guard_decision,
                 {
                     "call_id": call.id,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sessionproof.errors import StoreError
-from sessionproof.store import RunManifest, RunStatus, Store
-from sessionproof.store._internal import recorded_run
+from sessionproof.store import RunManifest, Store
+from sessionproof.store._internal import RunStatus, recorded_run
 
 
 def _status(store: Path, run_id: str) -> RunStatus:

@@ -66,13 +66,14 @@ def test_every_old_event_validates_into_the_typed_union(old_store: Path) -> None
     assert len(loaded) == len(expected) == 13
     kinds = {e.kind for s in loaded for e in s.events}
     # Every kind a run writes, but those the oracle never causes (no model, no bad reply) and
-    # recorded_divergence, which only a rerun without its domain writes, and implicit_fault (both
-    # newer than the store).
+    # recorded_divergence, which only a rerun without its domain writes, and implicit_fault and
+    # provider_fault (all three newer than the store).
     unwritten = {
         EventKind.agent_error,
         EventKind.model_call,
         EventKind.recorded_divergence,
         EventKind.implicit_fault,
+        EventKind.provider_fault,
     }
     assert kinds == set(EventKind) - unwritten
     for session in loaded:

@@ -12,6 +12,7 @@ from .._secrets import register_secret
 from ..errors import InfraError
 from ..records import Message, ToolCall
 from ..records._internal import ModelCall, Usage
+from ._model_faults_sdk import SdkFaults, corrupt_anthropic_message, through_faults
 from ._parse import CallIds, finish_reply, make_tool_call, safe_call_id
 from ._payload import BYTES_PER_TOKEN, ToolPayloads, with_fields
 from ._protocol import AgentRequest, AgentResponse
@@ -98,6 +99,8 @@ class AnthropicAgent:
 
     plays_users = True
     """A language model: it can also play the simulated user."""
+    serves_model_faults = True
+    """Its provider requests meet a model-fault plan (`_model_faults_sdk`)."""
     request_readonly = True
     replies_fresh = True
     """Its replies are fresh records built from the provider's parsed answer."""
@@ -163,7 +166,9 @@ class AnthropicAgent:
         # This adapter never reads a failure as rejected model output (that is llama.cpp's
         # answer, behind the OpenAI-compatible adapter), so no ModelOutputRejected to catch.
         reply, attempts = await call_with_retries(
-            lambda: self._post(body),
+            lambda: through_faults(
+                lambda: self._post(body), self._fault_errors, corrupt_anthropic_message
+            ),
             provider=self.provider,
             policy=self._retry,
             classify=self.classify_failure,
@@ -175,6 +180,12 @@ class AnthropicAgent:
         if not isinstance(reply, AnthropicMessage):
             raise InfraError(f"{self.provider}: the response is not a message")
         return self._to_response(reply, request.step, latency, attempts)
+
+    def _fault_errors(self) -> SdkFaults:
+        """This client's SDK errors, for a model-fault plan's faults (`_model_faults_sdk`)."""
+        return SdkFaults(
+            self._client, anthropic, f"{str(self._client.base_url).rstrip('/')}/v1/messages"
+        )
 
     def classify_failure(self, exc: BaseException) -> ProviderFailure | None:
         """How this adapter's SDK errors read for the retry policy

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._model_faults import ModelFaultSession as ModelFaultSession
+    from ._model_faults import serves_model_faults as serves_model_faults
     from ._protocol import STOP_TOKEN as STOP_TOKEN
     from ._protocol import OutputIssue as OutputIssue
     from ._protocol import plays_users as plays_users
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 _MODULE_OF: dict[str, str] = {
     "ConcurrencyStats": "sessionproof.agents._ratelimit",
     "FailureClassifier": "sessionproof.agents._retry",
+    "ModelFaultSession": "sessionproof.agents._model_faults",
     "ModelOutputRejected": "sessionproof.agents._retry",
     "OutputIssue": "sessionproof.agents._protocol",
     "ProviderGate": "sessionproof.agents._ratelimit",
@@ -47,6 +50,7 @@ _MODULE_OF: dict[str, str] = {
     "plays_users": "sessionproof.agents._protocol",
     "queue_time_excluded": "sessionproof.agents._ratelimit",
     "request_rank": "sessionproof.agents._ranked",
+    "serves_model_faults": "sessionproof.agents._model_faults",
     "unregister_provider": "sessionproof.agents._registry",
 }
 

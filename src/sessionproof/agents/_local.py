@@ -259,6 +259,8 @@ class LocalAgent:
 
     plays_users = True
     """A language model: it can also play the simulated user."""
+    serves_model_faults = True
+    """Its provider requests meet a model-fault plan (its inner OpenAI-compatible adapter's)."""
 
     def __init__(
         self,

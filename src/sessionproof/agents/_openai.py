@@ -23,6 +23,7 @@ from ..records._internal import ModelCall, Usage
 from . import _prompted as prompted
 from ._completion import Completion, read_completion
 from ._fastpath import direct_post
+from ._model_faults_sdk import SdkFaults, corrupt_chat_completion, through_faults
 from ._parse import CallIds, finish_reply, history_arguments, make_tool_call
 from ._payload import BYTES_PER_TOKEN, ToolPayloads, with_fields
 from ._protocol import AgentRequest, AgentResponse, OutputIssue
@@ -187,6 +188,8 @@ class OpenAICompatAgent:
 
     plays_users = True
     """A language model: it can also play the simulated user."""
+    serves_model_faults = True
+    """Its provider requests meet a model-fault plan (`_model_faults_sdk`)."""
     request_readonly = True
     replies_fresh = True
     """Its replies are fresh records built from the provider's parsed answer."""
@@ -321,7 +324,9 @@ class OpenAICompatAgent:
         start = time.perf_counter()
         try:
             raw, attempts = await call_with_retries(
-                lambda: self._post(body),
+                lambda: through_faults(
+                    lambda: self._post(body), self._fault_errors, corrupt_chat_completion
+                ),
                 provider=self.provider,
                 policy=self._retry,
                 classify=self.classify_failure,
@@ -348,6 +353,12 @@ class OpenAICompatAgent:
         latency = time.perf_counter() - start
         completion = read_completion(raw, self.provider)
         return self._to_response(completion, request.step, mode, latency, attempts)
+
+    def _fault_errors(self) -> SdkFaults:
+        """This client's SDK errors, for a model-fault plan's faults (`_model_faults_sdk`)."""
+        return SdkFaults(
+            self._client, openai, f"{str(self._client.base_url).rstrip('/')}/chat/completions"
+        )
 
     def classify_failure(self, exc: BaseException) -> ProviderFailure | None:
         """How this adapter's SDK errors read for the retry policy (`classify_openai_failure`)."""

@@ -154,6 +154,7 @@ def show(
     priced by the shipped table as of its date, `--prices FILE` and `--price` over it)."""
     from ..report._internal import render_definitions, render_table, render_transcript
     from ..scoring._internal import price_table, summaries_by_arm, verdict_label
+    from ._boundaries import faulted_arms, render_boundaries
     from ._summaries import render_summaries, summaries_json
 
     target = _target_mde(target_mde, with_metrics and not session)
@@ -179,9 +180,11 @@ def show(
                 render_transcript(out_console, found[0])
             return
         rows = db.session_rows(manifest.run_id)
-        # The cost needs each session's model calls: read only for --json (the table's
-        # readers get it from --metrics), ~0.8 ms a tau2 session.
-        sessions = db.load_sessions(manifest.run_id) if as_json else []
+        # The cost (--json) and the boundary table (a run whose arms inject faults) read each
+        # session's events: loaded only then, ~0.8 ms a tau2 session.
+        needed = as_json or faulted_arms(manifest.arms)
+        sessions = db.load_sessions(manifest.run_id) if needed else []
+        faulted = sessions if faulted_arms(manifest.arms) else []
     by_arm = summaries_by_arm(rows, manifest.arms)
     if as_json:
         from ..scoring._internal import cost_summary
@@ -213,6 +216,8 @@ def show(
     ]
     cols = ["session", "arm", "verdict", "termination", "steps", "calls", "errors"]
     render_table(out_console, "sessions", cols, table_rows, keep=(0, 1))
+    title = "faults at the tool and model boundaries"
+    render_boundaries(title, manifest.arms, faulted)
     if any(row[2] == "unevaluated" for row in table_rows):
         out_console.print(
             "unevaluated: no evaluated criterion failed, but some could not be evaluated "

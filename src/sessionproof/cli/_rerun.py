@@ -17,8 +17,7 @@ from ._later import help_later
 from ._report import NoReportOpt, write_run_report
 
 if TYPE_CHECKING:
-    from ..rerun import RerunReport
-    from ..rerun._internal import TranscriptRerun
+    from ..rerun._internal import RerunReport, TranscriptRerun
 
 RERUN_HELP = (
     "Rerun real transcripts (tau2, tau-bench, OpenAI or Anthropic chat logs) against a "

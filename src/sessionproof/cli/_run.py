@@ -106,6 +106,15 @@ def run(
             metavar="KIND[@TURN]",
         ),
     ] = None,
+    model_faults: Annotated[
+        str | None,
+        typer.Option(
+            help="Faults at the model boundary (the agent's own provider requests), e.g. "
+            "429x3:2%,5xx:2%,timeout:1%,cut_stream:1%,bad_args:1% (as an arm: "
+            "model_faults=SPEC).",
+            metavar="SPEC",
+        ),
+    ] = None,
     agent_timeout: Annotated[
         float,
         typer.Option(
@@ -253,6 +262,7 @@ def run(
                     drift=drift,
                     guard=guard,
                     perturb=perturb,
+                    model_faults=model_faults,
                     agent_timeout=agent_timeout,
                     store=store,
                     reading=reading,
@@ -308,12 +318,15 @@ def _export(
 
 def _report(report: runs.RunReport, as_json: bool) -> None:
     from ..report._internal import render_breakdowns
+    from ._boundaries import report_boundaries
     from ._summaries import render_summaries
 
     if report.comparison is not None:
         from ._arms import report_arms
 
         report_arms(report, as_json)
+        if not as_json:
+            report_boundaries(report)
         return
     if as_json:
         typer.echo(json.dumps(report.to_json(), indent=2))
@@ -321,6 +334,7 @@ def _report(report: runs.RunReport, as_json: bool) -> None:
     render_summaries(
         out_console, report.summary_by_arm or {"": report.summary}, f"run {report.run_id}"
     )
+    report_boundaries(report)
     for arm, tables in report.breakdowns.items():
         render_breakdowns(out_console, tables, f"arm {arm}")
     if report.faults is not None:

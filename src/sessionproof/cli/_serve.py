@@ -13,7 +13,7 @@ from .._defaults import DEFAULT_STORE_PATH
 from ._app import app, err_console, out_console
 
 if TYPE_CHECKING:
-    from .. import runs
+    from ..runs._internal import ServeReport
 
 SERVE_HELP = (
     "Serve one scenario's tools as an MCP server (streamable HTTP on 127.0.0.1), wrapped by "
@@ -60,7 +60,7 @@ def serve(
         raise typer.Exit(130) from None
 
 
-def _verdict(report: runs.ServeReport, as_json: bool) -> None:
+def _verdict(report: ServeReport, as_json: bool) -> None:
     session = report.session
     outcome = session.outcome
     if as_json:

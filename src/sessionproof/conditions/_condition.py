@@ -5,6 +5,7 @@ Arm grammar (the `--arm` flag; the arm is named by its spec string)::
     ARM := "baseline" | PART (" " PART)*
     PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "perturb=" KIND["@"TURN] | "guard"
           | "verify=" PATH
+          | "model_faults=" MODEL_FAULT_SPEC
 
 `verify=PATH` wraps the tools in the guard's verification policies read from the YAML / JSON
 file PATH (`sessionproof.guard.VerifyConfig`), outermost; it combines with `guard`.
@@ -12,7 +13,8 @@ file PATH (`sessionproof.guard.VerifyConfig`), outermost; it combines with `guar
 e.g. `baseline`, `guard`, `faults=3%`, `faults=3% guard`, `drift=rename_param@2`,
 `drift=rename_param:50%@1@book_reservation`,
 `faults=rate_limited:5%,unavailable:5% guard`, `perturb=missing_arg`,
-`perturb=coreference@2`.
+`perturb=coreference@2`, `model_faults=429x3:2%,5xx:2%,bad_args:1%` (faults at the model
+boundary: the agent's own provider requests, see `faults.ModelFaultPlan`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ..domains import DomainSpec, ToolContext, ToolSource, WrapperToolSource
 from ..errors import ConfigError
-from ..faults import DriftPlan, FaultInjector, FaultPlan
-from ..faults._internal import DriftHooks, check_plan
+from ..faults import DriftPlan, FaultPlan, ModelFaultPlan
+from ..faults._internal import DriftHooks, FaultInjector, check_plan
 from ..guard import Guard, GuardConfig, VerifyConfig, VirtualClock, guard_source, verify_source
 from ..records import Scenario, ToolCall, ToolResult
 from ..records._internal import ImplicitFaultKind
@@ -55,16 +57,20 @@ class Condition(BaseModel):
     """The guard's verification policies (`verify=PATH`), read when the arm is parsed."""
     verify_path: str | None = None
     """The file `verify=` named (also when it was left unread)."""
+    model_faults: ModelFaultPlan | None = None
+    """Faults at the model boundary: the agent's own provider requests (429, 5xx, ...)."""
 
     @property
     def baseline(self) -> bool:
-        """True when nothing is changed: no faults, no drift, no guard, no perturbation."""
+        """True when nothing is changed: no faults (tool or model), no drift, no guard, no
+        perturbation."""
         return (
             self.faults is None
             and self.drift is None
             and not self.guard
             and self.perturb is None
             and self.verify_path is None
+            and self.model_faults is None
         )
 
 
@@ -84,6 +90,7 @@ def parse_arm(spec: str, *, read_files: bool = True) -> Condition:
     perturbation: PerturbPlan | None = None
     verify: VerifyConfig | None = None
     verify_path: str | None = None
+    model_faults: ModelFaultPlan | None = None
     guard = False
     for part in name.split(" "):
         key, eq, value = part.partition("=")
@@ -108,13 +115,17 @@ def parse_arm(spec: str, *, read_files: bool = True) -> Condition:
                 raise ConfigError(f"arm {spec!r}: verify= is given twice")
             verify_path = value
             verify = VerifyConfig.load(value) if read_files else None
+        elif key == "model_faults" and eq:
+            if model_faults is not None:
+                raise ConfigError(f"arm {spec!r}: model_faults= is given twice")
+            model_faults = ModelFaultPlan.parse(value)
         elif part == "baseline":
             raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
         else:
             raise ConfigError(
                 f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, "
-                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN], verify=PATH and guard, "
-                "separated by spaces"
+                "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN], verify=PATH, "
+                "model_faults=SPEC and guard, separated by spaces"
             )
     return Condition(
         name=name,
@@ -124,6 +135,7 @@ def parse_arm(spec: str, *, read_files: bool = True) -> Condition:
         perturb=perturbation,
         verify=verify,
         verify_path=verify_path,
+        model_faults=model_faults,
     )
 
 
@@ -192,6 +204,8 @@ class ConditionHooks:
         self.drift = DriftHooks(condition.drift, seed, prefer_tools) if condition.drift else None
         self.faults = FaultInjector(condition.faults, seed) if condition.faults else None
         self.guard_config = guard_config
+        self.model_faults = condition.model_faults
+        """The plan the agent's own provider requests meet (read by the engine)."""
 
     def wrap(self, source: ToolSource) -> ToolSource:
         """Faults innermost, then drift, then the guard, then its verification outermost."""

@@ -35,6 +35,7 @@ from ..records._internal import AgentError, ModelCall, Usage
 from ..users import User
 from ._boundary import NoHooks, SessionHooks
 from ._judge import Judge, with_termination
+from ._model_boundary import ProviderFaults
 from ._recorder import Recorder
 from ._reply import MalformedReply, accept_reply
 
@@ -92,6 +93,7 @@ class _SessionRun:
         self.errors = 0
         self.tools: ToolSource = plan.hooks.wrap(self.domain)
         self._agent_seed = plan.seed if plan.agent_seed is None else plan.agent_seed
+        self.provider_faults = ProviderFaults.of(plan, self.rec)
 
     @functools.cached_property
     def scenario_json(self) -> str:
@@ -192,8 +194,9 @@ class _SessionRun:
         deadline = asyncio.timeout(limit)
         try:
             async with deadline:
-                with queue_time_excluded(deadline):
+                with queue_time_excluded(deadline), self.provider_faults.model_call() as call:
                     reply = await self.agent.respond(request)
+                    call.replied = True
         except InfraError as exc:
             return _End(TerminationReason.infra_error, str(exc))
         except AgentFailure as exc:

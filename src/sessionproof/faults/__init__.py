@@ -6,17 +6,20 @@ in `sessionproof.scoring`.
 
 - `FaultPlan.parse("3%")`, `FaultInjector`: reproducible injected failures.
 - `DriftPlan.parse("rename_param@2")`, `DriftHooks`: a changed API the domain still serves.
+- `ModelFaultPlan.parse("429x3:2%,bad_args:1%")`: faults at the model boundary (the agent's
+  own provider requests), served by `sessionproof.agents`.
 """
 
 from ._drift import DriftedSource, DriftPlan
 from ._drift_kinds import DriftKind
-from ._plan import FaultInjector, FaultPlan, FaultySource
+from ._model_plan import ModelFaultPlan
+from ._plan import FaultPlan, FaultySource
 
 __all__ = [
     "DriftKind",
     "DriftPlan",
     "DriftedSource",
-    "FaultInjector",
     "FaultPlan",
     "FaultySource",
+    "ModelFaultPlan",
 ]

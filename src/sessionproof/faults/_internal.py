@@ -10,3 +10,4 @@ from ._drift_kinds import ToolDrift as ToolDrift
 from ._implicit import check_plan as check_plan
 from ._plan import COMMITTED_CLASSES as COMMITTED_CLASSES
 from ._plan import DEFAULT_MIX as DEFAULT_MIX
+from ._plan import FaultInjector as FaultInjector

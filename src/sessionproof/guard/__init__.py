@@ -29,7 +29,7 @@ and never apply the same idempotency key twice.
 from ._breaker import CircuitBreaker
 from ._clock import VirtualClock
 from ._core import Guard
-from ._harness import GuardedSource, guard_source
+from ._harness import guard_source
 from ._records import GuardConfig, GuardDecision, GuardResult
 from ._verify import VerifyConfig
 from ._verify_source import VerifiedGuard, verify_source
@@ -40,7 +40,6 @@ __all__ = [
     "GuardConfig",
     "GuardDecision",
     "GuardResult",
-    "GuardedSource",
     "VerifiedGuard",
     "VerifyConfig",
     "VirtualClock",

@@ -11,6 +11,7 @@ from ._clock import Clock as Clock
 from ._clock import SystemClock as SystemClock
 from ._core import GuardedTool as GuardedTool
 from ._core import ToolFn as ToolFn
+from ._harness import GuardedSource as GuardedSource
 from ._hints import RepairHint as RepairHint
 from ._hints import SchemaCheck as SchemaCheck
 from ._hints import hints_for as hints_for

@@ -23,6 +23,7 @@ from ._payloads import (
     FaultInjected,
     GuardDecision,
     ImplicitFault,
+    ProviderFault,
     RecordedDivergence,
     Termination,
 )
@@ -48,6 +49,8 @@ class EventKind(StrEnum):
     """`FaultInjectedEvent`, payload `FaultInjected`."""
     implicit_fault = "implicit_fault"
     """`ImplicitFaultEvent`, payload `ImplicitFault` (never shown to the agent)."""
+    provider_fault = "provider_fault"
+    """`ProviderFaultEvent`, payload `ProviderFault` (a fault at the model boundary)."""
     drift_applied = "drift_applied"
     """`DriftAppliedEvent`, payload `DriftApplied`."""
     guard_decision = "guard_decision"
@@ -135,6 +138,13 @@ class ImplicitFaultEvent(EventBase):
     payload: ImplicitFault
 
 
+class ProviderFaultEvent(EventBase):
+    """A model-fault plan faulted one of the agent's own provider requests."""
+
+    kind: Literal[EventKind.provider_fault] = EventKind.provider_fault
+    payload: ProviderFault
+
+
 class DriftAppliedEvent(EventBase):
     """The tool schemas the agent sees drifted."""
 
@@ -179,6 +189,7 @@ Event: TypeAlias = Annotated[
     | AgentErrorEvent
     | FaultInjectedEvent
     | ImplicitFaultEvent
+    | ProviderFaultEvent
     | DriftAppliedEvent
     | GuardDecisionEvent
     | RecordedDivergenceEvent
@@ -196,6 +207,7 @@ EventPayload: TypeAlias = (
     | AgentError
     | FaultInjected
     | ImplicitFault
+    | ProviderFault
     | DriftApplied
     | GuardDecision
     | RecordedDivergence
@@ -238,6 +250,7 @@ EVENT_MODELS: dict[EventKind, type[BaseModel]] = {
         AgentErrorEvent,
         FaultInjectedEvent,
         ImplicitFaultEvent,
+        ProviderFaultEvent,
         DriftAppliedEvent,
         GuardDecisionEvent,
         RecordedDivergenceEvent,

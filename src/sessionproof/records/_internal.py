@@ -17,6 +17,7 @@ from ._events import FaultInjectedEvent as FaultInjectedEvent
 from ._events import GuardDecisionEvent as GuardDecisionEvent
 from ._events import ImplicitFaultEvent as ImplicitFaultEvent
 from ._events import ModelCallEvent as ModelCallEvent
+from ._events import ProviderFaultEvent as ProviderFaultEvent
 from ._events import RecordedDivergenceEvent as RecordedDivergenceEvent
 from ._events import VerdictEvent as VerdictEvent
 from ._events import make_event as make_event
@@ -36,5 +37,7 @@ from ._payloads import FaultInjected as FaultInjected
 from ._payloads import GuardDecision as GuardDecision
 from ._payloads import ImplicitFault as ImplicitFault
 from ._payloads import ImplicitFaultKind as ImplicitFaultKind
+from ._payloads import ProviderFault as ProviderFault
+from ._payloads import ProviderFaultKind as ProviderFaultKind
 from ._payloads import RecordedDivergence as RecordedDivergence
 from ._trusted import trusted as trusted

@@ -87,6 +87,44 @@ class ImplicitFault(BaseModel):
     """0-based count of earlier calls of this tool in the session (the seeded draw's key)."""
 
 
+class ProviderFaultKind(StrEnum):
+    """A fault injected at the model boundary: between the agent's adapter and its provider.
+
+    The values are the names a model-fault spec uses (`--model-faults 429:5%,bad_args:2%`).
+    """
+
+    rate_limited = "429"
+    """The provider answered HTTP 429 (the request was not run)."""
+    server_error = "5xx"
+    """The provider answered HTTP 500, 502 or 503 (the request was not run)."""
+    timeout = "timeout"
+    """No answer within the client's timeout (the request was not run)."""
+    cut_stream = "cut_stream"
+    """The answer was produced and cut mid-body: the connection closed before its end."""
+    bad_args = "bad_args"
+    """The answer arrived whole, but a tool call's arguments are truncated or invalid JSON:
+    the model's own malformed output."""
+
+
+class ProviderFault(BaseModel):
+    """Payload of `provider_fault`: one fault injected into the agent's own provider requests.
+    Counted apart from tool faults; the agent sees only what its adapter makes of it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_call: int
+    """0-based index of the agent's model call (decision) in the session."""
+    attempt: int
+    """0-based attempt of that call (each transport retry, 429 waits included, is one)."""
+    fault: ProviderFaultKind
+    absorbed: bool
+    """True when the transport's retries absorbed the fault (the call still got its reply);
+    False when it surfaced: retries ran out (the session ends as infra_error) or, for
+    `bad_args`, the malformed reply reached the agent."""
+    detail: str = ""
+    """What exactly was served (e.g. `HTTP 503`, `truncated`), for a human reader."""
+
+
 class DriftApplied(BaseModel):
     """Payload of `drift_applied`: the tool list the agent sees changed from this turn on."""
 

@@ -27,42 +27,39 @@ if TYPE_CHECKING:
     from ._export import ExportConfig, export_traces
     from ._gate import agate, gate
     from ._gate_result import GateResult
-    from ._import import ImportConfig, TraceImport, import_traces
+    from ._import import ImportConfig, import_traces
     from ._live import OtlpExport
     from ._metrics import RunMetrics, metrics
     from ._options import RunSettings
-    from ._patterns import PatternsRun, patterns
+    from ._patterns import patterns
     from ._report import compare, report
     from ._rerun import RerunConfig, rerun
     from ._results import RunReport
     from ._resume import aresume, resume
     from ._run import arun, run
     from ._score import score
-    from ._serve import ServeConfig, ServeReport, aserve, serve
+    from ._serve import ServeConfig, aserve, serve
 
 # Imported on first use (PEP 562): `score` needs neither the executors nor the metrics, the
 # report or the serving of a scenario.
 _MODULE_OF: dict[str, str] = {
     "ExportConfig": "._export",
     "GateResult": "._gate_result",
-    "agate": "._gate",
-    "gate": "._gate",
     "ImportConfig": "._import",
     "OtlpExport": "._live",
-    "PatternsRun": "._patterns",
     "RerunConfig": "._rerun",
     "RunConfig": "._config",
     "RunMetrics": "._metrics",
     "RunReport": "._results",
     "RunSettings": "._options",
     "ServeConfig": "._serve",
-    "ServeReport": "._serve",
-    "TraceImport": "._import",
+    "agate": "._gate",
     "aresume": "._resume",
     "arun": "._run",
     "aserve": "._serve",
     "compare": "._report",
     "export_traces": "._export",
+    "gate": "._gate",
     "import_traces": "._import",
     "metrics": "._metrics",
     "patterns": "._patterns",
@@ -79,15 +76,12 @@ __all__ = [
     "GateResult",
     "ImportConfig",
     "OtlpExport",
-    "PatternsRun",
     "RerunConfig",
     "RunConfig",
     "RunMetrics",
     "RunReport",
     "RunSettings",
     "ServeConfig",
-    "ServeReport",
-    "TraceImport",
     "agate",
     "aresume",
     "arun",

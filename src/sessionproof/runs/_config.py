@@ -91,10 +91,15 @@ def arm_names(
     drift: str | None,
     guard: bool | None,
     perturb: str | None = None,
+    model_faults: str | None = None,
 ) -> list[str]:
     """The arms a run makes, by their normalised names: `arms` as given, or the one arm that
-    `faults`/`drift`/`guard`/`perturb` spell, or `baseline`. Raises `ConfigError` on a bad
-    or repeated arm, or when both ways are used."""
+    `faults`/`drift`/`guard`/`perturb`/`model_faults` spell, or `baseline`. Raises
+    `ConfigError` on a bad or repeated arm, or when both ways are used."""
+    if arms and model_faults:
+        raise ConfigError(
+            "use either --arm or --model-faults, not both (as an arm: model_faults=SPEC)"
+        )
     if arms and (faults or drift or guard is not None or perturb):
         raise ConfigError("use either --arm or --faults/--drift/--guard/--perturb, not both")
     if arms:
@@ -107,6 +112,8 @@ def arm_names(
         parts.append(f"drift={drift}")
     if perturb:
         parts.append(f"perturb={perturb}")
+    if model_faults:
+        parts.append(f"model_faults={model_faults}")
     if guard:
         parts.append("guard")
     return [parse_arm(" ".join(parts) or "baseline").name]
@@ -162,6 +169,9 @@ class RunConfig(TypedConfig):
     perturb: str | None = None
     """Imperfect instructions of the single arm: `missing_arg`, `shifted_arg` or
     `coreference`, optionally `@TURN`."""
+    model_faults: str | None = None
+    """Faults at the model boundary of the single arm (the agent's own provider requests),
+    e.g. `429x3:2%,5xx:2%,bad_args:1%` (see `faults.ModelFaultPlan`)."""
     agent_timeout: float = DEFAULT_AGENT_TIMEOUT_S
     """Seconds one agent decision may take; past it the session ends as a `timeout` agent
     error."""
@@ -235,7 +245,9 @@ class RunConfig(TypedConfig):
 
     @model_validator(mode="after")
     def _arms_parse(self) -> RunConfig:
-        arm_names(self.arms, self.faults, self.drift, self.guard, self.perturb)  # fails fast
+        arm_names(  # fails fast
+            self.arms, self.faults, self.drift, self.guard, self.perturb, self.model_faults
+        )
         return self
 
     @model_validator(mode="after")
@@ -253,7 +265,9 @@ class RunConfig(TypedConfig):
     @property
     def arm_names(self) -> list[str]:
         """The arms this run makes, normalised (`["baseline"]` when none is named)."""
-        return arm_names(self.arms, self.faults, self.drift, self.guard, self.perturb)
+        return arm_names(
+            self.arms, self.faults, self.drift, self.guard, self.perturb, self.model_faults
+        )
 
     @property
     def workers(self) -> int:

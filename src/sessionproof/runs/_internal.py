@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from ._gate_write import gate_page as gate_page
     from ._gate_write import gate_summary as gate_summary
     from ._gate_write import write_text as write_text
+    from ._import import TraceImport as TraceImport
     from ._metrics import ScenarioSource as ScenarioSource
     from ._metrics import scenarios_for as scenarios_for
+    from ._patterns import PatternsRun as PatternsRun
     from ._patterns import default_arm as default_arm
     from ._report import REPORT_NAME as REPORT_NAME
     from ._report import default_report_path as default_report_path
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from ._run import StartHook as StartHook
     from ._score import SCORE_FORMATS as SCORE_FORMATS
     from ._serve import SERVED_MODEL as SERVED_MODEL
+    from ._serve import ServeReport as ServeReport
     from ._serve import find_scenario as find_scenario
     from ._vary import variance_splits as variance_splits
 
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
 _MODULE_OF: dict[str, str] = {
     "GateLook": "sessionproof.runs._gate_result",
     "LOCAL_CONCURRENCY": "sessionproof.runs._config",
+    "PatternsRun": "sessionproof.runs._patterns",
     "REMOTE_CONCURRENCY": "sessionproof.runs._config",
     "REPORT_NAME": "sessionproof.runs._report",
     "RESUME_KEEPS": "sessionproof.runs._resume",
@@ -49,9 +53,11 @@ _MODULE_OF: dict[str, str] = {
     "SCORE_FORMATS": "sessionproof.runs._score",
     "SERVED_MODEL": "sessionproof.runs._serve",
     "ScenarioSource": "sessionproof.runs._metrics",
+    "ServeReport": "sessionproof.runs._serve",
     "StartHook": "sessionproof.runs._run",
     "TOOL_MODES": "sessionproof.runs._config",
     "ToolMode": "sessionproof.runs._config",
+    "TraceImport": "sessionproof.runs._import",
     "arm_names": "sessionproof.runs._config",
     "default_arm": "sessionproof.runs._patterns",
     "default_concurrency": "sessionproof.runs._config",

@@ -36,6 +36,7 @@ class RunSettings(TypedDict, total=False):
     drift: str | None
     guard: bool | None
     perturb: str | None
+    model_faults: str | None
     agent_timeout: float
     store: str | Path | None
     reading: Reading

@@ -21,7 +21,7 @@ from ._typed import TypedConfig
 
 if TYPE_CHECKING:
     from ..engine import Progress
-    from ..rerun import RerunReport
+    from ..rerun._internal import RerunReport
 
 
 class RerunConfig(TypedConfig):

@@ -15,8 +15,9 @@ from ..scoring._internal import (
     CostSummary,
     FaultsReport,
     TurnReport,
+    boundaries_json,
 )
-from ..store import RunStatus
+from ..store._internal import RunStatus
 
 
 class RunStart(BaseModel):
@@ -113,6 +114,7 @@ class RunReport(BaseModel):
                 "store": self.store,
                 **turns,
                 **self._concurrency_json(),
+                **self._boundaries_json(),
             }
         faults = {} if self.faults is None else {"faults": self.faults.model_dump(mode="json")}
         return {
@@ -128,6 +130,7 @@ class RunReport(BaseModel):
             **self._breakdowns_json(self.arms[0] if self.arms else ""),
             **turns,
             **self._concurrency_json(),
+            **self._boundaries_json(),
         }
 
     def _breakdowns_json(self, arm: str) -> dict[str, Any]:
@@ -138,6 +141,14 @@ class RunReport(BaseModel):
     def _cost_json(self, arm: str) -> dict[str, Any]:
         found = self.cost_by_arm.get(arm)
         return {} if found is None else {"cost": found.model_dump(mode="json")}
+
+    def _boundaries_json(self) -> dict[str, Any]:
+        # Only runs whose arms met a fault add the key (the sessions this call ran).
+        by_arm: dict[str, list[Session]] = {arm: [] for arm in self.arms}
+        for session in self.sessions:
+            by_arm.setdefault(session.arm, []).append(session)
+        found = boundaries_json(by_arm)
+        return {"fault_boundaries": found} if found else {}
 
     def _concurrency_json(self) -> dict[str, Any]:
         stats = self.concurrency

@@ -36,6 +36,7 @@ RESUME_KEEPS = (
     "drift",
     "guard",
     "perturb",
+    "model_faults",
     "agent_timeout",
     "reading",
     "vary",

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from .._gc import tuned_gc
 from ..agents import Agent
-from ..agents._internal import RateLimiter, RateLimits, display_spec
+from ..agents._internal import RateLimiter, RateLimits, display_spec, serves_model_faults
 from ..conditions import parse_arm
 from ..engine import Progress, execute_run
 from ..engine._internal import RunPlan, SessionList, party, todo_items
-from ..errors import SessionproofError, StoreError
+from ..errors import ConfigError, SessionproofError, StoreError
 from ..executors._internal import (
     agents_for,
     execute_processes,
@@ -76,7 +76,20 @@ async def run_agents(
         seed=config.seed,
         limiter=limiter,
     ) as agents:
+        _check_model_faults(config, agents[0])
         yield agents
+
+
+def _check_model_faults(config: RunConfig, agent: Agent) -> None:
+    """Refuse an arm with model faults for an agent that sends no provider request (said at
+    the start, never a run whose faults silently did not happen)."""
+    faulted = [a for a in config.arm_names if "model_faults=" in a]
+    if faulted and not serves_model_faults(agent):
+        raise ConfigError(
+            f"arm {faulted[0]!r}: model faults need a provider model (openai:, "
+            f"openai-compat:, anthropic:, local...); {model_name(agent)!r} sends no provider "
+            "request to fault"
+        )
 
 
 def new_manifest(

@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     from ._detection_report import faults_report as faults_report
     from ._evidence import MAX_DETAILS as MAX_DETAILS
     from ._evidence import state_diff as state_diff
+    from ._fault_boundaries import BOUNDARY_COLUMNS as BOUNDARY_COLUMNS
+    from ._fault_boundaries import boundaries_json as boundaries_json
+    from ._fault_boundaries import boundary_rows as boundary_rows
     from ._matching import maximum_matching as maximum_matching
     from ._metric import call_values as call_values
     from ._metric import compute_metric as compute_metric
@@ -109,6 +112,7 @@ _MODULE_OF: dict[str, str] = {
     "ArmReport": "sessionproof.scoring._arms",
     "Attribution": "sessionproof.scoring._attribution",
     "AttributionReport": "sessionproof.scoring._attribution",
+    "BOUNDARY_COLUMNS": "sessionproof.scoring._fault_boundaries",
     "Breakdown": "sessionproof.scoring._breakdowns",
     "Breakdowns": "sessionproof.scoring._breakdowns",
     "CALL_DEFINITIONS": "sessionproof.scoring._calls",
@@ -154,6 +158,8 @@ _MODULE_OF: dict[str, str] = {
     "VarianceSplit": "sessionproof.scoring._noise_split",
     "attribute_failure": "sessionproof.scoring._attribution",
     "attribute_failures": "sessionproof.scoring._attribution",
+    "boundaries_json": "sessionproof.scoring._fault_boundaries",
+    "boundary_rows": "sessionproof.scoring._fault_boundaries",
     "call_accuracy": "sessionproof.scoring._calls",
     "call_rule_names": "sessionproof.scoring._calls",
     "call_values": "sessionproof.scoring._metric",

@@ -6,12 +6,11 @@ killed run resumes from `Store.finished_keys` without losing or duplicating a se
 """
 
 from .._secrets import register_secret
-from ._manifest import RunManifest, RunStatus
+from ._manifest import RunManifest
 from ._store import Store
 
 __all__ = [
     "RunManifest",
-    "RunStatus",
     "Store",
     "register_secret",
 ]

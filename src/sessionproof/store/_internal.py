@@ -6,6 +6,7 @@ scripts/dev/public_api.toml, not this file)."""
 
 from ._manifest import RunCommand as RunCommand
 from ._manifest import RunListing as RunListing
+from ._manifest import RunStatus as RunStatus
 from ._manifest import SessionRow as SessionRow
 from ._manifest import installed_version as installed_version
 from ._manifest import new_run_id as new_run_id

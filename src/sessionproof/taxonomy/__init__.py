@@ -16,21 +16,12 @@ Imports only `records` and `errors`, so the guard can ship on its own.
 """
 
 from ._classify import classify_exception
-from ._semantics import (
-    IMPLICIT_TAXONOMY,
-    TAXONOMY,
-    ClassSemantics,
-    ErrorAction,
-    ImplicitSemantics,
-    semantics,
-)
+from ._semantics import IMPLICIT_TAXONOMY, TAXONOMY, ErrorAction, semantics
 
 __all__ = [
     "IMPLICIT_TAXONOMY",
     "TAXONOMY",
-    "ClassSemantics",
     "ErrorAction",
-    "ImplicitSemantics",
     "classify_exception",
     "semantics",
 ]

@@ -13,6 +13,8 @@ from ._classify import retry_after_s as retry_after_s
 from ._classify import retry_after_seconds as retry_after_seconds
 from ._semantics import DEFAULT_RETRY_AFTER_S as DEFAULT_RETRY_AFTER_S
 from ._semantics import CallNature as CallNature
+from ._semantics import ClassSemantics as ClassSemantics
+from ._semantics import ImplicitSemantics as ImplicitSemantics
 from ._semantics import fault_message as fault_message
 from ._semantics import implicit_semantics as implicit_semantics
 from ._semantics import may_replay as may_replay

@@ -32,6 +32,7 @@ _HARNESS = {
     f"sessionproof.{k.value}": k
     for k in (
         EventKind.fault_injected,
+        EventKind.provider_fault,
         EventKind.drift_applied,
         EventKind.guard_decision,
         EventKind.agent_error,

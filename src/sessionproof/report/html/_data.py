@@ -21,6 +21,7 @@ from ...records._internal import (
     DriftAppliedEvent,
     FaultInjectedEvent,
     GuardDecisionEvent,
+    ProviderFaultEvent,
 )
 from ...scoring import MetricsReport
 from ...scoring._internal import CostSummary, SessionSurvival, TraceCache, made_once
@@ -113,6 +114,11 @@ def _event_rows(session: Session) -> list[list[Any]]:
             f = e.payload
             text = f"{f.error_class.value} on {f.tool} (committed: {f.committed})"
             rows.append(_row("fault", text, e.step, e.turn))
+        elif isinstance(e, ProviderFaultEvent):
+            p = e.payload
+            fate = "absorbed by retries" if p.absorbed else "surfaced"
+            text = f"model call {p.model_call} attempt {p.attempt}: {p.detail} ({fate})"
+            rows.append(_row("fault", _cut(text), e.step, e.turn))
         elif isinstance(e, DriftAppliedEvent):
             rows.append(
                 _row("drift", _cut(f"{e.payload.kind}: {e.payload.detail}"), e.step, e.turn)

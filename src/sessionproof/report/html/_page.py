@@ -20,6 +20,8 @@ import orjson
 
 from ._arms import SECTION_ID as ARMS_ID
 from ._arms import arms_section
+from ._boundaries import SECTION_ID as BOUNDARIES_ID
+from ._boundaries import boundaries_section
 from ._compare import Comparison
 from ._cost import SECTION_ID as COST_ID
 from ._cost import cost_section
@@ -152,6 +154,7 @@ def render_html(
         ("survival", "survival", survival(runs)),
         ("recovery", "recovery", recovery(runs)),
         (FAULTS_ID, "faults" if has_faults(runs) else None, faults_section(runs)),
+        (BOUNDARIES_ID, "fault boundaries" if (b := boundaries_section(runs)) else None, b),
         ("failures", "failures", failures(runs)),
         (METRICS_ID, "metrics" if has_metrics(runs) else None, metrics_section(runs)),
         (NOISE_ID, "noise", noise_section(runs)),
