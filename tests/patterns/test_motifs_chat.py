@@ -96,3 +96,17 @@ def test_a_labelled_chat_log_gets_the_adjusted_motif_analysis(tmp_path: Path) ->
     # The same sessions and labels by either road: the same counts per motif.
     counts = {m["name"]: (m["failed"], m["passed"]) for m in from_run["motifs"]}
     assert counts == {m["name"]: (m["failed"], m["passed"]) for m in from_file["motifs"]}
+
+
+@pytest.mark.slow
+def test_an_unlabelled_line_is_left_out_and_counted(tmp_path: Path) -> None:
+    log = tmp_path / "chat.jsonl"
+    passed, failed = _chat_log(log)
+    lines = log.read_text(encoding="utf-8").splitlines()
+    bare = json.loads(lines[0])
+    bare["id"] = "no-label"
+    del bare["outcome"]
+    log.write_text("\n".join([*lines, json.dumps(bare)]) + "\n", encoding="utf-8")
+    mined = _ok("patterns", str(log), "--json")
+    # Neither a failure nor a pass: said apart.
+    assert (mined["sessions"], mined["failures"], mined["left_out"]) == (passed + failed, failed, 1)
