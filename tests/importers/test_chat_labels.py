@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
-from sessionproof.errors import InputFileError
+from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.importers import import_file
 from sessionproof.importers._internal import LabelRule
 from sessionproof.store import Store
@@ -171,3 +171,29 @@ def test_an_empty_chat_log_is_one_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [f"error: {empty}: the file is empty"]
+
+
+def test_a_key_no_line_has_is_one_line_and_stores_nothing(tmp_path: Path) -> None:
+    log = _log(tmp_path, [{"feedback": "up"}, {"feedback": "down"}])
+    with pytest.raises(ConfigError, match=r"--label-from fedback: no line of .* has 'fedback'"):
+        import_file(log, "openai", run_id="r", label_from=LabelRule("fedback"))
+    store = tmp_path / "s.duckdb"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sessionproof.cli",
+            "import",
+            str(log),
+            "--label-from",
+            "fedback",
+            "--store",
+            str(store),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert not store.exists()  # nothing half-stored

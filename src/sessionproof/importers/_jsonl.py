@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import ForeignJSONError
+from ..errors import ConfigError, ForeignJSONError
 from ..records import CriterionResult, Outcome, Scenario, Session, TerminationReason, ToolCallEvent
 from ._anthropic import read_anthropic_messages
 from ._common import (
@@ -46,6 +46,9 @@ OUTCOME_VALUES = (
     "true/false, 1/0, yes/no, correct/incorrect), or {reward, success, db_match}"
 )
 """What a chat log's `outcome` may be (said when a value is none of them)."""
+
+_MISSING = " has no "
+"""What the warning for a line without the `--label-from` key says after its line number."""
 
 _WORDS = LabelRule("outcome")
 """The label words (success, pass, true, 1, ...) read as a chat log's outcome."""
@@ -106,7 +109,10 @@ def import_jsonl(
     label_from: LabelRule | None = None,
 ) -> ImportResult:
     """Read a JSONL chat log (`fmt` "openai" or "anthropic") into sessions; with
-    `label_from`, each session's verdict is the label that key of its record holds."""
+    `label_from`, each session's verdict is the label that key of its record holds.
+
+    Raises ConfigError when `label_from` names a key no line has (a misspelt key would
+    otherwise store every session unjudged, one warning each)."""
     reader: Reader = read_anthropic_messages if fmt == "anthropic" else read_openai_messages
     result = ImportResult(format=fmt, source=source, domain=domain)
     stem = source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
@@ -123,7 +129,19 @@ def import_jsonl(
         imported = _line(index, record, reader, stem, run_id, domain, result, label_from)
         if imported is not None:
             result.sessions.append(imported)
+    if label_from is not None and result.sessions:
+        _some_line_has(label_from, result)
     return result
+
+
+def _some_line_has(rule: LabelRule, result: ImportResult) -> None:
+    """ConfigError when no session read carries the key `rule` names."""
+    missing = sum(1 for e in result.errors if e.field == rule.name and _MISSING in e.message)
+    if missing == len(result.sessions):
+        raise ConfigError(
+            f"--label-from {rule}: no line of {result.source} has {rule.name!r} (a dotted "
+            "path from the line's root, e.g. meta.feedback)"
+        )
 
 
 def _line(
@@ -274,7 +292,7 @@ def _labelled(
             RecordError(
                 index=index,
                 field=rule.name,
-                message=f"line {index + 1} has no {rule.name!r}: kept without an outcome",
+                message=f"line {index + 1}{_MISSING}{rule.name!r}: kept without an outcome",
                 record_id=session.session_id,
                 fatal=False,
             )
