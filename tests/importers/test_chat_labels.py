@@ -197,3 +197,12 @@ def test_a_key_no_line_has_is_one_line_and_stores_nothing(tmp_path: Path) -> Non
     )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert not store.exists()  # nothing half-stored
+
+
+def test_an_outcome_objects_evidence_is_only_what_was_read(tmp_path: Path) -> None:
+    outcome = {"success": "pass", "reward": 1, "note": "call back on 555-0100"}
+    result = import_file(_log(tmp_path, [{"outcome": outcome}]), "openai", run_id="r")
+    session = result.sessions[0].session
+    assert session.verdict is True and session.outcome is not None
+    (criterion,) = session.outcome.criteria
+    assert criterion.evidence == "outcome: {'success': 'pass', 'reward': 1}"

@@ -262,6 +262,8 @@ def _keep_label(session: Session, reported: ReportedVerdict, value: object) -> N
     if reported.success is None:
         return
     reward = reported.reward if reported.reward is not None else float(reported.success)
+    if isinstance(value, dict):  # only what was read: the rest of the object is not evidence
+        value = {k: value[k] for k in ("success", "reward") if k in value}
     evidence = f"outcome: {value!r}"
     criterion = CriterionResult(name=LABEL_CRITERION, passed=reported.success, evidence=evidence)
     set_outcome(session, Outcome(success=reported.success, reward=reward, criteria=[criterion]))
