@@ -84,8 +84,9 @@ def test_a_labelled_chat_log_gets_the_adjusted_motif_analysis(tmp_path: Path) ->
     assert imported["format"] == "openai"
     assert imported["judged"] == imported["sessions"] == passed + failed
     from_run = _ok("patterns", imported["run_id"], "--store", str(store), "--json")
+    thumbs = _ok("patterns", str(log), "--label-from", "feedback.thumb", "--json")
 
-    for mined in (from_file, from_run):
+    for mined in (from_file, from_run, thumbs):
         assert mined["failures"] == failed
         assert mined["motif_control"] == "task-signature"
         tested = [m for m in mined["motifs"] if m["odds_ratio"] is not None]
@@ -95,7 +96,8 @@ def test_a_labelled_chat_log_gets_the_adjusted_motif_analysis(tmp_path: Path) ->
             assert 0 <= m["failed"] <= failed and 0 <= m["passed"] <= passed
     # The same sessions and labels by either road: the same counts per motif.
     counts = {m["name"]: (m["failed"], m["passed"]) for m in from_run["motifs"]}
-    assert counts == {m["name"]: (m["failed"], m["passed"]) for m in from_file["motifs"]}
+    for other in (from_file, thumbs):
+        assert counts == {m["name"]: (m["failed"], m["passed"]) for m in other["motifs"]}
 
 
 @pytest.mark.slow
