@@ -115,7 +115,7 @@ def test_the_anthropic_flavour_takes_labels_too(tmp_path: Path) -> None:
         ({"fb": {"up": 1}}, "line 2: fb={'up': 1} is not a pass/fail label"),
         ({"fb": 0.5}, "line 2: fb=0.5 is a score, not a pass/fail label"),
         ({}, "line 2 has no 'fb'"),
-        ({"fb": None}, "line 2 has no 'fb'"),
+        ({"fb": None}, "line 2: 'fb' is null"),
     ],
     ids=["word", "object", "score", "missing", "null"],
 )
@@ -206,3 +206,15 @@ def test_an_outcome_objects_evidence_is_only_what_was_read(tmp_path: Path) -> No
     assert session.verdict is True and session.outcome is not None
     (criterion,) = session.outcome.criteria
     assert criterion.evidence == "outcome: {'success': 'pass', 'reward': 1}"
+
+
+def test_a_log_of_unrated_lines_is_stored_unjudged(tmp_path: Path) -> None:
+    # Null is "not rated yet", not a misspelt key: every line kept, each said.
+    result = import_file(
+        _log(tmp_path, [{"fb": None}, {"fb": None}]),
+        "openai",
+        run_id="r",
+        label_from=LabelRule("fb"),
+    )
+    assert [i.session.outcome for i in result.sessions] == [None, None]
+    assert [e.message.split(":")[0] for e in result.errors] == ["line 1", "line 2"]

@@ -294,7 +294,9 @@ def _labelled(
             RecordError(
                 index=index,
                 field=rule.name,
-                message=f"line {index + 1}{_MISSING}{rule.name!r}: kept without an outcome",
+                message=f"line {index + 1}{_MISSING}{rule.name!r}: kept without an outcome"
+                if not found
+                else f"line {index + 1}: {rule.name!r} is null: kept without an outcome",
                 record_id=session.session_id,
                 fatal=False,
             )
