@@ -144,12 +144,18 @@ def test_a_log_without_domain_is_not_judged_never_graded_zero(tmp_path: Path) ->
     store = tmp_path / "s.duckdb"
     out = _json("score", str(log), "--store", str(store), "--no-report")
     assert out["sessions"] == 4
+    # Issue 38.6: a line's own `outcome` is kept as its verdict (a `label` criterion, the
+    # file's word, not graded here, so no accuracy of ours); the line without one is not
+    # judged, never graded 0.
     assert out["session_accuracy"] is None
-    assert out["not_judged"] == 4
+    assert out["not_judged"] == 1
     with Store.open_for_reading(store) as db:
         sessions = db.load_sessions(out["run_id"])
-    assert [s.verdict for s in sessions] == [None] * 4
-    assert all(s.outcome is not None and s.outcome.not_judged for s in sessions)
+    assert [s.verdict for s in sessions] == [True, True, False, None]
+    for s in sessions[:3]:
+        assert s.outcome is not None and [c.name for c in s.outcome.criteria] == ["label"]
+    last = sessions[3].outcome
+    assert last is not None and last.not_judged
 
 
 def test_score_domain_recorded_is_not_judged_and_counts_divergences(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ LabelFromOpt = Annotated[
     str | None,
     typer.Option(
         "--label-from",
-        help="Trace, ATIF or inspect files: the attribute holding each session's outcome "
-        "label (NAME>=N for a numeric score); see `import --help`.",
+        help="Trace, ATIF, inspect or JSONL chat files: where each session's outcome label "
+        "is (NAME>=N for a numeric score); see `import --help`.",
     ),
 ]
 """`--label-from` as `score`, `rerun` and `patterns` take it."""
@@ -45,8 +45,8 @@ def import_command(
         typer.Option(
             "--label-from",
             help="Attribute holding each session's outcome label (traces: a span or span "
-            "event attribute, or an evaluation name; ATIF: a dotted path; inspect: a scorer), "
-            "e.g. user.feedback; NAME>=N for a numeric score.",
+            "event attribute, or an evaluation name; ATIF and chat logs: a dotted path in the "
+            "record; inspect: a scorer), e.g. user.feedback; NAME>=N for a numeric score.",
         ),
     ] = None,
 ) -> None:

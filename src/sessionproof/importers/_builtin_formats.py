@@ -11,6 +11,7 @@ from ._common import ImportResult
 from ._formats import FORMAT_REGISTRY, TranscriptFormat
 from ._inspect import looks_like_inspect
 from ._jsonl import import_jsonl
+from ._labels import LabelRule
 from ._sample import Sample
 
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
@@ -47,17 +48,32 @@ def chat_flavour(sample: Sample) -> str | None:
 
 
 def read_openai_jsonl(
-    raw: bytes, *, source: str, run_id: str, domain: str | None = None
+    raw: bytes,
+    *,
+    source: str,
+    run_id: str,
+    domain: str | None = None,
+    label_from: LabelRule | None = None,
 ) -> ImportResult:
-    """The sessions of an OpenAI-style JSONL chat log."""
-    return import_jsonl(raw, fmt="openai", source=source, run_id=run_id, domain=domain)
+    """The sessions of an OpenAI-style JSONL chat log (verdicts from `label_from` if given)."""
+    return import_jsonl(
+        raw, fmt="openai", source=source, run_id=run_id, domain=domain, label_from=label_from
+    )
 
 
 def read_anthropic_jsonl(
-    raw: bytes, *, source: str, run_id: str, domain: str | None = None
+    raw: bytes,
+    *,
+    source: str,
+    run_id: str,
+    domain: str | None = None,
+    label_from: LabelRule | None = None,
 ) -> ImportResult:
-    """The sessions of an Anthropic-style JSONL chat log."""
-    return import_jsonl(raw, fmt="anthropic", source=source, run_id=run_id, domain=domain)
+    """The sessions of an Anthropic-style JSONL chat log (verdicts from `label_from` if
+    given)."""
+    return import_jsonl(
+        raw, fmt="anthropic", source=source, run_id=run_id, domain=domain, label_from=label_from
+    )
 
 
 def _is_openai(sample: Sample) -> bool:
@@ -91,9 +107,11 @@ def _is_inspect(sample: Sample) -> bool:
 
 
 BUILTIN_FORMATS = {
-    "openai": TranscriptFormat(read_openai_jsonl, sniff=_is_openai, shape=CHAT_SHAPE, order=20),
+    "openai": TranscriptFormat(
+        read_openai_jsonl, sniff=_is_openai, labels=True, shape=CHAT_SHAPE, order=20
+    ),
     "anthropic": TranscriptFormat(
-        read_anthropic_jsonl, sniff=_is_anthropic, shape=CHAT_SHAPE, order=20
+        read_anthropic_jsonl, sniff=_is_anthropic, labels=True, shape=CHAT_SHAPE, order=20
     ),
     "atif": TranscriptFormat(
         "sessionproof.importers._atif:read_atif",

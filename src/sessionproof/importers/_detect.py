@@ -55,7 +55,7 @@ def import_file(
 ) -> ImportResult:
     """Read one transcript file of format `fmt` ("auto" to detect it) into sessions; with
     `label_from`, each session's outcome is the label it names (formats that carry labels:
-    traces, ATIF, inspect logs)."""
+    traces, ATIF, inspect logs, JSONL chat logs)."""
     if fmt != "auto" and fmt not in format_names():
         raise ConfigError(f"unknown format {fmt!r}; use auto, {', '.join(format_names())}")
     try:
