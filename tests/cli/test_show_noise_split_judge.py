@@ -207,6 +207,18 @@ def test_split_gives_the_judge_its_share(runs: tuple[Path, dict[str, str]]) -> N
     assert "verdict variance by party" in result.output and made["judge"] in result.output
 
 
+def test_split_refuses_runs_judged_by_another_judge(
+    runs: tuple[Path, dict[str, str]], suite: Tau2Suite, server: FakeProvider
+) -> None:
+    store, made = runs
+    unjudged = run(_config(suite, server, vary="agent", store=store)).run_id
+    result = runner.invoke(
+        app, ["show", made["judge"], "--store", str(store), "--metrics", "--split", unjudged]
+    )
+    assert isinstance(result.exception, ConfigError)
+    assert "do not pair (judge: " in str(result.exception)
+
+
 def test_vary_judge_is_refused_without_a_seeded_model_judge(
     tmp_path: Path, suite: Tau2Suite, server: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:

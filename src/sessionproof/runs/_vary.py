@@ -135,6 +135,8 @@ def _differs(first: RunManifest, other: RunManifest) -> str | None:
         ("arms", first.arms, other.arms),
         ("model", first.model, other.model),
         ("user model", first.user_model, other.user_model),
+        # A run without --judge leaves NL assertions not evaluated: verdicts of another kind.
+        ("judge", first.options.get("judge"), other.options.get("judge")),
     )
     for what, a, b in pairs:
         if a != b:
