@@ -205,6 +205,14 @@ def test_split_gives_the_judge_its_share(runs: tuple[Path, dict[str, str]]) -> N
     )
     assert result.exit_code == 0, result.output
     assert "verdict variance by party" in result.output and made["judge"] in result.output
+    # The judge's row: the same numbers as the JSON of the same two runs.
+    two = _show(store, made["agent"], "--split", made["judge"])["arms"]["baseline"]["noise"]
+    judged = two["split"]["parties"]["judge"]
+    share, (low, high) = judged["share"], judged["share_ci95"]
+    judge_row = next(line for line in result.output.splitlines() if made["judge"] in line)
+    assert judge_row.split()[1] == "judge"  # the table's party column
+    assert f"{judged['variance']:.4f}" in judge_row
+    assert f"{100 * share:.1f}% (95% {100 * low:.1f}%–{100 * high:.1f}%)" in judge_row
 
 
 def test_split_refuses_runs_judged_by_another_judge(
