@@ -242,6 +242,11 @@ def test_vary_judge_is_refused_without_a_seeded_model_judge(
             "--vary judge: anthropic's Messages API takes no seed (seed not honoured)",
         ),
         (
+            "judge",
+            "http-agent:http://127.0.0.1:9/turn",
+            "--vary judge: an http-agent/mcp-agent turn carries no seed (seed not honoured)",
+        ),
+        (
             "agent",
             "anthropic:claude-x",
             "--vary agent: the judge anthropic:claude-x cannot be held fixed",

@@ -46,15 +46,26 @@ def seedless(agent: Agent) -> str | None:
     return None
 
 
-_ANTHROPIC = ("sessionproof.agents._anthropic", "AnthropicAgent")
-"""Anthropic's adapter, named (as `_LOCAL`): its Messages API has no seed parameter."""
+_SEED_IGNORED: tuple[tuple[tuple[str, str], str], ...] = (
+    (
+        ("sessionproof.agents._anthropic", "AnthropicAgent"),
+        "anthropic's Messages API takes no seed (seed not honoured)",
+    ),
+    (
+        ("sessionproof.agents._external", "ExternalAgent"),
+        "an http-agent/mcp-agent turn carries no seed (seed not honoured)",
+    ),
+)
+"""Adapters, named (as `_LOCAL`), that send their requests' seed nowhere, and why."""
 
 
 def seed_ignored(agent: Agent) -> str | None:
     """Why `agent`'s provider would not honour the seed its requests carry (None: it does,
     as far as known: an OpenAI-compatible server is sent `seed`; a Python agent reads it)."""
-    if any((k.__module__, k.__name__) == _ANTHROPIC for k in type(agent).__mro__):
-        return "anthropic's Messages API takes no seed (seed not honoured)"
+    kinds = {(k.__module__, k.__name__) for k in type(agent).__mro__}
+    for kind, why in _SEED_IGNORED:
+        if kind in kinds:
+            return why
     return None
 
 
