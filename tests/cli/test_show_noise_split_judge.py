@@ -21,7 +21,8 @@ from sessionproof.errors import ConfigError
 from sessionproof.executors._setup import load
 from sessionproof.records import Scenario
 from sessionproof.runs import RunConfig, run
-from sessionproof.runs._resume import resumed_config
+from sessionproof.runs._resume import resume, resumed_config
+from sessionproof.runs._run import new_manifest
 from sessionproof.scoring.stats._split import variance_shares, within_variance
 from sessionproof.store import Store
 from sessionproof.suites.tau2._suite import Tau2Suite
@@ -274,6 +275,21 @@ def test_resume_keeps_vary_judge(runs: tuple[Path, dict[str, str]]) -> None:
     assert manifest.options["vary"] == "judge"
     config = resumed_config(manifest, store)
     assert config.vary == "judge" and config.judge is not None and "judge-m" in config.judge
+
+
+def test_a_resumed_vary_judge_run_judges_as_the_original(
+    runs: tuple[Path, dict[str, str]], suite: Tau2Suite, server: FakeProvider
+) -> None:
+    """A `--vary judge` run killed before any session finished, resumed: the judge's seeds
+    (and so the verdicts) are the ones the uninterrupted run drew."""
+    store, made = runs
+    judge = f"openai-compat:judge-m@{server.url}"
+    manifest = new_manifest(_config(suite, server, vary="judge", judge=judge), suite)
+    with Store.open(store) as db:
+        pending = db.create_run(manifest)
+    report = resume(pending, store=store, suite=suite)
+    assert report.run_id == pending
+    assert _trials(store, pending) == _trials(store, made["judge"])
 
 
 def test_ordinary_seeds_leave_the_judge_unseeded() -> None:
