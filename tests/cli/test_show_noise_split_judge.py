@@ -228,6 +228,17 @@ def test_split_refuses_runs_judged_by_another_judge(
     assert "do not pair (judge: " in str(result.exception)
 
 
+def test_an_ordinary_reference_says_its_judge_was_unseeded(
+    runs: tuple[Path, dict[str, str]], suite: Tau2Suite, server: FakeProvider
+) -> None:
+    store, made = runs
+    judge = f"openai-compat:judge-m@{server.url}"
+    ordinary = run(_config(suite, server, judge=judge, store=store)).run_id
+    data = _show(store, made["judge"], "--split", f"{made['agent']},{ordinary}")
+    notes = data["arms"]["baseline"]["noise"]["split"]["notes"]
+    assert any("its simulated user and its judge got no seed" in n for n in notes), notes
+
+
 def test_vary_judge_is_refused_without_a_seeded_model_judge(
     tmp_path: Path, suite: Tau2Suite, server: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
