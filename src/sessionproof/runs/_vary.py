@@ -204,11 +204,8 @@ def variance_splits(db: Store, run_ids: Sequence[str]) -> dict[str, VarianceSpli
             }
         )
         if ordinary:
-            who = (
-                "simulated user and its judge"
-                if manifests[0].options.get("judge")
-                else ("simulated user")
-            )
+            judged = manifests[0].options.get("judge")
+            who = "simulated user and its judge" if judged else "simulated user"
             found[arm].notes.append(
                 f"{ordinary[0]} was run without --vary: its {who} got no seed of the run's, "
                 "so V counts their variance only if their models sample on their own "
