@@ -143,7 +143,7 @@ def test_split_shares_in_json_and_terminal(runs: tuple[Path, dict[str, str]]) ->
     assert parties["agent"]["share"] + parties["user"]["share"] == pytest.approx(1.0)
     assert 0 < parties["agent"]["share"] < 1
     assert split["scenarios"] == len(common)
-    assert parties["judge"]["share"] is None and "takes no seed" in parties["judge"]["note"]
+    assert parties["judge"]["share"] is None and "--vary judge" in parties["judge"]["note"]
     assert split["all_seeds"]["run_id"] == made["all"]
     t = {p: within_variance(_trials(store, made[p]))[0] for p in made}
     assert split["notes"] == []
@@ -156,7 +156,7 @@ def test_split_shares_in_json_and_terminal(runs: tuple[Path, dict[str, str]]) ->
         env={"COLUMNS": "240"},
     )
     assert result.exit_code == 0, result.output
-    assert "verdict variance by party" in result.output and "takes no seed" in result.output
+    assert "verdict variance by party" in result.output and "not varied" in result.output
 
 
 def test_an_ordinary_run_as_the_reference_is_said(runs: tuple[Path, dict[str, str]]) -> None:
@@ -228,7 +228,8 @@ def test_vary_refuses_a_party_without_a_seed(tmp_path: Path, suite: Path) -> Non
     for args, said in (
         (["--model", "oracle", "--vary", "agent"], "the oracle is deterministic"),
         (["--model", AGENT, "--vary", "user"], "no scenario of this run has a simulated user"),
-        (["--model", AGENT, "--vary", "judge"], "--vary must be one of agent, user"),
+        (["--model", AGENT, "--vary", "judge"], "--vary judge: the run has no model judge"),
+        (["--model", AGENT, "--vary", "nobody"], "--vary must be one of agent, user, judge"),
     ):
         result = runner.invoke(app, ["run", "--limit", "1", "--store", str(store), *args])
         assert isinstance(result.exception, ConfigError), result.output

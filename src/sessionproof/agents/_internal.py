@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from ._retry import call_with_retries as call_with_retries
     from ._spec import display_spec as display_spec
     from ._tally import collect_model_calls as collect_model_calls
+    from ._tally import current_judge_seed as current_judge_seed
+    from ._tally import judge_seed as judge_seed
     from ._tally import note_model_calls as note_model_calls
 
 # Each name -> the module that defines it, imported on first use.
@@ -44,8 +46,10 @@ _MODULE_OF: dict[str, str] = {
     "accepted_specs": "sessionproof.agents._registry",
     "call_with_retries": "sessionproof.agents._retry",
     "collect_model_calls": "sessionproof.agents._tally",
+    "current_judge_seed": "sessionproof.agents._tally",
     "display_spec": "sessionproof.agents._spec",
     "get_provider": "sessionproof.agents._registry",
+    "judge_seed": "sessionproof.agents._tally",
     "note_model_calls": "sessionproof.agents._tally",
     "plays_users": "sessionproof.agents._protocol",
     "queue_time_excluded": "sessionproof.agents._ratelimit",

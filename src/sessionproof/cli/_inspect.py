@@ -142,7 +142,7 @@ def show(
             "--split",
             help="With --metrics: other runs (comma-separated) of one `run --vary` design "
             "with this one: the verdict variance of each arm shared between agent, user and "
-            "judge.",
+            "judge (the judge's only from a `run --vary judge --judge MODEL`).",
             metavar="RUN[,RUN]",
         ),
     ] = None,

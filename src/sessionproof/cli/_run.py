@@ -126,12 +126,14 @@ def run(
     vary: Annotated[
         str | None,
         typer.Option(
-            help="Vary one party's seed alone: agent or user. The trials of a scenario then "
-            "differ only in that party's sampling (the other seeds are the first trial's), "
-            "so `show --metrics --split` can share the verdict variance between parties "
-            "(docs/noise.md). Refused for a party that takes no seed (oracle, scripted, local). "
-            "all: every seed follows the trial, the simulated user's too (the reference).",
-            metavar="agent|user|all",
+            help="Vary one party's seed alone: agent, user or judge (the --judge model's; "
+            "needs --judge). The trials of a scenario then differ only in that party's "
+            "sampling (the other seeds are the first trial's), so `show --metrics --split` "
+            "can share the verdict variance between parties (docs/noise.md). Refused for a "
+            "party that takes no seed (oracle, scripted, local) or whose provider ignores it "
+            "(an anthropic: judge). all: every seed follows the trial, the simulated user's "
+            "and the judge's too (the reference).",
+            metavar="agent|user|judge|all",
         ),
     ] = None,
     reading: Annotated[

@@ -15,7 +15,12 @@ from pydantic import TypeAdapter
 from .._defaults import DEFAULT_AGENT_TIMEOUT_S as DEFAULT_AGENT_TIMEOUT_S
 from .._defaults import DEFAULT_MAX_STEPS as DEFAULT_MAX_STEPS
 from ..agents import Agent, AgentFailure, AgentRequest, AgentResponse, end_session
-from ..agents._internal import STOP_TOKEN, collect_model_calls, queue_time_excluded
+from ..agents._internal import (
+    STOP_TOKEN,
+    collect_model_calls,
+    judge_seed,
+    queue_time_excluded,
+)
 from ..domains import Domain, ToolContext, ToolSource
 from ..domains._internal import result_from_exception, source_gone
 from ..errors import InfraError, exception_text
@@ -63,6 +68,8 @@ class SessionPlan:
     says otherwise, the agent's."""
     agent_seed: int | None = None
     """The seed the agent's requests carry when it differs from `seed` (`run --vary`)."""
+    judge_seed: int | None = None
+    """The seed a model judge's requests carry (`run --vary`); None: the model's own."""
     metadata: dict[str, object] = field(default_factory=dict)
     """Copied into the session's metadata (`run --vary` records its seeds there)."""
     max_steps: int = DEFAULT_MAX_STEPS
@@ -347,7 +354,7 @@ async def run_session(plan: SessionPlan, suite: Judge, agent: Agent, user: User)
     runner = _SessionRun(plan, suite, agent, user)
     session, domain = await runner.run()
     if session.termination is not TerminationReason.infra_error:
-        with collect_model_calls() as judged_by:
+        with collect_model_calls() as judged_by, judge_seed(plan.judge_seed):
             judged = suite.evaluate(plan.scenario, session, domain)
         for call in judged_by:  # the NL judge's calls, recorded before its verdict
             runner.rec.emit(EventKind.model_call, call)

@@ -81,11 +81,12 @@ def session_seed(seed: int, scenario_id: str, trial: int) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-Party = Literal["agent", "user", "all"]
+Party = Literal["agent", "user", "judge", "all"]
 """A party of a session whose seed `run --vary` can vary alone, or `all`: every seed
-follows the trial, the simulated user's included (the reference of a variance split)."""
+follows the trial, the simulated user's and the model judge's included (the reference of a
+variance split)."""
 
-PARTIES: tuple[Party, ...] = ("agent", "user", "all")
+PARTIES: tuple[Party, ...] = ("agent", "user", "judge", "all")
 
 
 def party(value: str | None) -> Party | None:
@@ -100,12 +101,14 @@ def party(value: str | None) -> Party | None:
 
 @dataclass(frozen=True)
 class SessionSeeds:
-    """The seeds of one session: the environment's (tools, conditions), the agent's and the
-    simulated user's (None: the user model's own, as in every run without `--vary`)."""
+    """The seeds of one session: the environment's (tools, conditions), the agent's, the
+    simulated user's and the model judge's (None: the model's own, as in every run without
+    `--vary`)."""
 
     environment: int
     agent: int
     user: int | None
+    judge: int | None = None
 
 
 def session_seeds(seed: int, scenario_id: str, trial: int, vary: Party | None) -> SessionSeeds:
@@ -113,15 +116,20 @@ def session_seeds(seed: int, scenario_id: str, trial: int, vary: Party | None) -
     always used) and no user seed. With `vary`, the varied party's seed follows the trial
     and every other seed is the one of trial 0 of the scenario: repeats of a scenario then
     differ in that party's sampling alone (as far as the other parties' providers are
-    deterministic given their seed). `all`: every seed follows the trial, the user's too."""
-    if vary is None or vary == "all":
+    deterministic given their seed). `all`: every seed follows the trial, the user's and the
+    judge's too."""
+    if vary is None:
         same = session_seed(seed, scenario_id, trial)
-        user = None if vary is None else session_seed(seed, f"{scenario_id}|user", trial)
-        return SessionSeeds(same, same, user)
+        return SessionSeeds(same, same, None)
+    if vary == "all":
+        same = session_seed(seed, scenario_id, trial)
+        user = session_seed(seed, f"{scenario_id}|user", trial)
+        return SessionSeeds(same, same, user, session_seed(seed, f"{scenario_id}|judge", trial))
     fixed = session_seed(seed, scenario_id, 0)
     agent = session_seed(seed, scenario_id, trial) if vary == "agent" else fixed
-    user_trial = trial if vary == "user" else 0
-    return SessionSeeds(fixed, agent, session_seed(seed, f"{scenario_id}|user", user_trial))
+    user = session_seed(seed, f"{scenario_id}|user", trial if vary == "user" else 0)
+    judge = session_seed(seed, f"{scenario_id}|judge", trial if vary == "judge" else 0)
+    return SessionSeeds(fixed, agent, user, judge)
 
 
 def session_id(scenario_id: str, trial: int, arm_index: int, n_arms: int) -> str:
@@ -172,6 +180,7 @@ def plan_session(
         arm=arm,
         seed=seed,
         agent_seed=None if seeds.agent == seed else seeds.agent,
+        judge_seed=seeds.judge,
         metadata={} if plan.vary is None else {"vary": _vary_record(plan.vary, seeds)},
         max_steps=scenario.max_steps or plan.max_steps,
         max_errors=plan.max_errors,
@@ -187,6 +196,7 @@ def _vary_record(party: Party, seeds: SessionSeeds) -> dict[str, object]:
         "environment_seed": seeds.environment,
         "agent_seed": seeds.agent,
         "user_seed": seeds.user,
+        "judge_seed": seeds.judge,
     }
 
 

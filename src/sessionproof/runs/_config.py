@@ -193,10 +193,11 @@ class RunConfig(TypedConfig):
     """Send each session's spans to this OTLP/HTTP collector the moment it ends (the live
     export of `sessionproof run --otlp-endpoint`); None: no live export."""
     vary: str | None = None
-    """`agent` or `user`: only that party's seed changes from trial to trial, the others'
-    (and the environment's) stay those of the scenario's first trial, so the trials of a
-    scenario measure that party's share of the verdict variance (docs/noise.md); `all`:
-    every seed follows the trial, the simulated user's included (the split's reference);
+    """`agent`, `user` or `judge` (the `--judge` model's): only that party's seed changes
+    from trial to trial, the others' (and the environment's) stay those of the scenario's
+    first trial, so the trials of a scenario measure that party's share of the verdict
+    variance (docs/noise.md); `all`: every seed follows the trial, the simulated user's and
+    the judge's included (the split's reference);
     None: as any run (the simulated user gets no seed of the run's)."""
     judge: str | None = None
     """A model spec that judges natural-language assertions (`--judge`); its calls are
@@ -215,10 +216,7 @@ class RunConfig(TypedConfig):
     @classmethod
     def _known_party(cls, value: object) -> object:
         if value is not None and value not in VARY_PARTIES:
-            raise ConfigError(
-                f"--vary must be one of {', '.join(VARY_PARTIES)}, not {value!r} (a run's "
-                "judge checks rules and takes no seed: its share is 0 by construction)"
-            )
+            raise ConfigError(f"--vary must be one of {', '.join(VARY_PARTIES)}, not {value!r}")
         return value
 
     @field_validator("reading", mode="before")

@@ -291,7 +291,7 @@ async def execute(
     # ms after 600 tau2 sessions) fell on the report's first query.
     with tuned_gc():
         async with run_agents(config, limiter) as (agent, user):
-            check_vary(config.vary, agent, user, loaded.scenarios)
+            check_vary(config.vary, agent, user, loaded.scenarios, loaded.nl_judge)
             # A crash leaves the run `running`, so `resume` can finish it.
             with recorded_run(db, manifest, create=skip is None, on_error=None):
                 if on_start is not None:
@@ -469,7 +469,7 @@ async def _in_memory(
     sink = SessionList()
     limiter = rate_limiter(config)
     async with run_agents(config, limiter) as (agent, user):
-        check_vary(config.vary, agent, user, loaded.scenarios)
+        check_vary(config.vary, agent, user, loaded.scenarios, loaded.nl_judge)
         await _sessions(config, agent, user, loaded, plan, sink, progress, limiter)
     sessions = sink.sessions
     comparison = None

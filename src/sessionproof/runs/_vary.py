@@ -2,10 +2,12 @@
 runs of one such design read back as each arm's variance split (`variance_splits`).
 
 With `--vary agent` the trials of a scenario differ in the agent's seed alone; with
-`--vary user`, in the simulated user's alone. A party that takes no seed (the oracle, a
-scripted agent or user, the embedded local model, which decodes greedily) would make every
-trial the same and its share of the verdict variance 0 by construction: the run says so
-and stops before recording anything, rather than pretend to have measured it.
+`--vary user`, in the simulated user's alone; with `--vary judge`, in the model judge's
+alone (`--judge MODEL`). A party that takes no seed (the oracle, a scripted agent or user,
+the embedded local model, which decodes greedily) would make every trial the same and its
+share of the verdict variance 0 by construction; a model judge whose provider ignores the
+seed (anthropic's Messages API takes none) could neither be varied by it nor held fixed.
+The run says so and stops before recording anything, rather than pretend to have measured it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..store import RunManifest, Store
 
 if TYPE_CHECKING:
     from ..agents import Agent
+    from ..suites import NLJudge
 
 _LOCAL = ("sessionproof.agents._local", "LocalAgent")
 """The embedded model's class, named: importing it to test against would load the OpenAI
@@ -43,10 +46,64 @@ def seedless(agent: Agent) -> str | None:
     return None
 
 
+_SEED_IGNORED: tuple[tuple[tuple[str, str], str], ...] = (
+    (
+        ("sessionproof.agents._anthropic", "AnthropicAgent"),
+        "anthropic's Messages API takes no seed (seed not honoured)",
+    ),
+    (
+        ("sessionproof.agents._external", "ExternalAgent"),
+        "an http-agent/mcp-agent turn carries no seed (seed not honoured)",
+    ),
+)
+"""Adapters, named (as `_LOCAL`), that send their requests' seed nowhere, and why."""
+
+
+def seed_ignored(agent: Agent) -> str | None:
+    """Why `agent`'s provider would not honour the seed its requests carry (None: it does,
+    as far as known: an OpenAI-compatible server is sent `seed`; a Python agent reads it)."""
+    kinds = {(k.__module__, k.__name__) for k in type(agent).__mro__}
+    for kind, why in _SEED_IGNORED:
+        if kind in kinds:
+            return why
+    return None
+
+
+def _judge_unseeded(judge: NLJudge | None) -> str | None:
+    """Why the run's NL judge cannot be seeded (None: a model judge whose seed is honoured)."""
+    from ..suites._internal import AgentJudge
+
+    if judge is None:
+        return "the run has no model judge (give --judge MODEL); its rules take no seed"
+    if not isinstance(judge, AgentJudge):
+        return f"the judge {judge.name} is not a model judge made from a spec: it takes no seed"
+    return seedless(judge.agent) or seed_ignored(judge.agent)
+
+
 def check_vary(
-    vary: str | None, agent: Agent, user: Agent | None, scenarios: Sequence[Scenario]
+    vary: str | None,
+    agent: Agent,
+    user: Agent | None,
+    scenarios: Sequence[Scenario],
+    judge: NLJudge | None = None,
 ) -> None:
-    """Raise `ConfigError` when the party `vary` names takes no seed in this run."""
+    """Raise `ConfigError` when the party `vary` names takes no seed in this run, or when a
+    model judge that must be held fixed (or varied) would not honour its seed."""
+    if vary == "judge":
+        why = _judge_unseeded(judge)
+        if why is not None:
+            raise ConfigError(
+                f"--vary judge: {why}: its trials could not differ by the judge's seed"
+            )
+        return
+    if judge is not None and vary is not None:
+        from ..suites._internal import AgentJudge
+
+        ignored = seed_ignored(judge.agent) if isinstance(judge, AgentJudge) else None
+        if ignored is not None:
+            raise ConfigError(
+                f"--vary {vary}: the judge {judge.name} cannot be held fixed: {ignored}"
+            )
     if vary == "agent":
         why = seedless(agent)
         if why is not None:
@@ -89,6 +146,8 @@ def _differs(first: RunManifest, other: RunManifest) -> str | None:
         ("arms", first.arms, other.arms),
         ("model", first.model, other.model),
         ("user model", first.user_model, other.user_model),
+        # A run without --judge leaves NL assertions not evaluated: verdicts of another kind.
+        ("judge", first.options.get("judge"), other.options.get("judge")),
     )
     for what, a, b in pairs:
         if a != b:
@@ -132,7 +191,7 @@ def variance_splits(db: Store, run_ids: Sequence[str]) -> dict[str, VarianceSpli
             raise ConfigError(f"--split: the runs do not pair ({why})")
     if set(by_party) == {ALL_SEEDS}:
         raise ConfigError(
-            "--split needs a run made with `run --vary agent` or `--vary user`; "
+            "--split needs a run made with `run --vary agent`, `--vary user` or `--vary judge`; "
             "these runs vary every seed at once"
         )
     counts = {party: counts_by_arm(db.session_rows(m.run_id)) for party, m in by_party.items()}
@@ -145,9 +204,11 @@ def variance_splits(db: Store, run_ids: Sequence[str]) -> dict[str, VarianceSpli
             }
         )
         if ordinary:
+            judged = manifests[0].options.get("judge")
+            who = "simulated user and its judge" if judged else "simulated user"
             found[arm].notes.append(
-                f"{ordinary[0]} was run without --vary: its simulated user got no seed of the "
-                "run's, so V counts the user's variance only if its model samples on its own "
+                f"{ordinary[0]} was run without --vary: its {who} got no seed of the run's, "
+                "so V counts their variance only if their models sample on their own "
                 "(run --vary all for a reference that seeds every party)"
             )
     return found

@@ -17,8 +17,8 @@ ALL_SEEDS = "all"
 """The key of a run that varies every seed at once (an ordinary run)."""
 
 JUDGE_NOTE = (
-    "not varied: a run's judge checks the scenario's rules and takes no seed (a rule judge's "
-    "share is 0 by construction; a model judge's is not measured by `run`)"
+    "not varied: no run of `run --vary judge --judge MODEL` given (a rule judge takes no "
+    "seed, its share is 0 by construction; a model judge's is measured by that run)"
 )
 
 SPLIT_DEFINITION = (

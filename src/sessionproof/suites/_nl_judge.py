@@ -107,9 +107,10 @@ class AgentJudge:
         self.name = agent.name
 
     def judge(self, assertions: Sequence[str], transcript: str) -> list[tuple[bool | None, str]]:
-        """Ask the model once for every assertion; unusable replies judge nothing."""
+        """Ask the model once for every assertion, seeded as the session's judge when a run
+        varies seeds (`run --vary`); unusable replies judge nothing."""
         from ..agents import AgentRequest
-        from ..agents._internal import note_model_calls
+        from ..agents._internal import current_judge_seed, note_model_calls
 
         numbered = "\n".join(f"{i + 1}. {a}" for i, a in enumerate(assertions))
         request = AgentRequest(
@@ -118,6 +119,9 @@ class AgentJudge:
                 Message.user(f"Assertions:\n{numbered}\n\nTranscript:\n{transcript}"),
             ],
             tools=[],
+            # The session's judge seed (`run --vary`); an OpenAI-compatible adapter sends it
+            # as the request's `seed`, one that cannot (anthropic:) is refused by `--vary`.
+            seed=current_judge_seed(),
         )
         response = _run_sync(self.agent.respond(request))
         # The session being judged (the engine's collector) records the judge's own calls.
