@@ -7,8 +7,11 @@ probabilities (a third of the scenarios nearly always pass, a sixth nearly alway
 rest anywhere between, as real suites are), and the candidate's probabilities are the
 baseline's shifted so that the mean paired difference is exactly `delta`. Every gate runs
 rounds of one trial per scenario per side and decides with `sessionproof`'s own boundaries
-(`scoring.stats._sequential`: Lan-DeMets O'Brien-Fleming spending, repeated confidence
-intervals), stopping at the first verdict.
+(`scoring.stats._sequential`: the gate's O'Brien-Fleming-type spending unless
+`--spending`/`--gamma` say otherwise, repeated confidence intervals), stopping at the first
+verdict. `--blocks B` looks B times a round, after each block of the scenarios;
+`--futility P` also stops, as inconclusive, once the chance of any verdict by the last look
+(under the current trend) is under P, from half the looks on.
 
 Prints, per true difference:
 - the verdict rates of the adaptive design, with the false-verdict rate where one is defined
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from statistics import NormalDist
 
 import numpy as np
 
@@ -33,6 +37,8 @@ from sessionproof.scoring.stats._sequential import look_by_scenario
 SPENDING: str | float = "obrien-fleming"
 """The adaptive design's spending: a name, or the Hwang-Shih-DeCani γ."""
 BLOCKS = 1
+FUTILITY = 0.0
+"""Stop as inconclusive when the chance of any verdict by the last look is under this."""
 DELTAS = "-0.20,-0.15,-0.10,-0.07,-0.05,-0.03,0,0.03,0.05,0.10,0.15"
 """Looks per round (after each block of the scenarios)."""
 TOLERANCE = 0.01
@@ -109,12 +115,33 @@ def simulate(
             c = crit[0] if fixed else crit[at - 1]
             now = verdicts(np.maximum(-1, est - c * se), np.minimum(1, est + c * se), margin)
             stop = live & (now != 3)
+            if FUTILITY and not fixed and at < len(crit) and at >= len(crit) / 2:
+                planned = rounds * n
+                chance = futile_chance(est, se, counts.sum(), planned, crit[-1], margin)
+                stop |= live & (chance < FUTILITY)
             out[stop] = now[stop]
             used[stop] = counts.sum()
             live &= ~stop
         if not live.any():
             break
     return out, used
+
+
+def futile_chance(
+    est: np.ndarray, se: np.ndarray, pairs: float, planned: int, last: float, margin: float
+) -> np.ndarray:
+    """The chance of any verdict at the last look if the effect is what it seems now
+    (conditional power under the current trend, Lan, Simon & Halperin 1982): the last
+    look's interval is `c_K · se · √(pairs / planned)` wide each side, and its estimate
+    is `N(est, ((planned − pairs) / planned)² · s² / (planned − pairs))`."""
+    t = pairs / planned
+    spread = se * math.sqrt(pairs)
+    half = last * se * math.sqrt(t)
+    sd = (1 - t) * spread / math.sqrt(planned - pairs)
+    norm = NormalDist()
+    up = np.array([norm.cdf(v) for v in ((est + margin - half) / sd)])
+    down = np.array([norm.cdf(v) for v in ((-margin - half - est) / sd)])
+    return up + down
 
 
 def block_edges(n: int, blocks: int) -> list[int]:
@@ -166,13 +193,17 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--margin", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=20261206)
-    parser.add_argument("--spending", choices=("obrien-fleming", "pocock"), default=SPENDING)
+    parser.add_argument(
+        "--spending", choices=("hwang-shih-decani", "obrien-fleming", "pocock"), default=SPENDING
+    )
     parser.add_argument("--gamma", type=float, help="Hwang-Shih-DeCani spending with this γ")
+    parser.add_argument("--futility", type=float, default=0.0, help="stop below this chance")
     parser.add_argument("--blocks", type=int, default=BLOCKS, help="looks per round")
     parser.add_argument("--deltas", default=DELTAS, help="true differences, comma-separated")
     args = parser.parse_args()
     globals()["SPENDING"] = args.spending if args.gamma is None else args.gamma
     globals()["BLOCKS"] = args.blocks
+    globals()["FUTILITY"] = args.futility
     _self_check(args.alpha, args.margin)
     rng = np.random.default_rng(args.seed)
     n, k_max, m = args.scenarios, args.max_trials, args.margin

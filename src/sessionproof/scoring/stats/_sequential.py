@@ -113,11 +113,24 @@ def hwang_shih_decani_spent(fraction: float, alpha: float, gamma: float) -> floa
     return min(alpha, alpha * math.expm1(-gamma * t) / math.expm1(-gamma))
 
 
-Spending = Literal["obrien-fleming", "pocock"]
-"""The alpha-spending functions a design may use by name; a number is the γ of the
-Hwang-Shih-DeCani family."""
+HSD_GAMMA = -1.0
+"""The γ of the named `hwang-shih-decani` spending: of γ = −4 .. 1, the one with the fewest
+sessions across the power curve of benchmarks/gate.py at false verdicts under alpha."""
 
-_SPENDERS = {"obrien-fleming": obrien_fleming_spent, "pocock": pocock_spent}
+Spending = Literal["hwang-shih-decani", "obrien-fleming", "pocock"]
+"""The alpha-spending functions a design may use by name (`hwang-shih-decani` is the family
+at `HSD_GAMMA`); where a number is accepted, it is the family's γ."""
+
+
+def _hsd_default(fraction: float, alpha: float) -> float:
+    return hwang_shih_decani_spent(fraction, alpha, HSD_GAMMA)
+
+
+_SPENDERS = {
+    "hwang-shih-decani": _hsd_default,
+    "obrien-fleming": obrien_fleming_spent,
+    "pocock": pocock_spent,
+}
 
 
 def _spender(spending: Spending | float) -> Callable[[float, float], float]:
@@ -125,7 +138,7 @@ def _spender(spending: Spending | float) -> Callable[[float, float], float]:
     if isinstance(spending, str):
         if spending not in _SPENDERS:
             raise StatisticsInputError(
-                f"spending must be obrien-fleming, pocock or a number, not {spending!r}"
+                f"spending must be {', '.join(_SPENDERS)} or a number, not {spending!r}"
             )
         return _SPENDERS[spending]
     if not math.isfinite(spending):
