@@ -180,6 +180,10 @@ def test_no_pairs_is_the_whole_range() -> None:
         (lambda: boundaries(0, 0.05), "looks"),
         (lambda: look([2.0], 1, 1, 0.05), "[-1, 1]"),
         (lambda: look([0.0], 3, 2, 0.05), "look 3"),
+        (lambda: boundaries(5, 0.05, "linear"), "spending must be"),  # type: ignore[arg-type]
+        (lambda: boundaries(5, 0.05, float("nan")), "gamma"),
+        (lambda: look_by_scenario([[2.0]], 1, 1, 0.05), "[-1, 1]"),
+        (lambda: look_by_scenario([[0.0]], 2, 1, 0.05), "look 2"),
     ],
 )
 def test_bad_input_says_what(call: object, says: str) -> None:

@@ -19,6 +19,11 @@ only leaves alpha unspent. The guarantee rests on the normal approximation of th
 the pairs (a central limit over scenarios × trials) and is checked by simulation
 (tests/scoring/test_sequential.py, benchmarks/gate.py).
 
+Two more spending choices: `pocock` (Lan-DeMets Pocock type) and the Hwang-Shih-DeCani
+family (Hwang, Shih & DeCani, Statistics in Medicine 9(12), 1990), by name at γ = −1 or, to
+`boundaries`, as a number γ. `look_by_scenario` is the look of a design that looks within a
+round, after each block of the scenarios: it weighs every seen scenario alike.
+
 Every scenario gets the same number of trials: adapting per scenario would change what the
 mean estimates, so the design does not (a scenario already stable in both arms still runs).
 
