@@ -209,7 +209,8 @@ def main() -> None:
     n, k_max, m = args.scenarios, args.max_trials, args.margin
     print(
         f"{args.gates} gates per row, {n} scenarios, up to {k_max} trials, "
-        f"alpha {args.alpha}, margin {m}"
+        f"alpha {args.alpha}, margin {m}; spending {SPENDING}, {BLOCKS} look(s) a round"
+        + (f", futility under {FUTILITY}" if FUTILITY else "")
     )
     print(
         f"{'delta':>6} {'better':>7} {'not_w':>7} {'worse':>7} {'incon':>7} {'false':>7} "
