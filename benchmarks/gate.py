@@ -7,8 +7,11 @@ probabilities (a third of the scenarios nearly always pass, a sixth nearly alway
 rest anywhere between, as real suites are), and the candidate's probabilities are the
 baseline's shifted so that the mean paired difference is exactly `delta`. Every gate runs
 rounds of one trial per scenario per side and decides with `sessionproof`'s own boundaries
-(`scoring.stats._sequential`: Lan-DeMets O'Brien-Fleming spending, repeated confidence
-intervals), stopping at the first verdict.
+(`scoring.stats._sequential`: the gate's O'Brien-Fleming-type spending unless
+`--spending`/`--gamma` say otherwise, repeated confidence intervals), stopping at the first
+verdict. `--blocks B` looks B times a round, after each block of the scenarios;
+`--futility P` also stops, as inconclusive, once the chance of any verdict by the last look
+(under the current trend) is under P, from half the looks on.
 
 Prints, per true difference:
 - the verdict rates of the adaptive design, with the false-verdict rate where one is defined
@@ -24,12 +27,20 @@ from __future__ import annotations
 
 import argparse
 import math
+from statistics import NormalDist
 
 import numpy as np
 
 from sessionproof.scoring.stats._internal import boundaries, decide, look
+from sessionproof.scoring.stats._sequential import look_by_scenario
 
-SPENDING = "obrien-fleming"
+SPENDING: str | float = "obrien-fleming"
+"""The adaptive design's spending: a name, or the Hwang-Shih-DeCani γ."""
+BLOCKS = 1
+FUTILITY = 0.0
+"""Stop as inconclusive when the chance of any verdict by the last look is under this."""
+DELTAS = "-0.20,-0.15,-0.10,-0.07,-0.05,-0.03,0,0.03,0.05,0.10,0.15"
+"""Looks per round (after each block of the scenarios)."""
 TOLERANCE = 0.01
 """A fixed design "has the same power" within this (Monte-Carlo noise of the rates)."""
 
@@ -71,35 +82,86 @@ def simulate(
     margin: float,
     fixed: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(verdict code, rounds used) of `gates` gates; `fixed`: one look after `rounds`."""
+    """(verdict code, sessions per side used) of `gates` gates; `fixed`: one look after
+    `rounds`. The adaptive design looks `BLOCKS` times a round, after each block of the
+    scenarios (their order is random and the scenarios exchangeable, so block j is simply
+    the j-th slice here)."""
     pa = np.stack([suite_probabilities(rng, n) for _ in range(gates)])
     pb = np.stack([shifted(row, delta) for row in pa])
-    crit = boundaries(1, alpha) if fixed else boundaries(rounds, alpha, SPENDING)
+    blocks = 1 if fixed else BLOCKS
+    cuts = block_edges(n, blocks)
+    crit = boundaries(1, alpha) if fixed else boundaries(rounds * blocks, alpha, SPENDING)
+    sums = np.zeros((gates, n))
+    counts = np.zeros(n)
     total = np.zeros(gates)
     squares = np.zeros(gates)
     out = np.full(gates, 3)
-    used = np.full(gates, rounds)
+    used = np.full(gates, float(rounds * n))
     live = np.ones(gates, dtype=bool)
+    at = 0
     for r in range(1, rounds + 1):
         d = (rng.random((gates, n)) < pb).astype(float) - (rng.random((gates, n)) < pa)
-        total += d.sum(axis=1)
-        squares += (d * d).sum(axis=1)
-        if fixed and r < rounds:
-            continue
-        pairs = r * n
-        # `look`'s standard error: one +1 and one −1 pseudo-pair added to the spread.
-        var = (squares + 2.0 - total**2 / (pairs + 2)) / (pairs + 1)
-        se = np.sqrt(var) / math.sqrt(pairs)
-        c = crit[0] if fixed else crit[r - 1]
-        est = total / pairs
-        now = verdicts(np.maximum(-1, est - c * se), np.minimum(1, est + c * se), margin)
-        stop = live & (now != 3)
-        out[stop] = now[stop]
-        used[stop] = r
-        live &= ~stop
+        for j in range(blocks):
+            lo, hi = cuts[j], cuts[j + 1]
+            block = d[:, lo:hi]
+            sums[:, lo:hi] += block
+            counts[lo:hi] += 1
+            total += block.sum(axis=1)
+            squares += (block * block).sum(axis=1)
+            at += 1
+            if fixed and r < rounds:
+                continue
+            est, se = weighted_look(sums, counts, total, squares)
+            c = crit[0] if fixed else crit[at - 1]
+            now = verdicts(np.maximum(-1, est - c * se), np.minimum(1, est + c * se), margin)
+            stop = live & (now != 3)
+            if FUTILITY and not fixed and at < len(crit) and at >= len(crit) / 2:
+                planned = rounds * n
+                chance = futile_chance(est, se, counts.sum(), planned, crit[-1], margin)
+                stop |= live & (chance < FUTILITY)
+            out[stop] = now[stop]
+            used[stop] = counts.sum()
+            live &= ~stop
         if not live.any():
             break
     return out, used
+
+
+def futile_chance(
+    est: np.ndarray, se: np.ndarray, pairs: float, planned: int, last: float, margin: float
+) -> np.ndarray:
+    """The chance of any verdict at the last look if the effect is what it seems now
+    (conditional power under the current trend, Lan, Simon & Halperin 1982): the last
+    look's interval is `c_K · se · √(pairs / planned)` wide each side, and its estimate
+    is `N(est, ((planned − pairs) / planned)² · s² / (planned − pairs))`."""
+    t = pairs / planned
+    spread = se * math.sqrt(pairs)
+    half = last * se * math.sqrt(t)
+    sd = (1 - t) * spread / math.sqrt(planned - pairs)
+    norm = NormalDist()
+    up = np.array([norm.cdf(v) for v in ((est + margin - half) / sd)])
+    down = np.array([norm.cdf(v) for v in ((-margin - half - est) / sd)])
+    return up + down
+
+
+def block_edges(n: int, blocks: int) -> list[int]:
+    """Where each of `blocks` near-equal blocks of `n` scenarios starts (and the end)."""
+    return [round(j * n / blocks) for j in range(blocks + 1)]
+
+
+def weighted_look(
+    sums: np.ndarray, counts: np.ndarray, total: np.ndarray, squares: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`look`'s estimate and standard error, vectorised over gates: the mean over the seen
+    scenarios of each one's mean difference, and the pairs' spread (one +1 and one −1
+    pseudo-pair added) times the root of the sum of the squared pair weights."""
+    seen = counts > 0
+    m = int(seen.sum())
+    pairs = float(counts.sum())
+    est = (sums[:, seen] / counts[seen]).mean(axis=1)
+    weight2 = float((1.0 / counts[seen]).sum()) / m**2
+    var = (squares + 2.0 - total**2 / (pairs + 2)) / (pairs + 1)
+    return est, np.sqrt(var * weight2)
 
 
 def _self_check(alpha: float, margin: float) -> None:
@@ -112,6 +174,14 @@ def _self_check(alpha: float, margin: float) -> None:
     assert abs(se - mine.se) < 1e-12, (se, mine.se)
     code = verdicts(np.array([mine.low]), np.array([mine.high]), margin)[0]
     assert ("better", "not_worse", "worse", "inconclusive")[code] == decide(mine, margin)
+    # Within a round: the first 7 of 20 scenarios hold 4 pairs, the rest 3.
+    counts = np.array([4.0] * 7 + [3.0] * 13)
+    rows = [rng.choice([-1.0, 0.0, 1.0], size=int(c)) for c in counts]
+    theirs = look_by_scenario(rows, 15, 40, alpha, -1.0)
+    sums = np.array([[row.sum() for row in rows]])
+    flat = np.concatenate(rows)
+    est, se_w = weighted_look(sums, counts, np.array([flat.sum()]), np.array([(flat * flat).sum()]))
+    assert abs(est[0] - theirs.estimate) < 1e-12 and abs(se_w[0] - theirs.se) < 1e-12
 
 
 def main() -> None:
@@ -123,27 +193,36 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--margin", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=20261206)
-    parser.add_argument("--spending", choices=("obrien-fleming", "pocock"), default=SPENDING)
+    parser.add_argument(
+        "--spending", choices=("hwang-shih-decani", "obrien-fleming", "pocock"), default=SPENDING
+    )
+    parser.add_argument("--gamma", type=float, help="Hwang-Shih-DeCani spending with this γ")
+    parser.add_argument("--futility", type=float, default=0.0, help="stop below this chance")
+    parser.add_argument("--blocks", type=int, default=BLOCKS, help="looks per round")
+    parser.add_argument("--deltas", default=DELTAS, help="true differences, comma-separated")
     args = parser.parse_args()
-    globals()["SPENDING"] = args.spending
+    globals()["SPENDING"] = args.spending if args.gamma is None else args.gamma
+    globals()["BLOCKS"] = args.blocks
+    globals()["FUTILITY"] = args.futility
     _self_check(args.alpha, args.margin)
     rng = np.random.default_rng(args.seed)
     n, k_max, m = args.scenarios, args.max_trials, args.margin
     print(
         f"{args.gates} gates per row, {n} scenarios, up to {k_max} trials, "
-        f"alpha {args.alpha}, margin {m}"
+        f"alpha {args.alpha}, margin {m}; spending {SPENDING}, {BLOCKS} look(s) a round"
+        + (f", futility under {FUTILITY}" if FUTILITY else "")
     )
     print(
         f"{'delta':>6} {'better':>7} {'not_w':>7} {'worse':>7} {'incon':>7} {'false':>7} "
         f"{'power':>7} {'sess':>7} | {'fixed k':>7} {'power':>7} {'sess':>7} {'ratio':>6}"
     )
-    for delta in (-0.20, -0.15, -0.10, -0.07, -0.05, -0.03, 0.0, 0.03, 0.05, 0.10, 0.15):
+    for delta in (float(x) for x in args.deltas.split(",")):
         codes, used = simulate(rng, delta, args.gates, n, k_max, args.alpha, m, fixed=False)
         rates = [float(np.mean(codes == i)) for i in range(4)]
         false = _false_rate(rates, delta, m)
         right = _right(delta, m)
         power = None if right is None else sum(rates[i] for i in right)
-        sessions = float(np.mean(used)) * n * 2
+        sessions = float(np.mean(used)) * 2
         line = (
             f"{delta:+6.2f} {rates[0]:7.3f} {rates[1]:7.3f} {rates[2]:7.3f} {rates[3]:7.3f} "
             f"{'-' if false is None else f'{false:.3f}':>7} "

@@ -9,6 +9,7 @@ import pytest
 
 from sessionproof.errors import ConfigError, SessionproofError, StatisticsInputError
 from sessionproof.runs import RunConfig, gate, run
+from sessionproof.scoring.stats._sequential import boundaries
 from sessionproof.store import Store
 
 AGENTS = "python:tests.runs.gate_agents"
@@ -176,6 +177,18 @@ def test_pocock_spending_uses_its_own_boundaries(tmp_path: Path) -> None:
     assert first < 3.5
     obf = gate(STEADY, SHAKY, suite="demo", store=tmp_path / "g.duckdb")
     assert obf.looks[0].critical > 5.0
+
+
+def test_hwang_shih_decani_spending_is_the_family_at_minus_one(tmp_path: Path) -> None:
+    store = tmp_path / "g.duckdb"
+    result = gate(
+        STEADY, SHAKY, suite="demo", store=store, max_trials=6, spending="hwang-shih-decani"
+    )
+    assert result.spending == "hwang-shih-decani"
+    # its boundaries are the family's at γ = −1: between O'Brien-Fleming's and Pocock's.
+    assert result.looks[0].critical == pytest.approx(boundaries(6, 0.05, -1.0)[0])
+    assert 2.5 < result.looks[0].critical < 4.0
+    assert result.verdict == "worse"
 
 
 def test_two_stored_runs_pair_on_the_trials_both_hold(tmp_path: Path) -> None:

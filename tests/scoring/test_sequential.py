@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
 import pytest
 
@@ -11,7 +13,9 @@ from sessionproof.scoring.stats._sequential import (
     boundaries,
     check_levels,
     decide,
+    hwang_shih_decani_spent,
     look,
+    look_by_scenario,
     minimum_detectable_effect,
 )
 
@@ -34,6 +38,68 @@ def test_one_look_is_the_fixed_design() -> None:
     last = boundaries(8, 0.05)
     assert list(last) == sorted(last, reverse=True)  # strict early, near 1.96 at the end
     assert 1.96 < last[-1] < 2.2
+
+
+def test_hwang_shih_decani_boundaries_spend_what_the_family_says() -> None:
+    # The first look's boundary is an exact normal tail: its two-sided spend at t = 1/5.
+    for gamma in (-4.0, -1.0, 0.0, 1.0):
+        first = boundaries(5, 0.05, gamma)[0]
+        spent = hwang_shih_decani_spent(0.2, 0.05, gamma)
+        assert first == pytest.approx(NormalDist().inv_cdf(1 - spent / 2), abs=0.005)
+    assert hwang_shih_decani_spent(0.5, 0.05, 0.0) == pytest.approx(0.025)  # linear
+    assert hwang_shih_decani_spent(1.0, 0.05, -2.0) == pytest.approx(0.05)
+    # γ = −4 is close to O'Brien-Fleming at the last look, and γ = 1 to Pocock's flat line.
+    assert boundaries(5, 0.05, -4.0)[-1] == pytest.approx(2.031, abs=0.01)
+    flat = boundaries(5, 0.05, 1.0)
+    assert max(flat) - min(flat) < 0.1
+    # between them, the boundaries fall from look to look.
+    middle = boundaries(5, 0.05, -1.0)
+    assert list(middle) == sorted(middle, reverse=True)
+
+
+def test_look_by_scenario_weighs_every_seen_scenario_alike() -> None:
+    # Two pairs of +1 in the first scenario, one 0 in the second: the mean of the means.
+    at = look_by_scenario([[1.0, 1.0], [0.0], []], 2, 8, 0.05, -1.0)
+    assert at.estimate == pytest.approx(0.5)
+    assert at.pairs == 3
+    # with equal counts it is the plain look.
+    rng = np.random.default_rng(5)
+    rows = [list(rng.choice([-1.0, 0.0, 1.0], size=3)) for _ in range(10)]
+    plain = look([d for row in rows for d in row], 3, 8, 0.05)
+    scenario = look_by_scenario(rows, 3, 8, 0.05)
+    assert (scenario.estimate, scenario.se) == pytest.approx((plain.estimate, plain.se))
+
+
+def _block_gate(
+    rng: np.random.Generator, pa: np.ndarray, pb: np.ndarray, rounds: int, blocks: int
+) -> str:
+    """A gate that looks after each block of the scenarios (random order fixed per gate)."""
+    order = rng.permutation(pa.size)
+    cuts = [round(j * pa.size / blocks) for j in range(blocks + 1)]
+    rows: list[list[float]] = [[] for _ in range(pa.size)]
+    verdict, at = "inconclusive", 0
+    for _ in range(rounds):
+        for j in range(blocks):
+            for i in order[cuts[j] : cuts[j + 1]]:
+                rows[i].append(float(rng.random() < pb[i]) - float(rng.random() < pa[i]))
+            at += 1
+            verdict = decide(look_by_scenario(rows, at, rounds * blocks, 0.05, -1.0), 0.05)
+            if verdict != "inconclusive":
+                return verdict
+    return verdict
+
+
+def test_block_looks_keep_false_verdicts_under_alpha() -> None:
+    rng = np.random.default_rng(36)
+    gates, rounds, blocks, n = 600, 5, 4, 24
+    at_margin = [_block_gate(rng, *_arms(rng, n, -0.05), rounds, blocks) for _ in range(gates)]
+    at_zero = [_block_gate(rng, *_arms(rng, n, 0.0), rounds, blocks) for _ in range(gates // 3)]
+    assert sum(v in ("not_worse", "better") for v in at_margin) / gates <= 0.05
+    assert sum(v in ("worse", "better") for v in at_zero) / len(at_zero) <= 0.05
+    # and a large regression is still found, inside the first round or two.
+    strong, weak = np.full(24, 0.9), np.full(24, 0.5)
+    large = [_block_gate(rng, strong, weak, rounds, blocks) for _ in range(40)]
+    assert large.count("worse") == 40
 
 
 def _gate(rng: np.random.Generator, pa: np.ndarray, pb: np.ndarray, looks: int) -> str:
@@ -114,6 +180,10 @@ def test_no_pairs_is_the_whole_range() -> None:
         (lambda: boundaries(0, 0.05), "looks"),
         (lambda: look([2.0], 1, 1, 0.05), "[-1, 1]"),
         (lambda: look([0.0], 3, 2, 0.05), "look 3"),
+        (lambda: boundaries(5, 0.05, "linear"), "spending must be"),  # type: ignore[arg-type]
+        (lambda: boundaries(5, 0.05, float("nan")), "gamma"),
+        (lambda: look_by_scenario([[2.0]], 1, 1, 0.05), "[-1, 1]"),
+        (lambda: look_by_scenario([[0.0]], 2, 1, 0.05), "look 2"),
     ],
 )
 def test_bad_input_says_what(call: object, says: str) -> None:

@@ -49,8 +49,9 @@ def gate_command(
     spending: Annotated[
         str,
         typer.Option(
-            help="Alpha spending: obrien-fleming (strict early, most power at the end) or "
-            "pocock (stops sooner on large effects)."
+            help="Alpha spending: obrien-fleming (strict early, most power at the end), "
+            "pocock (stops sooner on large effects) or hwang-shih-decani (γ = −1, between "
+            "them: fewest sessions across effects, stops at not_worse sooner)."
         ),
     ] = "obrien-fleming",
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N scenarios.")] = None,

@@ -5,9 +5,9 @@ Each side is a stored run or a model/agent spec that the gate runs itself on the
 scenarios, trials, seeds and arm. The gate runs in rounds (one more trial of every scenario
 per side), looks after each, and stops at the first verdict or when no round is left
 (`--max-trials`, the sessions budget, or the trials a stored side holds). The statistics are
-`scoring.stats._sequential`'s group-sequential design (Lan-DeMets O'Brien-Fleming spending,
-repeated confidence intervals): the intervals hold at every look at once, so stopping early
-costs no error rate.
+`scoring.stats._sequential`'s group-sequential design (Lan-DeMets O'Brien-Fleming spending
+unless told, repeated confidence intervals): the intervals hold at every look at once, so
+stopping early costs no error rate.
 """
 
 from __future__ import annotations
@@ -140,8 +140,10 @@ async def agate(
 ) -> GateResult:
     """Async form of `gate`."""
     check_levels(alpha, margin)
-    if spending not in ("obrien-fleming", "pocock"):
-        raise ConfigError(f"--spending must be obrien-fleming or pocock, not {spending!r}")
+    if spending not in ("hwang-shih-decani", "obrien-fleming", "pocock"):
+        raise ConfigError(
+            f"--spending must be obrien-fleming or pocock (or hwang-shih-decani), not {spending!r}"
+        )
     if not 1 <= max_trials <= MAX_LOOKS:
         raise ConfigError(f"--max-trials must be 1 to {MAX_LOOKS}, not {max_trials}")
     if budget_sessions is not None and budget_sessions < 1:

@@ -19,6 +19,11 @@ only leaves alpha unspent. The guarantee rests on the normal approximation of th
 the pairs (a central limit over scenarios × trials) and is checked by simulation
 (tests/scoring/test_sequential.py, benchmarks/gate.py).
 
+Two more spending choices: `pocock` (Lan-DeMets Pocock type) and the Hwang-Shih-DeCani
+family (Hwang, Shih & DeCani, Statistics in Medicine 9(12), 1990), by name at γ = −1 or, to
+`boundaries`, as a number γ. `look_by_scenario` is the look of a design that looks within a
+round, after each block of the scenarios: it weighs every seen scenario alike.
+
 Every scenario gets the same number of trials: adapting per scenario would change what the
 mean estimates, so the design does not (a scenario already stable in both arms still runs).
 
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
 from typing import Literal
 
@@ -100,15 +105,59 @@ def pocock_spent(fraction: float, alpha: float) -> float:
     return min(alpha, alpha * math.log(1.0 + (math.e - 1.0) * min(fraction, 1.0)))
 
 
-Spending = Literal["obrien-fleming", "pocock"]
-"""The alpha-spending functions a design may use."""
+def hwang_shih_decani_spent(fraction: float, alpha: float, gamma: float) -> float:
+    """Two-sided alpha spent by information `fraction` under the Hwang-Shih-DeCani family
+    `alpha · (1 − e^{−γt}) / (1 − e^{−γ})` (Hwang, Shih & DeCani, Statistics in Medicine
+    9(12), 1990): γ = −4 is close to O'Brien-Fleming, γ = 1 to Pocock, γ = 0 spends
+    linearly."""
+    if fraction <= 0.0:
+        return 0.0
+    t = min(fraction, 1.0)
+    if gamma == 0.0:
+        return alpha * t
+    return min(alpha, alpha * math.expm1(-gamma * t) / math.expm1(-gamma))
 
-_SPENDERS = {"obrien-fleming": obrien_fleming_spent, "pocock": pocock_spent}
+
+HSD_GAMMA = -1.0
+"""The γ of the named `hwang-shih-decani` spending: of γ = −4 .. 1, the one with the fewest
+sessions across the power curve of benchmarks/gate.py at false verdicts under alpha."""
+
+Spending = Literal["hwang-shih-decani", "obrien-fleming", "pocock"]
+"""The alpha-spending functions a design may use by name (`hwang-shih-decani` is the family
+at `HSD_GAMMA`); where a number is accepted, it is the family's γ."""
+
+
+def _hsd_default(fraction: float, alpha: float) -> float:
+    return hwang_shih_decani_spent(fraction, alpha, HSD_GAMMA)
+
+
+_SPENDERS = {
+    "hwang-shih-decani": _hsd_default,
+    "obrien-fleming": obrien_fleming_spent,
+    "pocock": pocock_spent,
+}
+
+
+def _spender(spending: Spending | float) -> Callable[[float, float], float]:
+    """The spending function `spending` names (a float: Hwang-Shih-DeCani with that γ)."""
+    if isinstance(spending, str):
+        if spending not in _SPENDERS:
+            raise StatisticsInputError(
+                f"spending must be {', '.join(_SPENDERS)} or a number, not {spending!r}"
+            )
+        return _SPENDERS[spending]
+    if not math.isfinite(spending):
+        raise StatisticsInputError(f"the spending family's gamma must be finite, not {spending}")
+    return functools.partial(_hsd, gamma=float(spending))
+
+
+def _hsd(fraction: float, alpha: float, *, gamma: float) -> float:
+    return hwang_shih_decani_spent(fraction, alpha, gamma)
 
 
 @functools.lru_cache(maxsize=64)
 def boundaries(
-    looks: int, alpha: float, spending: Spending = "obrien-fleming"
+    looks: int, alpha: float, spending: Spending | float = "obrien-fleming"
 ) -> tuple[float, ...]:
     """The two-sided critical values `c_1 .. c_K` of `looks` equally spaced looks: under no
     difference, the chance that |Z_r| first reaches `c_r` at look r is the alpha spent
@@ -119,6 +168,7 @@ def boundaries(
         raise StatisticsInputError(f"alpha must be in (0, 1), got {alpha:g}")
     # The sum S_r of r independent N(0, 1) increments, on a grid; the density of the paths
     # that have not crossed yet is carried from look to look.
+    spent = _spender(spending)
     reach = 10.0 * math.sqrt(looks) + 10.0
     x = np.arange(-reach, reach + _STEP / 2, _STEP)
     kernel_x = np.arange(-9.0, 9.0 + _STEP / 2, _STEP)
@@ -128,7 +178,6 @@ def boundaries(
     for r in range(1, looks + 1):
         if r > 1:
             density = np.convolve(density, kernel, mode="same")
-        spent = _SPENDERS[spending]
         spend = spent(r / looks, alpha) - spent((r - 1) / looks, alpha)
         bound = _tail_bound(x, density, spend)
         out.append(bound / math.sqrt(r))
@@ -157,7 +206,7 @@ def look(
     at: int,
     looks: int,
     alpha: float,
-    spending: Spending = "obrien-fleming",
+    spending: Spending | float = "obrien-fleming",
 ) -> Look:
     """The repeated confidence interval at look `at` of a design of `looks` (its boundaries
     from `spending`), over the `differences` of every judged pair so far (candidate −
@@ -173,8 +222,6 @@ def look(
         raise StatisticsInputError("differences must be a flat list")
     if d.size and (not np.isfinite(d).all() or d.min() < -1.0 or d.max() > 1.0):
         raise StatisticsInputError("paired differences must be finite and in [-1, 1]")
-    if spending not in _SPENDERS:
-        raise StatisticsInputError(f"spending must be obrien-fleming or pocock, not {spending!r}")
     critical = boundaries(looks, alpha, spending)[at - 1]
     if d.size == 0:
         return Look(look=at, pairs=0, estimate=0.0, low=-1.0, high=1.0, se=1.0, critical=critical)
@@ -184,6 +231,44 @@ def look(
     return Look(
         look=at,
         pairs=int(d.size),
+        estimate=estimate,
+        low=max(-1.0, estimate - critical * se),
+        high=min(1.0, estimate + critical * se),
+        se=se,
+        critical=critical,
+    )
+
+
+def look_by_scenario(
+    per_scenario: Sequence[Sequence[float]],
+    at: int,
+    looks: int,
+    alpha: float,
+    spending: Spending | float = "obrien-fleming",
+) -> Look:
+    """`look` for a design that looks within a round, after each block of the scenarios:
+    `per_scenario` holds each scenario's differences so far (a scenario of the current
+    round's later blocks has one fewer). The estimate weighs every seen scenario alike (the
+    mean of their means), so the scenarios of a round's first blocks do not count more than
+    the rest; its standard error is the pairs' spread (one +1 and one −1 pseudo-pair added)
+    times the root of the sum of the squared pair weights. With equal counts it is `look`."""
+    if not 1 <= at <= looks:
+        raise StatisticsInputError(f"look {at} is not one of 1..{looks}")
+    rows = [np.asarray(row, dtype=float) for row in per_scenario]
+    seen = [row for row in rows if row.size]
+    flat = np.concatenate(seen) if seen else np.zeros(0)
+    if flat.size and (not np.isfinite(flat).all() or flat.min() < -1.0 or flat.max() > 1.0):
+        raise StatisticsInputError("paired differences must be finite and in [-1, 1]")
+    critical = boundaries(looks, alpha, spending)[at - 1]
+    if flat.size == 0:
+        return Look(look=at, pairs=0, estimate=0.0, low=-1.0, high=1.0, se=1.0, critical=critical)
+    estimate = float(np.mean([row.mean() for row in seen]))
+    weight2 = sum(1.0 / row.size for row in seen) / len(seen) ** 2
+    spread = float(np.concatenate((flat, [1.0, -1.0])).std(ddof=1))
+    se = spread * math.sqrt(weight2)
+    return Look(
+        look=at,
+        pairs=int(flat.size),
         estimate=estimate,
         low=max(-1.0, estimate - critical * se),
         high=min(1.0, estimate + critical * se),
