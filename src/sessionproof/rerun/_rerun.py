@@ -260,7 +260,7 @@ def rerun(
     Sessions are stored as a run (`command="rerun"`) when `store_path` is given. Records
     that cannot be read or rerun are listed in `skipped`; the rest still run. Raises
     `InputFileError` when the file cannot be read at all, `ConfigError` for bad options.
-    `label_from` (traces, ATIF, inspect logs) names each original's outcome label.
+    `label_from` (traces, chat logs, ATIF, inspect logs) names each original's outcome label.
     `project` (`open_project`, from `--suite`): the user's project, whose domains are then
     known and whose scenarios a transcript of the same scenario id reruns and is judged by.
     """

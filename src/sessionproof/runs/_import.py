@@ -40,8 +40,8 @@ class ImportConfig(TypedConfig):
     domain: str | None = None
     """The domain the sessions ran in (when the file does not say)."""
     label_from: LabelFrom = None
-    """Traces, ATIF and inspect logs: the attribute holding each session's outcome label
-    (`NAME` or `NAME>=N` for a numeric score) instead of its own verdict."""
+    """Traces, chat logs, ATIF and inspect logs: the attribute holding each session's outcome
+    label (`NAME` or `NAME>=N` for a numeric score) instead of its own verdict."""
 
 
 class ImportSettings(TypedDict, total=False):

@@ -56,8 +56,8 @@ def score(
     output scorer is registered for (`scorer_names()`, e.g. BFCL's) go to that scorer with
     `questions` and `answers` (for formats that score against question and answer files),
     `strict_empty_turns` (multi-turn outputs: also fail calls in turns whose gold is empty)
-    and `output` (one verdict per line, if given). `label_from` (traces, ATIF, inspect logs)
-    names where each session's own outcome label is.
+    and `output` (one verdict per line, if given). `label_from` (traces, chat logs, ATIF,
+    inspect logs) names where each session's own outcome label is.
 
     `suite` (a project directory, a suite file, a built-in name or a `Suite`; resolved as
     `run` resolves it) makes the project's domains known (`python:` toolkits imported from

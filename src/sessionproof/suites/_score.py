@@ -138,7 +138,7 @@ def score_transcripts(
 
     `store_path` None skips storing (the report is still complete). `judge` is a model spec
     (or an NLJudge) for NL assertions; without one they are reported as not evaluated.
-    `label_from` (traces, ATIF, inspect logs) names each session's own outcome label.
+    `label_from` (traces, chat logs, ATIF, inspect logs) names each session's own outcome label.
     `project` (`open_project`, from `--suite`): its domains are known, and a session whose
     scenario id is one of its scenarios is judged against it. `domain` `recorded`: every
     session is read against its own recorded results and not judged. A session with no task
