@@ -270,3 +270,39 @@ def test_an_ordinary_run_keeps_its_seeds() -> None:
     user_varied = [session_seeds(3, "sc", t, "user") for t in range(3)]
     assert len({s.user for s in user_varied}) == 3
     assert len({(s.environment, s.agent) for s in user_varied}) == 1
+
+
+def test_the_report_of_a_vary_design_shows_the_split(
+    runs: tuple[Path, dict[str, str]], suite: Path, tmp_path: Path
+) -> None:
+    from sessionproof.runs import report
+
+    store, made = runs
+    ids = [made["agent"], made["user"], made["all"]]
+    shown = _show(store, made["agent"], "--metrics", "--split", f"{made['user']},{made['all']}")
+    split = shown["arms"]["baseline"]["noise"]["split"]
+    page = report(ids, tmp_path / "r.html", store).read_text()
+    assert "verdict variance by party · arm baseline" in page
+    for party in ("agent", "user"):
+        share = split["parties"][party]["share"]
+        assert f"{share * 100:.1f}%" in page, party
+    # A report of runs that include a --vary run but are not one design says why.
+    other = _run(store, suite, "--vary", "user", "--seed", "5")
+    odd = report([made["agent"], other], tmp_path / "o.html", store).read_text()
+    assert "no variance split: these runs are not one --vary design" in odd
+    assert "verdict variance by party" not in odd
+    # An ordinary comparison of two runs (no --vary) gets neither.
+    again = _run(store, suite, "--seed", "3")
+    plain = report([made["ordinary"], again], tmp_path / "p.html", store).read_text()
+    assert "verdict variance by party" not in plain and "no variance split" not in plain
+
+
+def test_report_splits_of_two_runs_that_both_vary_every_seed_say_why(
+    runs: tuple[Path, dict[str, str]],
+) -> None:
+    from sessionproof.runs._vary import report_splits
+
+    store, made = runs
+    with Store.open_for_reading(store) as db:
+        splits, why = report_splits(db, [made["ordinary"], made["all"]])
+    assert splits == {} and "both vary every seed" in why

@@ -18,6 +18,7 @@ from ..store import RunManifest, Store
 from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite
 from ._metrics import _reading, metrics, metrics_of, scenarios_for
+from ._vary import report_splits
 
 REPORT_NAME = "report.html"
 """The file `report` wrote beside the store before reports had their own folder (kept for
@@ -171,6 +172,10 @@ def report(
                 _load(r, db, suite, traces, prices) if i == 0 else _load(r, db, prices=prices)
                 for i, r in enumerate(run_ids)
             ]
+            splits, why_not = report_splits(db, [r.run_id for r in runs])
+        runs[0].variance_split = splits
+        if why_not:
+            runs[0].notes.append(why_not)
         compared = _compare(runs[0], runs[1]) if len(runs) > 1 else None
         page = render_html(runs, compared)
     if output is None:

@@ -155,6 +155,18 @@ def _differs(first: RunManifest, other: RunManifest) -> str | None:
     return None
 
 
+def report_splits(db: Store, run_ids: Sequence[str]) -> tuple[dict[str, VarianceSplit], str]:
+    """For a report of several runs: each arm's variance split when the runs include a
+    `run --vary` run (an ordinary multi-run report gets none, and no note), with '' as the
+    note; ({}, why) when they include one but do not form one design."""
+    if len(run_ids) < 2 or all(_party_of(db.get_run(r)) == ORDINARY for r in run_ids):
+        return {}, ""
+    try:
+        return variance_splits(db, run_ids), ""
+    except ConfigError as exc:
+        return {}, f"no variance split: these runs are not one --vary design ({exc})"
+
+
 def variance_splits(db: Store, run_ids: Sequence[str]) -> dict[str, VarianceSplit]:
     """Arm → the verdict variance of that arm shared between the parties, from stored runs
     of one design: each a `run --vary PARTY` of a different party, or one ordinary run

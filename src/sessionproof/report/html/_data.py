@@ -24,7 +24,13 @@ from ...records._internal import (
     ProviderFaultEvent,
 )
 from ...scoring import MetricsReport
-from ...scoring._internal import CostSummary, SessionSurvival, TraceCache, made_once
+from ...scoring._internal import (
+    CostSummary,
+    SessionSurvival,
+    TraceCache,
+    VarianceSplit,
+    made_once,
+)
 from ._drill import calls_record, criteria_records
 
 # Long tool outputs are cut so a 1,000-session report stays a few megabytes; the store keeps
@@ -65,6 +71,9 @@ class ReportRun:
     when the file could be read again; None otherwise (`originals_note` says why)."""
     originals_note: str = ""
     costs: dict[str, CostSummary] = field(default_factory=dict)
+    variance_split: dict[str, VarianceSplit] = field(default_factory=dict)
+    """Arm → its verdict variance shared between the parties, on the first run of a report
+    whose runs form one `run --vary` design (empty otherwise)."""
     """Arm → its cost by agent, simulated user and judge (the cost section)."""
 
 

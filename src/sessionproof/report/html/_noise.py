@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from ...scoring._internal import NOISE_DEFINITIONS, noise_of_report
-from .._noise import noise_rows
+from ...scoring._internal import NOISE_DEFINITIONS, VarianceSplit, noise_of_report
+from .._noise import noise_rows, split_rows
 from ._data import ReportRun
 from ._sections import section
 
@@ -36,8 +36,26 @@ def noise_section(runs: Sequence[ReportRun]) -> str:
         + f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
     said = "".join(f'<p class="missing">{escape(n)}</p>' for n in notes)
+    said += "".join(_split(arm, split) for run in runs for arm, split in run.variance_split.items())
     defs = "".join(
         f'<p class="def">{escape(name)}: {escape(text)}</p>'
         for name, text in NOISE_DEFINITIONS.items()
     )
     return section(SECTION_ID, "Noise floor", table + said + defs)
+
+
+def _split(arm: str, split: VarianceSplit) -> str:
+    """One arm's variance split (the runs of one `run --vary` design): a table and its notes."""
+    head = ("party", "run", "T (within variance)", "scenarios", "share")
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
+        for row in split_rows(split)
+    )
+    notes = "".join(f'<p class="missing">{escape(n)}</p>' for n in split.notes)
+    return (
+        f'<h3 class="split">verdict variance by party · arm {escape(arm)}</h3>'
+        '<table class="noise split"><thead><tr>'
+        + "".join(f"<th>{escape(h)}</th>" for h in head)
+        + f"</tr></thead><tbody>{body}</tbody></table>{notes}"
+        f'<p class="def">{escape(split.definition)}</p>'
+    )
