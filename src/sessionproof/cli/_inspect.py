@@ -182,9 +182,9 @@ def show(
         rows = db.session_rows(manifest.run_id)
         # The cost (--json) and the boundary table (a run whose arms inject faults) read each
         # session's events: loaded only then, ~0.8 ms a tau2 session.
-        needed = as_json or faulted_arms(manifest.arms)
-        sessions = db.load_sessions(manifest.run_id) if needed else []
-        faulted = sessions if faulted_arms(manifest.arms) else []
+        has_faults = faulted_arms(manifest.arms)
+        sessions = db.load_sessions(manifest.run_id) if as_json or has_faults else []
+        faulted = sessions if has_faults else []
     by_arm = summaries_by_arm(rows, manifest.arms)
     if as_json:
         from ..scoring._internal import cost_summary
