@@ -15,7 +15,7 @@ pip=(.venv/bin/python -m pip --disable-pip-version-check --quiet)
 
 extras="local"
 # The tests also run the Ray executor on a local cluster and read real inspect_ai eval logs.
-[ "${1:-}" = "test" ] && extras="local,test,ray,inspect"
+[ "${1:-}" = "test" ] && extras="local,test,ray,inspect,gym"
 stamp=".venv/.sessionproof-$extras-$(cat pyproject.toml | .venv/bin/python -c 'import hashlib,sys; print(hashlib.sha1(sys.stdin.buffer.read()).hexdigest()[:12])')"
 if [ ! -f "$stamp" ]; then
   echo "installing sessionproof[$extras] into .venv ..." >&2
