@@ -21,6 +21,9 @@ _EVENT_ROWS = (
 
 def _write(path: Path, monkeypatch: pytest.MonkeyPatch, limit: int) -> list[tuple[object, ...]]:
     monkeypatch.setattr(_bulk, "LIST_PARAMETER_EVENTS", limit)
+    # The test process has NumPy loaded (other tests import it): pretend it has not, so that
+    # a large limit does take the list path.
+    monkeypatch.setattr(_bulk, "numpy_loaded", lambda: False)
     ids = [f"s{i}" for i in range(6)]
     with Store.open(path) as store:
         store.create_run(manifest("rp", ids))
@@ -70,3 +73,22 @@ def test_storing_a_small_batch_does_not_import_numpy(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_a_small_batch_takes_the_numpy_columns_once_numpy_is_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run has NumPy loaded (its report imports it early): its many small batches must not
+    # pay the list parameters' per-value conversion. The list statement is broken here, so
+    # taking that path would fail the write.
+    import numpy  # noqa: F401  (loaded, as in a run)
+
+    monkeypatch.setattr(_bulk, "_INSERT_EVENT_LISTS", "SELECT no_such_column FROM events")
+    path = tmp_path / "run.duckdb"
+    with Store.open(path) as store:
+        store.create_run(manifest("rs", ["s0"]))
+        store.write_sessions([session("rs", "s0")])
+        assert len(store.load_sessions("rs")) == 1
+    with duckdb.connect(str(path), read_only=True) as conn:
+        (count,) = conn.execute("SELECT count(*) FROM events").fetchone() or (0,)
+    assert count > 5

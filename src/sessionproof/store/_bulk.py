@@ -5,14 +5,19 @@ cost ~20 µs per event value as each is converted to a DuckDB value one by one. 
 NumPy arrays registered as a view is scanned column-wise instead: ~5x less CPU for the
 events of a thousand sessions. NumPy is a core dependency already; no Arrow needed.
 
-A small batch (a scored file, a short run) takes the list parameters instead: 800 events
-cost 7-11 ms that way, less than importing NumPy (~40 ms) in a command that needs it for
-nothing else. Both paths write the same rows (tests/store/test_bulk_paths.py).
+A small batch in a process without NumPy (a scored file, a short command) takes the list
+parameters instead: 800 events cost 7-11 ms that way, less than importing NumPy (~40 ms) in
+a command that needs it for nothing else. Once NumPy is loaded (a run imports it for its
+report while it waits on models), every batch takes the columns: a run's many small batches
+as list parameters cost ~0.4 s more CPU over 600 tau2 sessions, on the thread that shares
+the interpreter with the sessions. Both paths write the same rows
+(tests/store/test_bulk_paths.py).
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -76,7 +81,13 @@ _INSERT_EVENT_LISTS = f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) SELECT "
 )
 
 LIST_PARAMETER_EVENTS = 4000
-"""Up to this many events a batch goes in as list parameters; beyond, as NumPy columns."""
+"""Up to this many events a batch goes in as list parameters (when NumPy is not loaded yet);
+beyond, as NumPy columns."""
+
+
+def numpy_loaded() -> bool:
+    """True when the process has imported NumPy already (the columns then cost no import)."""
+    return "numpy" in sys.modules
 
 
 def insert_batch(conn: duckdb.DuckDBPyConnection, batch: Sequence[SessionWrite]) -> None:
@@ -91,10 +102,10 @@ def insert_batch(conn: duckdb.DuckDBPyConnection, batch: Sequence[SessionWrite])
             merged.extend(column)
     if not columns[0]:
         return
-    if len(columns[0]) <= LIST_PARAMETER_EVENTS:
+    if len(columns[0]) <= LIST_PARAMETER_EVENTS and not numpy_loaded():
         conn.execute(_INSERT_EVENT_LISTS, columns)
         return
-    import numpy as np  # only for large batches: a small one does without the import
+    import numpy as np  # loaded already, or a batch large enough to be worth the import
 
     arrays = {
         name: np.array(values, dtype=_NUMPY_DTYPES[kind])
