@@ -23,6 +23,7 @@ from ._report import ArmSummary as ArmSummary
 from ._report import judged_tokens as judged_tokens
 from ._report import matrix_of as matrix_of
 from ._report import tokens_of as tokens_of
+from ._report import view_made as view_made
 from ._risk import RiskReport as RiskReport
 from ._risk import early_warning as early_warning
 from ._synthetic import CONFOUNDER as CONFOUNDER

@@ -34,7 +34,7 @@ from ._matrix import TokenMatrix, encode
 from ._mine import Finding, MineOptions, mine_matrix
 from ._motif_advice import MotifAdvice, motif_advice
 from ._motif_analysis import MotifAnalysis, MotifResult, analyse, prefix_features
-from ._motif_view import view_of
+from ._motif_view import SessionView, view_of
 from ._motifs import MotifContext
 from ._precursors import Precursor, precursors
 from ._risk import RiskReport, early_warning
@@ -200,6 +200,12 @@ def tokens_of(
     return made_once(traces, "tokens", (session, granularity), tokenize)
 
 
+def view_made(session: Session, traces: TraceCache | None = None) -> SessionView:
+    """`view_of(session)`, made once through `traces` when given (a run makes its sessions'
+    motif views as they end, while it waits on the model, for the mining of its report)."""
+    return made_once(traces, "motif_view", (session,), view_of)
+
+
 def mine(
     sessions: Sequence[Session],
     options: MineOptions | None = None,
@@ -253,7 +259,7 @@ def mine(
         write_tools = write_tools_of(in_primary, scenarios or {}, domain_for)
         motif_context = replace(motif_context or MotifContext(), write_tools=write_tools)
     primary_judged = [s for s in in_primary if s.verdict is not None]
-    views = [view_of(s) for s in primary_judged]
+    views = [view_made(s, traces) for s in primary_judged]
     tested = analyse(
         views,
         [s.scenario_id for s in primary_judged],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -255,12 +255,14 @@ def metrics_of(
     *,
     target_mde: float = DEFAULT_TARGET_MDE,
     prices: PriceTable | None = None,
+    costs: Mapping[str, CostSummary] | None = None,
 ) -> RunMetrics:
     """`metrics` of a run whose manifest and sessions are already loaded (the report loads
     them once for both, rather than reading every session from the store twice); `found`:
     what `scenarios_for` gave for them, when the caller has it already; `traces`: what was
     made of the sessions already (a run's `MetricsWarmer`); `prices`: what prices the cost
-    (default: the shipped table)."""
+    (default: the shipped table); `costs`: arms' costs the caller priced already with the
+    same `prices` over the same sessions (a run reporting on itself)."""
     scenarios, domain_for, source = found or scenarios_for(manifest, sessions)
     arms = [a for a in manifest.arms if any(s.arm == a for s in sessions)]
     arms += sorted({s.arm for s in sessions} - set(arms))
@@ -275,7 +277,11 @@ def metrics_of(
     noise = {arm: noise_of_report(r, target_mde=target_mde) for arm, r in reports.items()}
     definitions.update(COST_DEFINITIONS)
     table = prices if prices is not None else shipped_prices()
-    costs = {arm: cost_summary([s for s in sessions if s.arm == arm], table) for arm in arms}
+    given = costs or {}
+    priced = {
+        arm: given.get(arm) or cost_summary([s for s in sessions if s.arm == arm], table)
+        for arm in arms
+    }
     return RunMetrics(
         breakdowns=_breakdowns(sessions, arms, domain_for),
         run_id=manifest.run_id,
@@ -287,5 +293,5 @@ def metrics_of(
         arms=reports,
         definitions=definitions,
         noise=noise,
-        costs=costs,
+        costs=priced,
     )

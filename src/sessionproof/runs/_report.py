@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from .._atomic import write_atomic
@@ -13,7 +13,7 @@ from ..patterns import MineOptions, mine
 from ..patterns._internal import Granularity
 from ..report.html._internal import Comparison, Original, ReportRun, compare_sessions, render_html
 from ..scoring import MetricsReport
-from ..scoring._internal import PriceTable, SessionSurvival, TraceCache
+from ..scoring._internal import CostSummary, PriceTable, SessionSurvival, TraceCache
 from ..store import RunManifest, Store
 from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite
@@ -79,13 +79,14 @@ def _load(
     loaded: Suite | None = None,
     traces: TraceCache | None = None,
     prices: PriceTable | None = None,
+    costs: Mapping[str, CostSummary] | None = None,
 ) -> ReportRun:
     manifest = db.get_run(run_id)
     sessions = db.load_sessions(manifest.run_id)
     # The scenarios once, for the metrics and for mining (a suite's files read again and its
     # scenarios validated again otherwise).
     found = scenarios_for(manifest, sessions, loaded)
-    m = metrics_of(manifest, sessions, found, traces, prices=prices)
+    m = metrics_of(manifest, sessions, found, traces, prices=prices, costs=costs)
     run = ReportRun(
         run_id=m.run_id,
         command=m.command,
@@ -154,6 +155,7 @@ def report(
     suite: Suite | None = None,
     traces: TraceCache | None = None,
     prices: PriceTable | None = None,
+    costs: Mapping[str, CostSummary] | None = None,
 ) -> Path:
     """Write the HTML report of the stored runs `run_ids` (ids or unique prefixes) to
     `output` (default: `default_report_path`, in the folder beside the store) and return its
@@ -163,13 +165,16 @@ def report(
     `suite`: the suite the first run ran, as it ran it, when the caller holds it (a run
     reporting on itself); its scenarios are then not loaded again. `traces`: what was made
     of the first run's sessions as they ended (its `MetricsWarmer.traces`). `prices`: what
-    prices each arm's cost (default: the shipped table)."""
+    prices each arm's cost (default: the shipped table); `costs`: the first run's arms'
+    costs, when the caller priced them already with `prices`."""
     if not run_ids:
         raise InputFileError("name at least one run id")
     with tuned_gc():
         with _reading(store) as db:
             runs = [
-                _load(r, db, suite, traces, prices) if i == 0 else _load(r, db, prices=prices)
+                _load(r, db, suite, traces, prices, costs)
+                if i == 0
+                else _load(r, db, prices=prices)
                 for i, r in enumerate(run_ids)
             ]
             splits, why_not = report_splits(db, [r.run_id for r in runs])

@@ -26,9 +26,9 @@ from ..executors._internal import (
     shares,
     worker_count,
 )
-from ..patterns._internal import tokens_of
+from ..patterns._internal import tokens_of, view_made
 from ..records import Session
-from ..report.html._internal import event_rows
+from ..report.html._internal import warm_drill
 from ..scoring import compare_arms
 from ..scoring._internal import (
     MetricsWarmer,
@@ -321,6 +321,7 @@ async def execute(
                     suite=loaded,
                     traces=traces,
                     prices=config.prices,
+                    costs=report.cost_by_arm,
                 )
                 report.html_report = str(written)
             except SessionproofError as exc:
@@ -369,7 +370,8 @@ class _Warming:
             self._inner.start(total, done)
 
     def advance(self, session: Session) -> None:
-        """Tell the wrapped progress, then make `session`'s metrics, tokens and rows."""
+        """Tell the wrapped progress, then make `session`'s metrics, tokens, motif view and
+        drill-down rows."""
         if self._inner is not None:
             self._inner.advance(session)
         if self._warmer is None:
@@ -379,7 +381,9 @@ class _Warming:
             return
         self._warmer.add(session)
         tokens_of(session, MINED_AT, self._warmer.traces)
-        event_rows(session, self._warmer.traces)
+        if session.verdict is not None:  # the motifs read judged sessions only
+            view_made(session, self._warmer.traces)
+        warm_drill(session, self._warmer.scenario(session), self._warmer.traces)
 
 
 def suite_writes(loaded: Suite) -> Callable[[Session], set[str] | None]:

@@ -42,7 +42,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..records import AssistantMessageEvent, Session, ToolCall, ToolCallEvent
+from ..records import AssistantMessageEvent, EventKind, Session, ToolCall, ToolCallEvent
 from ..records._internal import (
     Decision,
     FaultInjectedEvent,
@@ -223,10 +223,21 @@ class _Trace:
         return min(found)[1] if found else None
 
 
+_FAULT_EVENTS = frozenset({EventKind.fault_injected, EventKind.implicit_fault})
+
+
+def met_a_fault(session: Session) -> bool:
+    """True when an explicit or implicit tool fault was injected into `session`: one pass over
+    its event kinds, so the walks that read the faults skip the sessions that met none."""
+    return any(event.kind in _FAULT_EVENTS for event in session.events)
+
+
 def session_faults(session: Session, writes: Collection[str] | None = None) -> list[Fault]:
     """Every faulted call of `session`, in order, each with how it was detected (or None).
 
     `writes`: the names of the domain's write tools (None: told apart by name)."""
+    if not met_a_fault(session):
+        return []
     trace = _Trace(session)
     return [
         Fault(call_id, tool, kind, implicit, permanent, i, trace.how(i, call_id, tool, writes))

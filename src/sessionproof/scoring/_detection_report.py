@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import Session
-from ._detection import Fault, session_faults, session_recovered
+from ._detection import Fault, met_a_fault, session_faults, session_recovered
 from ._metric import Aggregate, SessionInput
 from .stats import wilson_interval
 
@@ -99,6 +99,8 @@ def faults_report(sessions: Sequence[Session], writes: Writes | None = None) -> 
     report = FaultsReport()
     any_fault = False
     for session in sessions:
+        if not met_a_fault(session):  # most sessions of most runs: no write set to build
+            continue
         faults = session_faults(session, None if writes is None else writes(session))
         if not faults:
             continue
@@ -133,7 +135,7 @@ def _writes_of(item: SessionInput) -> Collection[str] | None:
 def detected_share(item: SessionInput) -> float | None:
     """The share of the session's faulted calls that were detected (None: no fault, or the
     session ended as infra_error)."""
-    if item.session.infra_error:
+    if item.session.infra_error or not met_a_fault(item.session):
         return None
     faults = session_faults(item.session, _writes_of(item))
     return sum(f.detected for f in faults) / len(faults) if faults else None

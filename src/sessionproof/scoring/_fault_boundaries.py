@@ -64,10 +64,17 @@ def tool_boundary(session: Session) -> BoundaryCounts:
     return BoundaryCounts(absorbed=injected - surfaced, surfaced=surfaced)
 
 
+_BOUNDARY_FAULTS = frozenset({EventKind.fault_injected, EventKind.provider_fault})
+
+
 def _arm_counts(sessions: Sequence[Session]) -> tuple[BoundaryCounts, BoundaryCounts, int]:
     """One arm's tool and model boundaries, and its sessions that ended as infra_error."""
     tool, model = BoundaryCounts(), BoundaryCounts()
     for session in sessions:
+        # A tool result counts as surfaced only beside its `fault_injected` event, so a
+        # session with neither kind adds nothing at either boundary.
+        if not any(e.kind in _BOUNDARY_FAULTS for e in session.events):
+            continue
         tool.add(tool_boundary(session))
         model.add(model_boundary(session))
     return tool, model, sum(1 for s in sessions if s.infra_error)

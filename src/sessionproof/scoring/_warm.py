@@ -54,6 +54,10 @@ class MetricsWarmer:
             # failed here fails there, where it is reported.
             return
 
+    def scenario(self, session: Session) -> Scenario | None:
+        """The scenario `session` ran, as the warmer was given it (None: not among them)."""
+        return self._scenarios.get(session.scenario_id)
+
     def _spec(self, scenario: Scenario) -> DomainSpec | None:
         if scenario.id not in self._specs:
             try:

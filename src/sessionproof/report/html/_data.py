@@ -148,6 +148,25 @@ def event_rows(session: Session, traces: TraceCache | None = None) -> list[list[
     return made_once(traces, "event rows", (session,), _event_rows)
 
 
+def _criteria_rows(session: Session, traces: TraceCache | None) -> list[list[Any]]:
+    return made_once(traces, "criteria rows", (session,), criteria_records)
+
+
+def _gold_rows(
+    session: Session, scenario: Scenario | None, traces: TraceCache | None
+) -> list[list[str]] | None:
+    return made_once(traces, "gold rows", (session, scenario), calls_record)
+
+
+def warm_drill(session: Session, scenario: Scenario | None, traces: TraceCache) -> None:
+    """Make into `traces` what `session_record` reads of a finished session: its event rows,
+    criteria rows and gold calls (a run makes them as its sessions end, for its own report,
+    while it waits on the model rather than after its last session)."""
+    event_rows(session, traces)
+    _criteria_rows(session, traces)
+    _gold_rows(session, scenario, traces)
+
+
 def session_key(session: Session) -> str:
     """The session's key in the page and its deep link: `RUN/SESSION`. Two runs of one suite
     name their sessions alike, so the session id alone would open the other run's."""
@@ -171,7 +190,7 @@ def session_record(
         "trial": session.trial,
         "arm": session.arm,
         "verdict": verdict(session),
-        "criteria": criteria_records(session),
+        "criteria": _criteria_rows(session, traces),
         "termination": f"{session.termination.value} {session.termination_detail}".strip(),
         "divergence": None
         if div is None
@@ -181,7 +200,7 @@ def session_record(
     # Left out when empty: a 1,000-session page would carry them a thousand times.
     if session.outcome is not None and session.outcome.not_judged is not None:
         record["not_judged"] = session.outcome.not_judged
-    calls = calls_record(session, scenario)
+    calls = _gold_rows(session, scenario, traces)
     if calls is not None:
         record["calls"] = calls
     return record

@@ -12,6 +12,7 @@ from ._data import ReportRun as ReportRun
 from ._data import event_rows as event_rows
 from ._data import session_record as session_record
 from ._data import verdict as verdict
+from ._data import warm_drill as warm_drill
 from ._gate import render_gate_html as render_gate_html
 from ._page import CSP as CSP
 from ._page import render_html as render_html
