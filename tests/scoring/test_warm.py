@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from sessionproof.patterns import _report as patterns_report
 from sessionproof.patterns._internal import tokens_of
 from sessionproof.records import Scenario, Session
 from sessionproof.report.html import _data as html_data
+from sessionproof.runs import _run as run_module
 from sessionproof.scoring import _attribution, _calls, _recovery, _survival, run_metrics
 from sessionproof.scoring._internal import MetricsWarmer, TraceCache
 from sessionproof.store import Store, _kept
@@ -124,10 +126,27 @@ def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     made = _watch(monkeypatch)
     tokenized = spy(monkeypatch, patterns_report, "tokenize", lambda s, *_: s.session_id)
     rows = spy(monkeypatch, html_data, "_event_rows", lambda s: s.session_id)
+    order: list[str] = []
+
+    def noted(what: str) -> Callable[..., str]:
+        def note(*args: Any, **_: Any) -> str:
+            order.append(what)
+            return str(args[0].session_id) if args and hasattr(args[0], "session_id") else what
+
+        return note
+
+    views = spy(monkeypatch, patterns_report, "view_of", noted("view"))
+    criteria = spy(monkeypatch, html_data, "criteria_records", noted("criteria"))
+    gold = spy(monkeypatch, html_data, "calls_record", noted("gold"))
+    spy(monkeypatch, run_module, "write_report", noted("report"))
     store = tmp_path / "s.duckdb"
     config = runs.RunConfig(suite="demo", model="oracle", limit=3, trials=2, store=store)
     done = runs.run(config, html=True)
     assert done.html_report is not None and Path(done.html_report).is_file()
+    # The motif views and the drill-down's rows too: each made once, as its session ended
+    # (before the report began), none again after.
+    assert sorted(views) == sorted(criteria) == sorted(gold) == sorted(rows)
+    assert "report" in order and set(order[order.index("report") :]) == {"report"}
     ids = sorted(s.session_id for s in done.sessions)
     # Each made once, as the sessions ended; the report found every one of them made.
     # The call checks too: none of the four was made again by the report.
