@@ -1,0 +1,108 @@
+"""`rerun --fork-at` on chat logs (a scripted user, the demo domain, recorded responses), a
+model as baseline lane, and the command line: the JSON, the table, broken input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from sessionproof.cli import app
+from sessionproof.records import EventKind, ToolCallEvent
+from sessionproof.rerun._internal import fork
+from sessionproof.store import Store
+
+from ._files import AIRLINE_GPT, load, write_jsonl
+from .test_chat_logs import _records
+
+SILENT = "python:tests.rerun.agents:silent"
+runner = CliRunner()
+
+
+def test_fork_keeps_the_state_the_recorded_turns_left(tmp_path: Path) -> None:
+    """The log cancels order 1055 and says the refund in turn 0: forked at turn 1, even an
+    agent that does nothing passes; forked at turn 0 it fails. The oracle as baseline lane
+    does only what the replayed turns left undone (no second cancellation)."""
+    path = write_jsonl(tmp_path / "log.jsonl", _records()[3:])
+    store = tmp_path / "s.duckdb"
+    late = fork(path, SILENT, fork_at=1, baseline_lane="oracle", store_path=store)
+    early = fork(path, SILENT, fork_at=0, baseline_lane="oracle", store_path=None)
+    (t1,), (t0,) = late.transcripts, early.transcripts
+    assert (t1.original, t1.fork_at, t1.rerun, t1.baseline) == (True, 1, [True], [True])
+    assert (t0.original, t0.fork_at, t0.rerun, t0.baseline) == (True, 0, [False], [True])
+    assert t1.fork_state == [True] and t0.fork_state == [True]
+    assert late.baseline_lane == "oracle" and late.baseline_paired is not None
+    assert early.baseline_paired is not None
+    assert (early.baseline_paired.only_a, early.baseline_paired.only_b) == (1, 0)
+
+    with Store.open(store, read_only=True) as db:
+        (candidate,) = db.load_sessions(late.run_id)
+        assert late.baseline_run_id is not None
+        (baseline,) = db.load_sessions(late.baseline_run_id)
+    for session in (candidate, baseline):
+        users = [e.payload.content for e in session.of_kind(EventKind.user_message)]
+        assert users == (_records()[3]["task"]["user"]["turns"])  # recorded, then scripted
+        assert session.metadata["fork"]["turn"] == 1
+    calls = [e.payload.name for e in baseline.events_of(ToolCallEvent)]
+    assert calls == ["cancel_order", "find_customer_by_email"]
+
+
+def test_fork_needs_what_it_forks_by(tmp_path: Path) -> None:
+    good, bad, _, _ = _records()
+    path = write_jsonl(tmp_path / "log.jsonl", [good, bad])
+    report = fork(path, SILENT, fork_at="divergence", store_path=None)
+    assert report.transcripts == []
+    why = {s.record: s.why for s in report.not_forked}
+    assert why["good"] == "the original passed: it has no divergence to fork at"
+    assert why["bad"].startswith("a divergence needs the transcript's task and domain")
+
+    # Without the domain, the replayed turns are answered from the recording.
+    report = fork(path, SILENT, fork_at=1, domain="recorded", store_path=None)
+    assert [t.judged_by for t in report.transcripts] == ["recorded", "recorded"]
+    assert all(t.divergences == [0] and t.rerun == [None] for t in report.transcripts)
+
+    # A log that names no domain cannot be replayed into one: said per record.
+    del good["domain"]
+    path = write_jsonl(tmp_path / "nodomain.jsonl", [good])
+    result = runner.invoke(
+        app, ["rerun", str(path), "--model", SILENT, "--fork-at", "1", "--store",
+              str(tmp_path / "x.duckdb"), "--no-report"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "skipped" in result.output and "no domain: the record names none" in result.output
+
+
+def test_cli_fork_json_and_table(tmp_path: Path) -> None:
+    data = load(AIRLINE_GPT)
+    data["simulations"] = data["simulations"][:6]
+    path = tmp_path / "six.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    failed = sum(1 for s in data["simulations"] if s["reward_info"]["reward"] != 1.0)
+    args = ["rerun", str(path), "--model", "oracle", "--fork-at", "divergence",
+            "--baseline-lane", "recorded", "--store", str(tmp_path / "s"),
+            "--no-report"]  # fmt: skip
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["fork_at"] == "divergence" and out["transcripts"] == failed
+    forks = out["forks"]
+    assert forks["forked"] == failed and len(forks["not_forked"]) == 6 - failed
+    assert forks["state_at_fork_matches"] == failed and forks["state_at_fork_differs"] == 0
+    assert forks["baseline_lane"] == "recorded" and forks["baseline_accuracy"] == 0.0
+    assert forks["baseline_paired"]["only_b"] == failed
+    for item in out["per_transcript"]:
+        assert item["rerun"] == [True] and item["baseline"] == [False]
+        assert isinstance(item["fork_at"], int) and item["fork_state_matches"] == [True]
+    assert "not forked" in result.stderr
+
+    table = runner.invoke(app, args)
+    assert table.exit_code == 0
+    for label in ("candidate from fork", "baseline lane from fork", "state at fork = recorded",
+                  "candidate − baseline lane", "McNemar p"):  # fmt: skip
+        assert label in table.output
+
+    bad = runner.invoke(app, ["rerun", str(path), "--model", "oracle", "--fork-at", "soon"])
+    assert bad.exit_code != 0 and "fork-at must be a turn number" in str(bad.exception)
+    lane = runner.invoke(app, ["rerun", str(path), "--model", "oracle", "--baseline-lane", "x"])
+    assert lane.exit_code != 0 and "--baseline-lane needs --fork-at" in str(lane.exception)
