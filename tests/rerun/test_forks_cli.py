@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
-from sessionproof.records import EventKind, ToolCallEvent
+from sessionproof.records import EventKind, Session, ToolCallEvent
 from sessionproof.rerun._internal import fork
 from sessionproof.store import Store
 
@@ -106,3 +106,41 @@ def test_cli_fork_json_and_table(tmp_path: Path) -> None:
     assert bad.exit_code != 0 and "fork-at must be a turn number" in str(bad.exception)
     lane = runner.invoke(app, ["rerun", str(path), "--model", "oracle", "--baseline-lane", "x"])
     assert lane.exit_code != 0 and "--baseline-lane needs --fork-at" in str(lane.exception)
+
+
+def test_a_session_that_ends_before_its_fork_is_not_judged(tmp_path: Path) -> None:
+    """The recorded agent ended its first turn with the stop token: replayed, the session
+    ends there, so the candidate never answers and the session is neither pass nor fail."""
+    record = _records()[3]
+    record["messages"][4]["content"] = "Cancelled. You will get 38.40 back. ###STOP###"
+    path = write_jsonl(tmp_path / "log.jsonl", [record])
+    report = fork(path, SILENT, fork_at=1, store_path=tmp_path / "s")
+    (t,) = report.transcripts
+    assert t.rerun == [None] and t.fork_state == [None]
+    assert t.why and "ended before its fork (turn 1): not judged" in t.why
+    assert report.paired is None and report.rerun_accuracy is None
+    with Store.open(tmp_path / "s", read_only=True) as db:
+        (session,) = db.load_sessions(report.run_id)
+    assert session.outcome is None and not session.of_kind(EventKind.verdict)
+    assert session.metadata["fork"]["reached"] is False
+
+
+class _Seen:
+    """A progress that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.arms: list[str] = []
+
+    def start(self, total: int, done: int) -> None:
+        """Nothing to draw."""
+
+    def advance(self, session: Session) -> None:
+        """Keep the session's arm."""
+        self.arms.append(session.arm)
+
+
+def test_progress_never_pools_the_lanes(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "log.jsonl", _records()[3:])
+    seen = _Seen()
+    fork(path, SILENT, fork_at=0, baseline_lane="oracle", trials=2, progress=seen)
+    assert seen.arms == ["candidate lane"] * 2 + ["baseline lane"] * 2

@@ -32,14 +32,21 @@ def _state(values: list[bool | None]) -> str:
     return " ".join("=" if v else ("≠" if v is False else "?") for v in values) or "-"
 
 
+def _fork(t: TranscriptRerun) -> str:
+    """The turn, and the divergence's class when it chose the turn (`--json` has it whole)."""
+    reason = t.fork_reason or ""
+    if reason.startswith("divergence: "):
+        return f"{t.fork_at} {escape(reason.removeprefix('divergence: ').split(' ')[0])}"
+    return str(t.fork_at)
+
+
 def _row(t: TranscriptRerun, lane: bool) -> list[str]:
     why = t.why or ""
     if len(why) > _WHY_CHARS:
         why = why[: _WHY_CHARS - 1] + "…"
     cells = [
         escape(t.id),
-        str(t.fork_at),
-        escape(t.fork_reason or ""),
+        _fork(t),
         _state(t.fork_state),
         _mark(t.original),
         _marks(t.rerun),
@@ -73,10 +80,10 @@ def print_forks(report: RerunReport) -> None:
         f"{escape(report.model)}"
         + (f" (baseline lane: {escape(str(report.baseline_lane))})" if lane else "")
     )
-    columns = ["transcript", "fork at", "chosen by", "state", "original", "candidate"]
+    columns = ["transcript", "fork at", "state", "original", "candidate"]
     columns += ["baseline lane"] if lane else []
     for column in columns:
-        table.add_column(column, no_wrap=column != "chosen by", max_width=24)
+        table.add_column(column, no_wrap=True, max_width=26 if column == "fork at" else 14)
     table.add_column("why", ratio=1)
     for t in report.transcripts:
         table.add_row(*_row(t, lane))

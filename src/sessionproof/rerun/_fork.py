@@ -21,7 +21,7 @@ from ..store import RunManifest
 from ..store._internal import new_run_id
 from ..suites import NLJudge, Project
 from ..suites._internal import AgentJudge, make_judge
-from ._collect import accuracies, collect, paired
+from ._collect import _reason, accuracies, collect, paired
 from ._fork_lanes import RECORDED_LANE, ForkAgent, ForkHooks, ForkProbe
 from ._fork_plan import ForkAt, ForkPlan, TurnBeyond, plan_fork
 from ._plan import RerunItem, plan_reruns, verdict_of
@@ -77,11 +77,40 @@ class _ForkSink(_Sink):
         super().write_session(session)
 
 
+class _LaneProgress:
+    """Progress of one lane: each session shown under its lane's name, so a running accuracy
+    is never the two lanes pooled (both are stored as arm `baseline` of their own run)."""
+
+    def __init__(self, inner: Progress, lane: str) -> None:
+        self.inner = inner
+        self.lane = lane
+
+    def start(self, total: int, done: int) -> None:
+        """The lane's total."""
+        self.inner.start(total, done)
+
+    def advance(self, session: Session) -> None:
+        """One more session of the lane."""
+        self.inner.advance(session.model_copy(update={"arm": f"{self.lane} lane"}))
+
+
 def _by_transcript(sessions: Sequence[Session]) -> dict[str, list[Session]]:
     out: dict[str, list[Session]] = defaultdict(list)
     for s in sorted(sessions, key=lambda s: s.trial):
         out[s.scenario_id].append(s)
     return out
+
+
+def _lane_reasons(sessions: Sequence[Session]) -> list[str]:
+    """Why the baseline lane's trials were not a success, trials with one reason together."""
+    reasons: dict[str, list[str]] = defaultdict(list)
+    for s in sessions:
+        if verdict_of(s.outcome, s.infra_error) is not True:
+            reasons[_reason(s)].append(str(s.trial))
+    return [
+        f"baseline lane {'trial' if len(trials) == 1 else 'trials'} {', '.join(trials)}: {why}"
+        for why, trials in reasons.items()
+    ]
 
 
 def _state(session: Session) -> bool | None:
@@ -106,6 +135,8 @@ def _with_lanes(
         notes = [result.why] if result.why else []
         if any(not s.metadata.get("fork", {}).get("reached") for s in own):
             notes.append(NOT_REACHED.format(turn=fork.turn))
+        if item.judged_by not in ("none", "recorded"):
+            notes += _lane_reasons(base[item.scenario.id])
         out.append(
             result.model_copy(
                 update={
@@ -295,7 +326,7 @@ async def afork(
                     manifest,
                     sink,
                     store_path,
-                    progress,
+                    None if progress is None else _LaneProgress(progress, lane),
                     hooks_for,
                 )
     finally:
