@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from sessionproof.agents import AgentRequest, AgentResponse
+from sessionproof.agents._python_agent import PythonAgent
 from sessionproof.domains import get_domain
 from sessionproof.errors import ConfigError, ToolError
 from sessionproof.importers import import_file
-from sessionproof.records import EventKind, Session, ToolCallEvent, ToolResultEvent
+from sessionproof.records import EventKind, Message, Session, ToolCallEvent, ToolResultEvent
 from sessionproof.rerun._internal import fork
 from sessionproof.runs import RerunConfig
 from sessionproof.store import Store
@@ -179,3 +181,32 @@ def test_bad_fork_options_are_one_line_errors() -> None:
     config = RerunConfig(path=AIRLINE_GPT, model="oracle", fork_at=" Divergence ")
     assert config.fork_at == "divergence"
     assert RerunConfig(path=AIRLINE_GPT, model="oracle", fork_at="4").fork_at == 4
+
+
+async def _user_that_saw(request: AgentRequest) -> AgentResponse:
+    """A user model that says how many of its own earlier messages it was shown, and stops."""
+    mine = [m.content for m in request.messages if m.role == "assistant"]
+    return AgentResponse(message=Message.assistant(f"I see {len(mine)} of mine. ###STOP###"))
+
+
+def test_the_simulated_user_takes_over_after_the_forks_turn(tmp_path: Path) -> None:
+    user = PythonAgent(_user_that_saw, name="python:user-that-saw")
+    report = fork(
+        AIRLINE_GPT, SILENT, fork_at=2, user_model=user, limit=3, store_path=tmp_path / "s"
+    )
+    assert report.user_model == "python:user-that-saw" and report.transcripts
+    originals = {
+        s.session.session_id: s.session
+        for s in import_file(AIRLINE_GPT, "tau2", run_id="x").sessions
+    }
+    with Store.open(tmp_path / "s", read_only=True) as db:
+        sessions = db.load_sessions(report.run_id)
+    for session in sessions:
+        texts = [e.payload.content for e in session.of_kind(EventKind.user_message)]
+        original = originals[session.scenario_id]
+        recorded = [e.payload.content for e in original.of_kind(EventKind.user_message)]
+        # Turns 0..2 are the recorded user's; the simulated user answers turn 3, having been
+        # shown the three recorded messages as its own.
+        assert texts[:3] == recorded[:3]
+        assert texts[3:] == ["I see 3 of mine."]
+        assert session.termination.value == "user_stop"
