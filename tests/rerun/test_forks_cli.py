@@ -8,6 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from sessionproof import runs
 from sessionproof.cli import app
 from sessionproof.records import EventKind, Session, ToolCallEvent
 from sessionproof.rerun._internal import fork
@@ -144,3 +145,26 @@ def test_progress_never_pools_the_lanes(tmp_path: Path) -> None:
     seen = _Seen()
     fork(path, SILENT, fork_at=0, baseline_lane="oracle", trials=2, progress=seen)
     assert seen.arms == ["candidate lane"] * 2 + ["baseline lane"] * 2
+
+
+def test_python_api_forks_through_runs_rerun(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "log.jsonl", _records()[3:])
+    report = runs.rerun(path, SILENT, fork_at="1", baseline_lane="recorded", store=None)
+    (t,) = report.transcripts
+    assert report.fork_at == "1" and report.baseline_lane == "recorded"
+    assert (t.fork_at, t.rerun, t.baseline, t.fork_state) == (1, [True], [True], [True])
+    config = runs.RerunConfig(path=path, model=SILENT, fork_at=0, store=None)
+    assert runs.rerun(config).transcripts[0].rerun == [False]
+
+
+def test_cli_writes_each_lanes_report(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "log.jsonl", _records()[3:])
+    store = tmp_path / "s.duckdb"
+    result = runner.invoke(
+        app, ["rerun", str(path), "--model", SILENT, "--fork-at", "1", "--baseline-lane",
+              "recorded", "--store", str(store), "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    reports = sorted(p.stem for p in (tmp_path / "s-reports").glob("*.html"))
+    assert reports == sorted([out["run_id"], out["forks"]["baseline_run_id"]])

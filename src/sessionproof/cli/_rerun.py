@@ -233,4 +233,6 @@ def rerun_command(
     else:
         _print(report)
     write_run_report(report.run_id, Path(report.store or store), no_report)
+    if report.baseline_run_id:  # the baseline lane is a run of its own, with its own report
+        write_run_report(report.baseline_run_id, Path(report.store or store), no_report)
     raise typer.Exit(1 if report.skipped else 0)
