@@ -5,31 +5,27 @@ own run, judged as the original was, and compared pair by pair."""
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents import Agent, make_agent
 from ..engine import Progress, SessionHooks
 from ..engine._internal import DEFAULT_MAX_STEPS
-from ..errors import ConfigError, StatisticsInputError
+from ..errors import ConfigError
 from ..importers._internal import LabelRule
 from ..records import EventKind, Scenario, Session
-from ..scoring.stats import paired_comparison
-from ..scoring.stats._internal import PairedComparison
 from ..store import RunManifest
 from ..store._internal import new_run_id
 from ..suites import NLJudge, Project
 from ..suites._internal import AgentJudge, make_judge
-from ._collect import _reason, accuracies, collect, paired
+from ._collect import accuracies, collect, paired
+from ._fork_collect import NOT_REACHED, against_baseline, with_lanes
 from ._fork_lanes import RECORDED_LANE, ForkAgent, ForkHooks, ForkProbe
 from ._fork_plan import ForkAt, ForkPlan, TurnBeyond, plan_fork
-from ._plan import RerunItem, plan_reruns, verdict_of
-from ._report import RerunReport, Skipped, TranscriptRerun
+from ._plan import RerunItem, plan_reruns
+from ._report import RerunReport, Skipped
 from ._rerun import _agents, _check, _execute, _Sink, read_transcripts
 from ._suite import RerunSuite
-
-NOT_REACHED = "the session ended before its fork (turn {turn}): not judged"
 
 
 class _ForkSink(_Sink):
@@ -92,83 +88,6 @@ class _LaneProgress:
     def advance(self, session: Session) -> None:
         """One more session of the lane."""
         self.inner.advance(session.model_copy(update={"arm": f"{self.lane} lane"}))
-
-
-def _by_transcript(sessions: Sequence[Session]) -> dict[str, list[Session]]:
-    out: dict[str, list[Session]] = defaultdict(list)
-    for s in sorted(sessions, key=lambda s: s.trial):
-        out[s.scenario_id].append(s)
-    return out
-
-
-def _lane_reasons(sessions: Sequence[Session]) -> list[str]:
-    """Why the baseline lane's trials were not a success, trials with one reason together."""
-    reasons: dict[str, list[str]] = defaultdict(list)
-    for s in sessions:
-        if verdict_of(s.outcome, s.infra_error) is not True:
-            reasons[_reason(s)].append(str(s.trial))
-    return [
-        f"baseline lane {'trial' if len(trials) == 1 else 'trials'} {', '.join(trials)}: {why}"
-        for why, trials in reasons.items()
-    ]
-
-
-def _state(session: Session) -> bool | None:
-    fork = session.metadata.get("fork")
-    value = fork.get("state_matches") if isinstance(fork, dict) else None
-    return value if isinstance(value, bool) else None
-
-
-def _with_lanes(
-    results: list[TranscriptRerun],
-    items: Sequence[RerunItem],
-    forks: dict[str, ForkPlan],
-    candidate: Sequence[Session],
-    baseline: Sequence[Session] | None,
-) -> list[TranscriptRerun]:
-    ran = _by_transcript(candidate)
-    base = _by_transcript(baseline or [])
-    out = []
-    for item, result in zip(items, results, strict=True):
-        fork = forks[item.scenario.id]
-        own = ran[item.scenario.id]
-        notes = [result.why] if result.why else []
-        if any(not s.metadata.get("fork", {}).get("reached") for s in own):
-            notes.append(NOT_REACHED.format(turn=fork.turn))
-        if item.judged_by not in ("none", "recorded"):
-            notes += _lane_reasons(base[item.scenario.id])
-        out.append(
-            result.model_copy(
-                update={
-                    "fork_at": fork.turn,
-                    "fork_reason": fork.reason,
-                    "fork_state": [_state(s) for s in own],
-                    "baseline": [
-                        verdict_of(s.outcome, s.infra_error) for s in base[item.scenario.id]
-                    ],
-                    "why": "; ".join(notes) or None,
-                }
-            )
-        )
-    return out
-
-
-def _against_baseline(
-    results: Sequence[TranscriptRerun], seed: int
-) -> tuple[PairedComparison | None, str | None]:
-    """Baseline lane (A) against the candidate (B), pair by (transcript, trial)."""
-    a: dict[str, bool | None] = {}
-    b: dict[str, bool | None] = {}
-    for r in results:
-        for trial, (base, cand) in enumerate(zip(r.baseline, r.rerun, strict=False)):
-            a[f"{r.id}#t{trial}"] = base
-            b[f"{r.id}#t{trial}"] = cand
-    if not a:
-        return None, "no transcript was forked"
-    try:
-        return paired_comparison(a, b, seed=seed), None
-    except StatisticsInputError:
-        return None, "no pair has both a baseline-lane and a candidate verdict"
 
 
 def _lane_scenarios(
@@ -334,13 +253,13 @@ async def afork(
             await agent.aclose()
     cand = lanes["candidate"][2].sessions
     base = lanes["baseline"][2].sessions if "baseline" in lanes else None
-    results = _with_lanes(collect(forked, cand), forked, forks, cand, base)
+    results = with_lanes(collect(forked, cand), forked, forks, cand, base)
     original_accuracy, rerun_accuracy = accuracies(results)
     comparison, note = paired(results, seed)
     vs_base, base_note = (None, None)
     base_accuracy = None
     if base is not None:
-        vs_base, base_note = _against_baseline(results, seed)
+        vs_base, base_note = against_baseline(results, seed)
         judged = [v for r in results for v in r.baseline if v is not None]
         base_accuracy = sum(judged) / len(judged) if judged else None
     lane_name = None
