@@ -10,11 +10,13 @@ from typer.testing import CliRunner
 
 from sessionproof import runs
 from sessionproof.cli import app
+from sessionproof.importers import import_file
 from sessionproof.records import EventKind, Session, ToolCallEvent
+from sessionproof.rerun._fork_plan import recorded_turns
 from sessionproof.rerun._internal import fork
 from sessionproof.store import Store
 
-from ._files import AIRLINE_GPT, load, write_jsonl
+from ._files import AIRLINE_GPT, load, openai_call, write_jsonl
 from .test_chat_logs import _records
 
 SILENT = "python:tests.rerun.agents:silent"
@@ -168,3 +170,47 @@ def test_cli_writes_each_lanes_report(tmp_path: Path) -> None:
     out = json.loads(result.stdout)
     reports = sorted(p.stem for p in (tmp_path / "s-reports").glob("*.html"))
     assert reports == sorted([out["run_id"], out["forks"]["baseline_run_id"]])
+
+
+def test_recorded_turns_follow_the_engine(tmp_path: Path) -> None:
+    """A greeting belongs to no turn; a text reply the agent followed with a call in the same
+    turn goes with that call (the engine ends a turn at a reply without calls); user messages
+    in a row are one turn. Replayed so, the prefix is the recording's, call for call."""
+    find = openai_call("c1", "find_customer_by_email", {"email": "elena.petrova@example.com"})
+    record = {
+        "id": "chatty",
+        "domain": "demo",
+        "outcome": {"success": False},
+        "messages": [
+            {"role": "assistant", "content": "Hi! How can I help?"},
+            {"role": "user", "content": "I am elena.petrova@example.com."},
+            {"role": "assistant", "content": "Let me look you up."},
+            {"role": "assistant", "content": None, "tool_calls": [find]},
+            {"role": "tool", "tool_call_id": "c1", "content": '{"customer_id": "C1"}'},
+            {"role": "assistant", "content": "Found you."},
+            {"role": "user", "content": "Cancel 1055."},
+            {"role": "user", "content": "Please."},
+            {"role": "assistant", "content": "Sorry, I cannot."},
+        ],
+    }
+    path = write_jsonl(tmp_path / "log.jsonl", [record])
+    (imported,) = import_file(path, "openai", run_id="x").sessions
+    turns = recorded_turns(imported.session)
+    assert [t.user for t in turns] == ["I am elena.petrova@example.com.", "Cancel 1055.\nPlease."]
+    first = turns[0].replies
+    assert [(m.content, [c.name for c in m.tool_calls]) for m in first] == [
+        ("Let me look you up.", ["find_customer_by_email"]),
+        ("Found you.", []),
+    ]
+    assert [m.content for m in turns[1].replies] == ["Sorry, I cannot."]
+
+    report = fork(path, SILENT, fork_at=1, store_path=tmp_path / "s")
+    (t,) = report.transcripts
+    assert t.fork_state == [True]
+    with Store.open(tmp_path / "s", read_only=True) as db:
+        (session,) = db.load_sessions(report.run_id)
+    said = [(e.turn, e.payload.content) for e in session.of_kind(EventKind.assistant_message)]
+    assert said[:2] == [(0, "Let me look you up."), (0, "Found you.")]
+    assert [e.payload.name for e in session.events_of(ToolCallEvent)] == ["find_customer_by_email"]
+    users = [e.payload.content for e in session.of_kind(EventKind.user_message)]
+    assert users == [turns[0].user, turns[1].user]

@@ -93,12 +93,18 @@ class _LaneProgress:
 def _lane_scenarios(
     items: Sequence[RerunItem], forks: dict[str, ForkPlan], max_steps: int, whole: bool
 ) -> list[Scenario]:
-    """The scenarios a lane runs: the replayed decisions do not count against `max_steps`."""
+    """The scenarios a lane runs: the replayed decisions do not count against `max_steps`,
+    and a script made of the transcript's own user messages is read turn by turn as the
+    fork replays them (user messages in a row are one turn)."""
     out = []
     for item in items:
         fork = forks[item.scenario.id]
         extra = fork.total_steps + 1 if whole else fork.prefix_steps
-        out.append(item.scenario.model_copy(update={"max_steps": max_steps + extra}))
+        update: dict[str, object] = {"max_steps": max_steps + extra}
+        user = item.scenario.user
+        if item.transcript.scenario is None and user.turns:
+            update["user"] = user.model_copy(update={"turns": [t.user for t in fork.turns]})
+        out.append(item.scenario.model_copy(update=update))
     return out
 
 

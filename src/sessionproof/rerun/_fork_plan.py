@@ -72,6 +72,11 @@ class RecordedTurn:
     """The agent's messages, each one decision: text-only messages that the agent sent
     before more messages of the same turn are joined to the next one (the engine ends a
     turn at a message without tool calls)."""
+    start: int = 0
+    """Position in the session's events of the turn's (first) user message: the events
+    before it are the turns before this one."""
+    trace_turn: int = 0
+    """The turn number the trace gives that user message."""
 
 
 def _merge(messages: Sequence[Message]) -> tuple[Message, ...]:
@@ -90,17 +95,21 @@ def _merge(messages: Sequence[Message]) -> tuple[Message, ...]:
 
 
 def recorded_turns(session: Session) -> list[RecordedTurn]:
-    """The session's turns in order (see the module docstring)."""
-    users: dict[int, list[str]] = {}
-    replies: dict[int, list[Message]] = {}
-    for event in session.events:
+    """The session's turns in order, by position (see the module docstring): user messages
+    in a row make one turn, as the engine sends one message a turn."""
+    found: list[tuple[int, int, list[str], list[Message]]] = []
+    for index, event in enumerate(session.events):
         if isinstance(event, UserMessageEvent):
-            users.setdefault(event.turn, []).append(event.payload.content or "")
-        elif isinstance(event, AssistantMessageEvent) and event.turn in users:
-            replies.setdefault(event.turn, []).append(event.payload)
+            text = event.payload.content or ""
+            if found and not found[-1][3]:
+                found[-1][2].append(text)
+            else:
+                found.append((index, event.turn, [text], []))
+        elif isinstance(event, AssistantMessageEvent) and found:
+            found[-1][3].append(event.payload)
     return [
-        RecordedTurn("\n".join(texts), _merge(replies.get(turn, [])))
-        for turn, texts in sorted(users.items())
+        RecordedTurn("\n".join(texts), _merge(replies), start, turn)
+        for start, turn, texts, replies in found
     ]
 
 
@@ -143,21 +152,27 @@ def _key(name: str, args: dict[str, Any] | None) -> bytes:
     return name.encode() + b"\0" + orjson.dumps(args or {}, option=orjson.OPT_SORT_KEYS)
 
 
-def _done_before(session: Session, turn: int) -> list[bytes]:
-    """The calls of turns before `turn` that succeeded in the recording."""
+def _calls_before(session: Session, cut: int) -> list[ToolCallEvent]:
+    """The tool-call events before position `cut` of the session's events."""
+    return [e for e in session.events[:cut] if isinstance(e, ToolCallEvent)]
+
+
+def _done_before(session: Session, cut: int) -> list[bytes]:
+    """The calls before event position `cut` that succeeded in the recording."""
     ok = {e.payload.call_id for e in session.events_of(ToolResultEvent) if e.payload.ok}
     return [
         _key(e.payload.name, e.payload.arguments)
-        for e in session.events_of(ToolCallEvent)
-        if e.turn < turn and e.payload.id in ok and e.payload.arguments is not None
+        for e in _calls_before(session, cut)
+        if e.payload.id in ok and e.payload.arguments is not None
     ]
 
 
-def rest_of_task(scenario: Scenario, session: Session, turn: int) -> Scenario:
-    """`scenario` as seen from turn `turn`: gold actions the recording already made
-    successfully before it are left out (each at most once), the others' turns counted
-    from the fork, and only the scripted user turns from the fork on."""
-    done = _done_before(session, turn)
+def rest_of_task(scenario: Scenario, session: Session, turn: int, cut: int) -> Scenario:
+    """`scenario` as seen from turn `turn` (whose user message is at event position `cut`):
+    gold actions the recording already made successfully before it are left out (each at
+    most once), the others' turns counted from the fork, and only the scripted user turns
+    from the fork on."""
+    done = _done_before(session, cut)
     left = []
     for action in scenario.criteria.gold_actions:
         key = _key(action.tool, action.args)
@@ -173,30 +188,32 @@ def rest_of_task(scenario: Scenario, session: Session, turn: int) -> Scenario:
     return scenario.model_copy(update={"criteria": criteria, "user": user})
 
 
-def recorded_state(spec: DomainSpec, session: Session, turn: int) -> str | None:
-    """The state hash after replaying the recorded calls of turns before `turn`."""
-    before = {e.payload.id for e in session.events_of(ToolCallEvent) if e.turn < turn}
+def recorded_state(spec: DomainSpec, session: Session, cut: int) -> str | None:
+    """The state hash after replaying the recorded calls before event position `cut` (the
+    fork's user message) into a fresh domain."""
+    before = {e.payload.id for e in _calls_before(session, cut)}
     calls = [(c.name, c.arguments or {}) for c in replayed_calls(session) if c.id in before]
     domain, _ = replay(spec, calls)
     return domain.state_hash()
 
 
-def _transfer_before(
-    session: Session, turn: int, transfers: frozenset[str] | set[str]
-) -> int | None:
+def _transfer_before(session: Session, cut: int, transfers: set[str]) -> int | None:
     ok = {e.payload.call_id for e in session.events_of(ToolResultEvent) if e.payload.ok}
-    for event in session.events_of(ToolCallEvent):
-        if event.turn < turn and event.payload.name in transfers and event.payload.id in ok:
+    for event in _calls_before(session, cut):
+        if event.payload.name in transfers and event.payload.id in ok:
             return event.turn
     return None
 
 
-def fork_turn(item: RerunItem, spec: DomainSpec, fork_at: ForkAt, n_turns: int) -> tuple[int, str]:
-    """The turn `item` forks at and how it was chosen; `ValueError` says why it does not."""
+def fork_turn(
+    item: RerunItem, spec: DomainSpec, fork_at: ForkAt, turns: Sequence[RecordedTurn]
+) -> tuple[int, str]:
+    """The turn (a position in `turns`) `item` forks at and how it was chosen; `ValueError`
+    says why it does not fork."""
     if fork_at != DIVERGENCE:
         assert isinstance(fork_at, int)
-        if fork_at >= n_turns:
-            raise TurnBeyond(fork_at, n_turns)
+        if fork_at >= len(turns):
+            raise TurnBeyond(fork_at, len(turns))
         return fork_at, "given"
     if item.original is True:
         raise ValueError("the original passed: it has no divergence to fork at")
@@ -209,9 +226,12 @@ def fork_turn(item: RerunItem, spec: DomainSpec, fork_at: ForkAt, n_turns: int) 
     found = session_survival(item.transcript.session, item.scenario, spec).divergence
     if found is None:
         raise ValueError("the original failed on a correct path: no divergence to fork at")
-    if found.turn >= n_turns:
-        raise ValueError(f"its divergence is at turn {found.turn}, past its last user message")
-    return found.turn, f"divergence: {found.kind.value} at {found.decision} {found.index}"
+    # The turn whose user message is the last at or before the divergence's (the trace's
+    # numbering and the positions agree unless the trace skips numbers).
+    at = [i for i, t in enumerate(turns) if t.trace_turn <= found.turn]
+    if not at:
+        raise ValueError(f"its divergence is at turn {found.turn}, before any user message")
+    return at[-1], f"divergence: {found.kind.value} at {found.decision} {found.index}"
 
 
 def plan_fork(item: RerunItem, spec: DomainSpec, fork_at: ForkAt) -> ForkPlan:
@@ -220,9 +240,10 @@ def plan_fork(item: RerunItem, spec: DomainSpec, fork_at: ForkAt) -> ForkPlan:
     turns = recorded_turns(session)
     if not turns:
         raise ValueError("the transcript has no user message to replay")
-    turn, reason = fork_turn(item, spec, fork_at, len(turns))
+    turn, reason = fork_turn(item, spec, fork_at, turns)
+    cut = turns[turn].start
     domain = spec.create()
-    transferred = _transfer_before(session, turn, set(domain.transfer_tools))
+    transferred = _transfer_before(session, cut, set(domain.transfer_tools))
     if transferred is not None:
         raise ValueError(
             f"the recording transferred at turn {transferred}, before the fork at turn {turn}: "
@@ -234,8 +255,8 @@ def plan_fork(item: RerunItem, spec: DomainSpec, fork_at: ForkAt) -> ForkPlan:
         reason=reason,
         turns=tuple(turns),
         recorded_stop=ends_with_user_stop(session, turns),
-        recorded_state=recorded_state(spec, session, turn),
+        recorded_state=recorded_state(spec, session, cut),
         prefix_steps=_steps(turns[:turn]),
         total_steps=_steps(turns),
-        rest=rest_of_task(item.scenario, session, turn),
+        rest=rest_of_task(item.scenario, session, turn, cut),
     )
