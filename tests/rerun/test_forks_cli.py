@@ -214,3 +214,16 @@ def test_recorded_turns_follow_the_engine(tmp_path: Path) -> None:
     assert [e.payload.name for e in session.events_of(ToolCallEvent)] == ["find_customer_by_email"]
     users = [e.payload.content for e in session.of_kind(EventKind.user_message)]
     assert users == [turns[0].user, turns[1].user]
+
+
+def test_nothing_to_fork_is_said_and_stores_nothing(tmp_path: Path) -> None:
+    good = _records()[0]  # passed: no divergence
+    path = write_jsonl(tmp_path / "log.jsonl", [good])
+    store = tmp_path / "s.duckdb"
+    result = runner.invoke(
+        app, ["rerun", str(path), "--model", SILENT, "--fork-at", "divergence", "--store",
+              str(store)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "none: nothing forked" in result.output and "no transcript was forked" in result.output
+    assert "report not written" not in result.output and not store.exists()

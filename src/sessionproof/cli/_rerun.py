@@ -232,7 +232,8 @@ def rerun_command(
         print_forks(report)
     else:
         _print(report)
-    write_run_report(report.run_id, Path(report.store or store), no_report)
+    nothing = report.fork_at is not None and not report.transcripts  # no run was stored
+    write_run_report(report.run_id, Path(report.store or store), no_report or nothing)
     if report.baseline_run_id:  # the baseline lane is a run of its own, with its own report
         write_run_report(report.baseline_run_id, Path(report.store or store), no_report)
     raise typer.Exit(1 if report.skipped else 0)

@@ -91,7 +91,8 @@ def print_forks(report: RerunReport) -> None:
     overall = Table(title="overall")
     overall.add_column("measure")
     overall.add_column("value", justify="right")
-    overall.add_row("candidate run", report.run_id)
+    ran = report.run_id if report.transcripts else "none: nothing forked"
+    overall.add_row("candidate run", ran)
     if report.baseline_run_id:
         overall.add_row("baseline-lane run", report.baseline_run_id)
     overall.add_row("forked / not forked", f"{len(report.transcripts)} / {len(report.not_forked)}")

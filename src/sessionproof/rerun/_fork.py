@@ -261,7 +261,7 @@ async def afork(
     base = lanes["baseline"][2].sessions if "baseline" in lanes else None
     results = with_lanes(collect(forked, cand), forked, forks, cand, base)
     original_accuracy, rerun_accuracy = accuracies(results)
-    comparison, note = paired(results, seed)
+    comparison, note = paired(results, seed) if forked else (None, "no transcript was forked")
     vs_base, base_note = (None, None)
     base_accuracy = None
     if base is not None:
