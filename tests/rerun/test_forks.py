@@ -210,3 +210,19 @@ def test_the_simulated_user_takes_over_after_the_forks_turn(tmp_path: Path) -> N
         assert texts[:3] == recorded[:3]
         assert texts[3:] == ["I see 3 of mine."]
         assert session.termination.value == "user_stop"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", TRAJECTORIES, ids=lambda p: p.name[:24])
+def test_the_recorded_lane_from_turn_0_reproduces_every_original(path: Path) -> None:
+    """The recorded agent replayed whole through the fork harness ends as the original did:
+    forking itself changes no verdict."""
+    data = load(path)
+    failed = _failed(data)
+    report = fork(path, SILENT, fork_at=0, baseline_lane="recorded", store_path=None)
+    assert len(report.transcripts) == len(data["simulations"]) and not report.not_forked
+    for t in report.transcripts:
+        assert t.original is (t.id not in failed)
+        assert t.baseline == [t.original], (t.id, t.why)
+    assert report.baseline_paired is not None
+    assert report.baseline_accuracy == report.original_accuracy
