@@ -35,7 +35,13 @@ RERUN_HELP = (
     "not known here): each call is answered from the transcript's own recorded results "
     "(same tool, arguments equal after normalisation); any other call gets a 'no recorded "
     "response' not_found result and a recorded_divergence event. Such reruns are not judged; "
-    "their divergences are counted."
+    "their divergences are counted.\n\n"
+    "Forks (--fork-at TURN|divergence): each transcript's turns before TURN are replayed "
+    "exactly (recorded user and agent messages, the agent's tool calls run against the "
+    "domain), then the candidate answers from TURN on; `divergence` forks a failed "
+    "transcript at the turn of its first divergence (a passed one is not forked). "
+    "--baseline-lane MODEL|recorded runs the same forks with another agent or the recorded "
+    "agent's own later messages; each lane is stored as its own run."
 )
 
 _WHY_CHARS = 120
@@ -150,6 +156,22 @@ def rerun_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     no_report: NoReportOpt = False,
     label_from: LabelFromOpt = None,
+    fork_at: Annotated[
+        str | None,
+        typer.Option(
+            help="Fork each transcript at this turn (0-based) or at its first `divergence`: "
+            "its earlier turns are replayed exactly into the domain, the candidate answers "
+            "from there on."
+        ),
+    ] = None,
+    baseline_lane: Annotated[
+        str | None,
+        typer.Option(
+            help="With --fork-at: run the same forks with this model too, or `recorded` "
+            "(the recorded agent's own later messages), to tell the candidate's effect "
+            "from the fork's."
+        ),
+    ] = None,
 ) -> None:
     from .. import runs
     from ._progress import RunProgress
@@ -171,6 +193,8 @@ def rerun_command(
                 judge=judge,
                 max_steps=max_steps,
                 label_from=label_from,
+                fork_at=fork_at,
+                baseline_lane=baseline_lane,
             )
             report = runs.rerun(config, progress=progress, argv=sys.argv[1:])
     except KeyboardInterrupt:
@@ -193,10 +217,23 @@ def rerun_command(
             highlight=False,
             soft_wrap=True,
         )
+    for item in report.not_forked:  # said on stderr too, so it is seen with --json
+        err_console.print(
+            f"not forked {escape(item.record)}: {escape(item.why)}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if as_json:
         sys.stdout.buffer.write(orjson.dumps(report.summary(), option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()
+    elif report.fork_at is not None:
+        from ._rerun_fork import print_forks
+
+        print_forks(report)
     else:
         _print(report)
-    write_run_report(report.run_id, Path(report.store or store), no_report)
+    nothing = report.fork_at is not None and not report.transcripts  # no run was stored
+    write_run_report(report.run_id, Path(report.store or store), no_report or nothing)
+    if report.baseline_run_id:  # the baseline lane is a run of its own, with its own report
+        write_run_report(report.baseline_run_id, Path(report.store or store), no_report)
     raise typer.Exit(1 if report.skipped else 0)

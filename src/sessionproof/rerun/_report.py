@@ -83,6 +83,15 @@ class TranscriptRerun(BaseModel):
     the failing criterion of a rerun that differs from the original."""
     original_shape: SessionShape
     rerun_shapes: list[SessionShape] = Field(default_factory=list)
+    fork_at: int | None = None
+    """A fork rerun: the turn the lanes took over at (turns before it were replayed)."""
+    fork_reason: str | None = None
+    """Why that turn: `given`, or the first divergence's class and decision."""
+    fork_state: list[bool | None] = Field(default_factory=list)
+    """Per candidate trial: the domain's state at the fork equals the recorded state there
+    (None: no state to compare, or the session never reached the fork)."""
+    baseline: list[bool | None] = Field(default_factory=list)
+    """Per trial: the baseline lane's verdict from the same fork."""
 
 
 class Skipped(BaseModel):
@@ -124,6 +133,21 @@ class RerunReport(BaseModel):
     """Transcripts rerun against their own recorded responses (their domain not available)."""
     store: str | None = None
     """The store file the rerun sessions were written to (None: not stored)."""
+    fork_at: str | None = None
+    """A fork rerun: `--fork-at` as given (a turn number or `divergence`); None otherwise.
+    `rerun` then holds the candidate's verdicts from the fork and `paired` compares them
+    with the originals."""
+    baseline_lane: str | None = None
+    """The baseline lane's agent (`recorded`: the recorded agent), when one ran."""
+    baseline_run_id: str | None = None
+    """The run the baseline lane's sessions are stored as (a lane is never pooled)."""
+    baseline_accuracy: float | None = None
+    baseline_paired: PairedComparison | None = None
+    """Candidate (B) against the baseline lane (A) from the same forks, over (transcript,
+    trial) pairs: what the candidate changed beyond what forking itself changed."""
+    baseline_paired_note: str | None = None
+    not_forked: list[Skipped] = Field(default_factory=list)
+    """Transcripts not forked, and why (a passed original has no divergence)."""
 
     def summary(self) -> dict[str, Any]:
         """The `--json` object of `sessionproof rerun`."""
@@ -144,8 +168,14 @@ class RerunReport(BaseModel):
                 item["divergences"] = t.divergences
             if t.why:
                 item["why"] = t.why
+            if self.fork_at is not None:
+                item["fork_at"] = t.fork_at
+                item["fork_reason"] = t.fork_reason
+                item["fork_state_matches"] = t.fork_state
+                if self.baseline_lane is not None:
+                    item["baseline"] = t.baseline
             per.append(item)
-        return {
+        out: dict[str, Any] = {
             "run_id": self.run_id,
             "transcripts": len(self.transcripts),
             "original_accuracy": self.original_accuracy,
@@ -157,4 +187,25 @@ class RerunReport(BaseModel):
             "warnings": list(self.warnings),
             "store": self.store,
             "recorded_responses": self.recorded,
+        }
+        if self.fork_at is not None:
+            out["fork_at"] = self.fork_at
+            out["forks"] = self._forks()
+        return out
+
+    def _forks(self) -> dict[str, Any]:
+        states = [v for t in self.transcripts for v in t.fork_state]
+        return {
+            "forked": len(self.transcripts),
+            "not_forked": [s.model_dump() for s in self.not_forked],
+            "state_at_fork_matches": sum(1 for v in states if v is True),
+            "state_at_fork_differs": sum(1 for v in states if v is False),
+            "candidate_accuracy": self.rerun_accuracy,
+            "baseline_lane": self.baseline_lane,
+            "baseline_run_id": self.baseline_run_id,
+            "baseline_accuracy": self.baseline_accuracy,
+            "baseline_paired": self.baseline_paired.model_dump(mode="json")
+            if self.baseline_paired
+            else None,
+            "baseline_paired_note": self.baseline_paired_note,
         }

@@ -8,19 +8,19 @@ from pathlib import Path
 
 from ..agents import Agent
 from ..agents._internal import plays_users
-from ..engine import Progress, execute_run
-from ..engine._internal import DEFAULT_MAX_STEPS, RunPlan
+from ..engine import Progress, SessionHooks, execute_run
+from ..engine._internal import DEFAULT_MAX_STEPS, HooksFactory, NoHooks, RunPlan
 from ..errors import ConfigError
-from ..importers import import_file
+from ..importers import ImportResult, import_file
 from ..importers._internal import LabelRule
-from ..records import EventKind, Session
+from ..records import EventKind, Scenario, Session
 from ..store import RunManifest, Store
 from ..store._internal import new_run_id, recorded_run
 from ..suites import NLJudge, Project
 from ..suites._internal import RECORDED_DOMAIN, AgentJudge, attach_scenarios, make_judge
 from ._collect import accuracies, collect, paired
 from ._plan import RerunItem, import_problems, plan_reruns
-from ._report import RerunReport
+from ._report import RerunReport, Skipped
 from ._suite import RerunSuite
 
 """Candidates that are not language models: with no `user_model`, a task's user states its
@@ -98,6 +98,30 @@ def _check(trials: int, limit: int | None, concurrency: int, max_steps: int) -> 
         raise ConfigError(f"max_steps must be at least 1, got {max_steps}")
 
 
+def read_transcripts(
+    source: Path,
+    fmt: str,
+    run_id: str,
+    domain: str | None,
+    label_from: LabelRule | None,
+    project: Project | None,
+) -> tuple[ImportResult, list[Skipped], list[str]]:
+    """The file's transcripts (with the project's scenarios attached), the records that
+    could not be read, and the importer's warnings."""
+    # `recorded` is no domain the importer knows: it only says where the answers come from.
+    result = import_file(
+        source,
+        fmt,
+        run_id=run_id,
+        domain=None if domain == RECORDED_DOMAIN else domain,
+        label_from=label_from,
+    )
+    if project is not None:
+        attach_scenarios(result.sessions, project)
+    skipped, warnings = import_problems(result)
+    return result, skipped, warnings
+
+
 async def arerun(
     path: str | Path,
     model: str | Agent,
@@ -121,17 +145,7 @@ async def arerun(
     _check(trials, limit, concurrency, max_steps)
     source = Path(path)
     run_id = new_run_id()
-    # `recorded` is no domain the importer knows: it only says where the answers come from.
-    result = import_file(
-        source,
-        fmt,
-        run_id=run_id,
-        domain=None if domain == RECORDED_DOMAIN else domain,
-        label_from=label_from,
-    )
-    if project is not None:
-        attach_scenarios(result.sessions, project)
-    skipped, warnings = import_problems(result)
+    result, skipped, warnings = read_transcripts(source, fmt, run_id, domain, label_from, project)
     candidate, user, made = await _agents(model, user_model, seed)
     try:
         nl_judge = make_judge(judge) if isinstance(judge, str) else judge
@@ -202,6 +216,11 @@ async def arerun(
     )
 
 
+def _plain(arm: str, seed: int, scenario: Scenario) -> SessionHooks:
+    """The hooks of a plain rerun: none."""
+    return NoHooks()
+
+
 async def _execute(
     suite: RerunSuite,
     candidate: Agent,
@@ -210,8 +229,10 @@ async def _execute(
     sink: _Sink,
     store_path: str | Path | None,
     progress: Progress | None,
+    hooks_for: HooksFactory | None = None,
 ) -> None:
-    """Run every rerun session into `sink`, inside a stored run when `store_path` is set."""
+    """Run every rerun session into `sink`, inside a stored run when `store_path` is set
+    (`hooks_for`: each session's hooks, as for `execute_run`)."""
     plan = RunPlan(
         run_id=manifest.run_id,
         trials=manifest.trials,
@@ -219,13 +240,18 @@ async def _execute(
         concurrency=manifest.concurrency,
         max_steps=manifest.max_steps or DEFAULT_MAX_STEPS,
     )
+    hooks = hooks_for or _plain
     if store_path is None:
-        await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
+        await execute_run(
+            suite, candidate, plan, sink, user_model=user, progress=progress, hooks_for=hooks
+        )
         return
     # Any error marks the run `interrupted`: a rerun is not resumable, so it must not look live.
     with Store.open(store_path) as store, recorded_run(store, manifest, on_error="interrupted"):
         sink.store = store
-        await execute_run(suite, candidate, plan, sink, user_model=user, progress=progress)
+        await execute_run(
+            suite, candidate, plan, sink, user_model=user, progress=progress, hooks_for=hooks
+        )
 
 
 def rerun(

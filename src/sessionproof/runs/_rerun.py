@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, Unpack
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from .._defaults import DEFAULT_MAX_STEPS
 from ..agents import Agent
@@ -67,6 +67,27 @@ class RerunConfig(TypedConfig):
     label_from: LabelFrom = None
     """Traces, ATIF and inspect logs: where each original's outcome label is (`NAME` or
     `NAME>=N`)."""
+    fork_at: int | str | None = None
+    """Fork each transcript instead of rerunning it whole (`--fork-at`): a turn number
+    (0-based; the turns before it are replayed exactly into the domain, the candidate
+    answers from it on) or `divergence` (the turn of the first divergence scoring finds;
+    a passed transcript has none and is not forked). None: rerun from the first turn."""
+    baseline_lane: str | Agent | None = None
+    """With `fork_at`: a second agent run from the same forks (`--baseline-lane`), or
+    `recorded`: the recorded agent's own later messages replayed after the fork."""
+
+    @field_validator("fork_at", mode="before")
+    @classmethod
+    def _fork_turn(cls, value: Any) -> int | str | None:
+        from ..rerun._internal import parse_fork_at
+
+        return None if value is None else parse_fork_at(value)
+
+    @model_validator(mode="after")
+    def _lane_needs_fork(self) -> RerunConfig:
+        if self.baseline_lane is not None and self.fork_at is None:
+            raise ConfigError("--baseline-lane needs --fork-at: a lane runs from a fork")
+        return self
 
     @field_validator("fmt")
     @classmethod
@@ -94,6 +115,8 @@ class RerunSettings(TypedDict, total=False):
     judge: Any
     max_steps: int
     label_from: str | LabelRule | None
+    fork_at: int | str | None
+    baseline_lane: str | Agent | None
 
 
 def rerun(
@@ -120,10 +143,32 @@ def rerun(
         if model is None:
             raise ConfigError("rerun needs the candidate model")
         config = RerunConfig(path=config, model=model, **settings)
+    from ..rerun._internal import fork, parse_fork_at
     from ..rerun._internal import rerun as rerun_transcripts
     from ._config import default_concurrency
 
     project = open_project(config.suite, config.domain)
+    if config.fork_at is not None:
+        return fork(
+            config.path,
+            config.model,
+            fork_at=parse_fork_at(config.fork_at),
+            baseline_lane=config.baseline_lane,
+            fmt=config.fmt,
+            domain=project.domain,
+            trials=config.trials,
+            user_model=config.user_model,
+            limit=config.limit,
+            concurrency=config.concurrency or default_concurrency(config.model),
+            seed=config.seed,
+            store_path=config.store,
+            judge=config.judge,
+            max_steps=config.max_steps,
+            progress=progress,
+            argv=argv,
+            label_from=config.label_from,
+            project=project,
+        )
     return rerun_transcripts(
         config.path,
         config.model,
