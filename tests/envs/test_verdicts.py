@@ -1,0 +1,120 @@
+"""A `python:` agent driven through `SessionEnv` gets the verdicts it gets through `run`,
+session by session, for the same seed and condition (demo and tau2 suites, with faults)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import sessionproof
+from sessionproof.envs import SessionEnv
+from sessionproof.suites import load_suite
+from tests.envs.gold_agent import respond
+
+AGENT = "python:tests.envs.gold_agent:respond"
+
+Played = dict[tuple[str, int], tuple[bool | None, str, list[str]]]
+
+
+def _through_run(suite: str, trials: int, limit: int | None, **condition: Any) -> Played:
+    arm = condition.pop("arm", None)
+    if arm is not None:
+        condition["arms"] = [arm]
+    result = sessionproof.run_suite(suite, AGENT, seed=7, trials=trials, limit=limit, **condition)
+    return {
+        (s.scenario_id, s.trial): (s.verdict, str(s.termination), [c.id for c in s.tool_calls()])
+        for s in result.sessions
+    }
+
+
+def _through_env(env: SessionEnv, trials: int) -> tuple[Played, dict[tuple[str, int], float]]:
+    played: Played = {}
+    rewards: dict[tuple[str, int], float] = {}
+    for scenario in env.suite.scenarios:
+        for trial in range(trials):
+            _, info = env.reset(options={"scenario": scenario.id, "trial": trial})
+            done, total = False, 0.0
+            while not done:
+                _, reward, terminated, truncated, info = env.step(respond(info["request"]))
+                total += float(reward)
+                done = terminated or truncated
+            session = env.session
+            assert session is not None
+            assert info["verdict"] is session.verdict
+            played[(scenario.id, trial)] = (
+                session.verdict,
+                str(session.termination),
+                [c.id for c in session.tool_calls()],
+            )
+            rewards[(scenario.id, trial)] = total
+    return played, rewards
+
+
+@pytest.mark.parametrize(
+    ("suite", "trials", "limit", "condition"),
+    [
+        ("demo", 2, None, {"faults": "50%"}),
+        ("demo", 1, None, {"arm": "faults=30% drift=rename_param guard"}),
+        ("tau2-retail", 2, 4, {"faults": "15%"}),
+        ("tau2-airline", 1, 3, {"faults": "30%"}),
+    ],
+)
+def test_env_gives_the_verdicts_of_run(
+    make_env: Callable[..., SessionEnv],
+    suite: str,
+    trials: int,
+    limit: int | None,
+    condition: dict[str, Any],
+) -> None:
+    expected = _through_run(suite, trials, limit, **condition)
+    env = make_env(suite, seed=7, limit=limit, **condition)
+    played, rewards = _through_env(env, trials)
+    assert played == expected
+    for key, (verdict, _, _) in played.items():
+        assert verdict is not None
+        assert rewards[key] == float(verdict)
+
+
+def test_faulted_demo_sessions_both_pass_and_fail(make_env: Callable[..., SessionEnv]) -> None:
+    # The equality above is worth something only if faults split the verdicts.
+    played, _ = _through_env(make_env("demo", seed=7, faults="50%"), 2)
+    verdicts = [v for v, _, _ in played.values()]
+    assert True in verdicts and False in verdicts
+
+
+def test_trial_counts_plays_of_a_scenario_since_a_seeded_reset(
+    make_env: Callable[..., SessionEnv],
+) -> None:
+    env = make_env("demo", seed=7, faults="50%")
+    trials: dict[str, list[int]] = {}
+    _, info = env.reset(seed=3)
+    trials.setdefault(info["scenario_id"], []).append(info["trial"])
+    for _ in range(11):
+        _, info = env.reset()
+        trials.setdefault(info["scenario_id"], []).append(info["trial"])
+    for seen in trials.values():
+        assert seen == list(range(len(seen)))
+    _, again = env.reset(seed=3)
+    assert again["trial"] == 0
+
+
+def test_an_unjudged_session_ends_with_nan_not_zero(make_env: Callable[..., SessionEnv]) -> None:
+    # A scenario that opts out of judging is not judged: its end is no 0.0.
+    suite = load_suite("demo").limited(1)
+    scenario = suite.scenarios[0]
+    criteria = scenario.criteria.model_copy(update={"not_judged": "a smoke test read by hand"})
+    suite.scenarios = [scenario.model_copy(update={"criteria": criteria})]
+    env = make_env(suite, seed=7)
+    _, info = env.reset(seed=0)
+    done = False
+    reward: Any = None
+    while not done:
+        _, reward, terminated, truncated, info = env.step(respond(info["request"]))
+        done = terminated or truncated
+    assert math.isnan(float(reward))
+    assert info["judged"] is False
+    assert info["verdict"] is None
+    assert info["not_judged"] == "a smoke test read by hand"
