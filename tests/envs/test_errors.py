@@ -97,12 +97,17 @@ def test_step_before_reset_or_after_the_end_needs_a_reset(
 
 def test_bad_reset_options_are_refused(make_env: Callable[..., SessionEnv]) -> None:
     env = make_env("demo")
+    _, info = env.reset(seed=1)
     with pytest.raises(ConfigError, match="no scenario 'nope'"):
         env.reset(options={"scenario": "nope"})
     with pytest.raises(ConfigError, match="'trial' must be an integer"):
         env.reset(options={"trial": -1})
     with pytest.raises(ConfigError, match="not 'scenarios'"):
         env.reset(options={"scenarios": "x"})
+    # The session that was running still is, and takes its decision.
+    _, _, terminated, _, later = env.step(respond(info["request"]))
+    assert later["scenario_id"] == info["scenario_id"]
+    assert later["request"].step > info["request"].step or terminated
 
 
 def test_a_reset_mid_session_stops_it_and_starts_another(

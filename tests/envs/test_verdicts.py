@@ -10,7 +10,10 @@ from typing import Any
 import pytest
 
 import sessionproof
+from sessionproof.agents import AgentRequest, AgentResponse
+from sessionproof.agents._internal import STOP_TOKEN
 from sessionproof.envs import SessionEnv
+from sessionproof.records import Message
 from sessionproof.suites import load_suite
 from tests.envs.gold_agent import respond
 
@@ -118,3 +121,46 @@ def test_an_unjudged_session_ends_with_nan_not_zero(make_env: Callable[..., Sess
     assert info["judged"] is False
     assert info["verdict"] is None
     assert info["not_judged"] == "a smoke test read by hand"
+
+
+class _TwoLineUser:
+    """A user model that states its task, answers once, then stops (deterministic)."""
+
+    name = "two-line-user"
+    plays_users = True
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        said = sum(m.role == "assistant" for m in request.messages)
+        text = ("I need help with my order.", "Yes, please go ahead.")
+        return AgentResponse(message=Message.assistant(text[said] if said < 2 else STOP_TOKEN))
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+def test_a_user_model_plays_the_user_as_in_run(make_env: Callable[..., SessionEnv]) -> None:
+    user = _TwoLineUser()
+    result = sessionproof.run_suite(
+        "tau2-retail", AGENT, seed=7, limit=3, faults="15%", user_model=user
+    )
+    expected = {
+        (s.scenario_id, s.trial): (s.verdict, [m.content for m in s.messages() if m.role == "user"])
+        for s in result.sessions
+    }
+    env = make_env("tau2-retail", seed=7, limit=3, faults="15%", user_model=user)
+    played = {}
+    for scenario in env.suite.scenarios:
+        _, info = env.reset(options={"scenario": scenario.id})
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(respond(info["request"]))
+            done = terminated or truncated
+        session = env.session
+        assert session is not None
+        users = [m.content for m in session.messages() if m.role == "user"]
+        played[(scenario.id, 0)] = (session.verdict, users)
+    assert played == expected
+    assert all(
+        users[:2] == ["I need help with my order.", "Yes, please go ahead."]
+        for _, users in played.values()
+    )

@@ -169,8 +169,8 @@ class SessionEnv(gymnasium.Env[str, str]):
         super().reset(seed=seed)
         if seed is not None:
             self._played.clear()
+        scenario, trial = self._pick(options)  # bad options leave a running session be
         self._stop()
-        scenario, trial = self._pick(options)
         self._played[scenario.id] += 1
         plan, user = plan_session(self._plan, scenario, trial, 0, self._hooks, self._user)
         self._shaping = Shaping(self.suite, plan) if self.shaped_reward else None
