@@ -4,6 +4,7 @@ session by session, for the same seed and condition (demo and tau2 suites, with 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -164,3 +165,27 @@ def test_a_user_model_plays_the_user_as_in_run(make_env: Callable[..., SessionEn
         users[:2] == ["I need help with my order.", "Yes, please go ahead."]
         for _, users in played.values()
     )
+
+
+def test_the_step_limit_truncates_and_the_session_is_still_judged(
+    make_env: Callable[..., SessionEnv],
+) -> None:
+    env = make_env("demo", seed=1, max_steps=1)
+    env.reset(options={"scenario": "cancel-two-orders-parallel"})
+    action = '{"tool_calls": [{"name": "find_customer_by_email", "arguments": {"email": "x@y.z"}}]}'
+    _, reward, terminated, truncated, info = env.step(action)
+    assert (terminated, truncated) == (False, True)
+    assert info["termination"] == "max_steps"
+    assert info["verdict"] is False and reward == 0.0
+
+
+def test_a_decision_past_the_agent_timeout_ends_the_session_as_the_agents_timeout(
+    make_env: Callable[..., SessionEnv],
+) -> None:
+    env = make_env("demo", seed=1, agent_timeout=0.2)
+    env.reset(seed=0)
+    time.sleep(0.6)
+    _, reward, terminated, _, info = env.step('{"content": "late"}')
+    assert terminated and reward == 0.0
+    assert info["termination"] == "too_many_errors"
+    assert "no reply within 0.2 s" in info["termination_detail"]
