@@ -122,9 +122,15 @@ def parse_action(action: object, id_prefix: str = "call") -> AgentResponse:
     return AgentResponse(message=_from_object(data, id_prefix))
 
 
+TOOL_KEYS = ("name", "description", "parameters")
+"""What an observation shows of each tool: what the provider adapters send a model (not
+whether it writes, which the harness alone reads)."""
+
+
 def observation_of(request: AgentRequest) -> str:
     """The observation text of `request`: what a model sees of it, as ASCII JSON."""
-    data = request.model_dump(mode="json", include=set(OBSERVATION_KEYS))
+    data = request.model_dump(mode="json", include={"messages", "turn", "step"})
+    data["tools"] = [t.model_dump(mode="json", include=set(TOOL_KEYS)) for t in request.tools]
     return json.dumps({key: data[key] for key in OBSERVATION_KEYS}, ensure_ascii=True)
 
 
