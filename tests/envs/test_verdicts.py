@@ -14,13 +14,25 @@ import sessionproof
 from sessionproof.agents import AgentRequest, AgentResponse
 from sessionproof.agents._internal import STOP_TOKEN
 from sessionproof.envs import SessionEnv
-from sessionproof.records import Message
+from sessionproof.records import Message, Session
 from sessionproof.suites import load_suite
 from tests.envs.gold_agent import respond
 
 AGENT = "python:tests.envs.gold_agent:respond"
 
-Played = dict[tuple[str, int], tuple[bool | None, str, list[str]]]
+Played = dict[tuple[str, int], tuple[bool | None, str, list[Any]]]
+
+
+def _trace(session: Session) -> list[Any]:
+    """Every event of `session` but its clocks: kind, turn, step and payload (a tool
+    result's own wall time left out)."""
+    out = []
+    for event in session.events:
+        payload = event.payload.model_dump(mode="json")
+        if isinstance(payload, dict):
+            payload.pop("latency_s", None)
+        out.append((str(event.kind), event.turn, event.step, payload))
+    return out
 
 
 def _through_run(suite: str, trials: int, limit: int | None, **condition: Any) -> Played:
@@ -29,7 +41,7 @@ def _through_run(suite: str, trials: int, limit: int | None, **condition: Any) -
         condition["arms"] = [arm]
     result = sessionproof.run_suite(suite, AGENT, seed=7, trials=trials, limit=limit, **condition)
     return {
-        (s.scenario_id, s.trial): (s.verdict, str(s.termination), [c.id for c in s.tool_calls()])
+        (s.scenario_id, s.trial): (s.verdict, str(s.termination), _trace(s))
         for s in result.sessions
     }
 
@@ -51,7 +63,7 @@ def _through_env(env: SessionEnv, trials: int) -> tuple[Played, dict[tuple[str, 
             played[(scenario.id, trial)] = (
                 session.verdict,
                 str(session.termination),
-                [c.id for c in session.tool_calls()],
+                _trace(session),
             )
             rewards[(scenario.id, trial)] = total
     return played, rewards
@@ -62,7 +74,9 @@ def _through_env(env: SessionEnv, trials: int) -> tuple[Played, dict[tuple[str, 
     [
         ("demo", 2, None, {"faults": "50%"}),
         ("demo", 1, None, {"arm": "faults=30% drift=rename_param guard"}),
+        ("demo", 1, None, {"arm": "faults=20% perturb=missing_arg"}),
         ("tau2-retail", 2, 4, {"faults": "15%"}),
+        ("tau2-retail", 1, 3, {"faults": "25%", "guard": True}),
         ("tau2-airline", 1, 3, {"faults": "30%"}),
     ],
 )
@@ -189,3 +203,14 @@ def test_a_decision_past_the_agent_timeout_ends_the_session_as_the_agents_timeou
     assert terminated and reward == 0.0
     assert info["termination"] == "too_many_errors"
     assert "no reply within 0.2 s" in info["termination_detail"]
+
+
+def test_shaping_leaves_every_session_as_run_plays_it(make_env: Callable[..., SessionEnv]) -> None:
+    # The trace the shaping keeps sits outside the condition's tools and changes nothing.
+    expected = _through_run("demo", 2, None, faults="50%")
+    env = make_env("demo", seed=7, faults="50%", shaped_reward=True)
+    played, rewards = _through_env(env, 2)
+    assert played == expected
+    for key, (verdict, _, _) in played.items():
+        assert math.isclose(rewards[key], float(bool(verdict)), abs_tol=1e-9)
+    assert {v for v, _, _ in played.values()} == {True, False}
