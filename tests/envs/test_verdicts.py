@@ -214,3 +214,33 @@ def test_shaping_leaves_every_session_as_run_plays_it(make_env: Callable[..., Se
     for key, (verdict, _, _) in played.items():
         assert math.isclose(rewards[key], float(bool(verdict)), abs_tol=1e-9)
     assert {v for v, _, _ in played.values()} == {True, False}
+
+
+JUDGE = "python:tests.envs.judge_agent:respond"
+
+
+@pytest.mark.parametrize("judge", [None, JUDGE])
+def test_natural_language_assertions_are_judged_as_in_run(
+    make_env: Callable[..., SessionEnv], judge: str | None
+) -> None:
+    # tau2 retail's scenarios 2 and 3 have natural-language assertions (and 0 and 1 none).
+    expected = _through_run("tau2-retail", 1, 4, judge=judge)
+    env = make_env("tau2-retail", seed=7, limit=4, judge=judge)
+    played: Played = {}
+    unevaluated = {}
+    for scenario in env.suite.scenarios:
+        _, info = env.reset(options={"scenario": scenario.id})
+        done = False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(respond(info["request"]))
+            done = terminated or truncated
+        session = env.session
+        assert session is not None
+        played[(scenario.id, 0)] = (session.verdict, str(session.termination), _trace(session))
+        unevaluated[scenario.id] = (info["unevaluated"], reward)
+    assert played == expected
+    if judge is None:
+        assert unevaluated["2"] == unevaluated["3"] == (["nl_assertion"], 0.0)
+    else:
+        assert unevaluated["2"] == unevaluated["3"] == ([], 1.0)
+    assert unevaluated["0"] == unevaluated["1"] == ([], 1.0)

@@ -21,6 +21,7 @@ from ..executors._internal import hooks_factory, load
 from ..records import Scenario, Session, TerminationReason
 from ..scoring._internal import not_judged_reason
 from ..suites import Suite
+from ..suites._internal import AgentJudge, make_judge
 from ._actions import observation_of, parse_action
 from ._channel import Episode, LoopThread
 from ._gym import ResetNeeded, gymnasium
@@ -85,6 +86,7 @@ class SessionEnv(gymnasium.Env[str, str]):
         perturb: str | None = None,
         seed: int = 0,
         user_model: str | Agent | None = None,
+        judge: str | None = None,
         limit: int | None = None,
         max_steps: int = DEFAULT_MAX_STEPS,
         max_errors: int = DEFAULT_MAX_ERRORS,
@@ -94,15 +96,22 @@ class SessionEnv(gymnasium.Env[str, str]):
         """`suite`: a name, scenario file or `Suite`; `arm` (or `faults`, `drift`, `guard`,
         `perturb`) and `seed` as in `run` (the seed of faults and drift, not the draw of
         scenarios: that is `reset`'s); `user_model` plays simulated users (None: scripted
-        turns, or the instructions as one message); `agent_timeout`: seconds between a
-        request and the decision sent with `step` (None: no limit). Raises `ConfigError` in
-        one line for an unknown suite, a bad arm or user model."""
+        turns, or the instructions as one message); `judge`: a model spec that judges
+        natural-language assertions, as `run --judge` (None: they are not evaluated);
+        `agent_timeout`: seconds between a request and the decision sent with `step` (None:
+        no limit). Raises `ConfigError` in one line for an unknown suite, a bad arm, user
+        model or judge."""
         super().__init__()
-        self.suite = load(suite, limit)
-        if not self.suite.scenarios:
-            raise ConfigError(f"suite {self.suite.name!r} has no scenario to play")
+        loaded = load(suite, limit)
+        if not loaded.scenarios:
+            raise ConfigError(f"suite {loaded.name!r} has no scenario to play")
+        # A copy of its own: the judge is set on it, never on a `Suite` the caller holds.
+        self.suite = loaded.limited(len(loaded.scenarios))
+        self._judge = None if judge is None else make_judge(judge)
+        self.suite.nl_judge = self._judge
         self.arm = _arm(arm, faults, drift, guard, perturb)
-        self.seed = seed
+        self.run_seed = seed
+        """The run seed: which faults and drift each session meets (as `run --seed`)."""
         self.shaped_reward = shaped_reward
         self.action_space = ActionSpace()
         self.observation_space = ObservationSpace()
@@ -233,6 +242,7 @@ class SessionEnv(gymnasium.Env[str, str]):
             termination=str(session.termination),
             termination_detail=session.termination_detail,
             outcome=None if outcome is None else outcome.model_dump(mode="json"),
+            unevaluated=[] if outcome is None else outcome.unevaluated,
         )
         if self._shaping is not None:
             info["credit"] = self._shaping.credit()
@@ -262,5 +272,7 @@ class SessionEnv(gymnasium.Env[str, str]):
         user = self._user
         if self._owns_user and user is not None:
             self._loop.run(user.aclose())
+        if isinstance(self._judge, AgentJudge):
+            self._loop.run(self._judge.agent.aclose())
         self._loop.close()
         super().close()
