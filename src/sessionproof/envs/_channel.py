@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import queue
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
@@ -55,12 +56,23 @@ class LoopThread:
         self.loop.call_soon_threadsafe(fn, *args)
 
     def close(self) -> None:
-        """Stop the loop, wait for its thread, close it (idempotent)."""
+        """Cancel what still runs on the loop (a session's tools are closed by the engine),
+        stop the loop, wait for its thread, close it (idempotent)."""
         if self.loop.is_closed():
             return
+        with contextlib.suppress(Exception):
+            self.submit(_cancel_all()).result(_STOP_WAIT_S)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
+
+
+async def _cancel_all() -> None:
+    """Cancel every other task of the running loop and wait until they are done."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class _Channel:

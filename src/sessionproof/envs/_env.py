@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import weakref
 from collections import Counter
 from typing import Any, SupportsFloat
 
@@ -126,6 +127,8 @@ class SessionEnv(gymnasium.Env[str, str]):
         )
         self._played: Counter[str] = Counter()
         self._loop = LoopThread()
+        # An environment dropped without `close` still stops its loop's thread.
+        weakref.finalize(self, self._loop.close)
         self._user: Agent | None = None
         if isinstance(user_model, str):
             try:
@@ -224,7 +227,7 @@ class SessionEnv(gymnasium.Env[str, str]):
         verdict = session.verdict
         reward = math.nan if verdict is None else float(verdict)
         if self._shaping is not None:
-            reward += self._shaping.finish(session)
+            reward += self._shaping.finish()
         messages = [m for m in last.messages[:1] if m.role == "system"] + session.messages()
         final = AgentRequest(
             messages=messages,

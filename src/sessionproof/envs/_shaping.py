@@ -162,7 +162,7 @@ class Shaping:
         self.rewards.append(now - before)
         return now - before
 
-    def finish(self, session: Session) -> float:
+    def finish(self) -> float:
         """The shaping term of the last step (the verdict is added by the caller)."""
         reward = -self._last()
         self.potentials.append(0.0)
