@@ -95,3 +95,24 @@ def test_no_shaping_under_schema_drift(make_env: Callable[..., SessionEnv], drif
     rewards, info = _play(env, CANCEL_TWO)
     assert rewards[:-1] == [0.0] * (len(rewards) - 1)
     assert "schema drift" in info["credit"]["no_shaping"]
+
+
+def test_the_shaping_trace_holds_what_the_engine_recorded_of_the_tools(
+    make_env: Callable[..., SessionEnv],
+) -> None:
+    # Faults, the guard's decisions and drift reach the shaping through the tools' events.
+    env = make_env("demo", seed=7, arm="faults=40% drift=rename_param guard", shaped_reward=True)
+    kinds = {"tool_call", "tool_result", "fault_injected", "guard_decision", "drift_applied"}
+    seen: set[str] = set()
+    for scenario in env.suite.scenarios:
+        _play(env, scenario.id)
+        session = env.session
+        shaping = env._shaping
+        assert session is not None and shaping is not None
+        recorded = [
+            (str(e.kind), e.turn, e.step, e.payload) for e in session.events if str(e.kind) in kinds
+        ]
+        traced = [(str(k), t, s, p) for k, p, t, s in shaping._trace.items]
+        assert traced == recorded
+        seen |= {kind for kind, *_ in recorded}
+    assert seen == kinds
