@@ -3,6 +3,7 @@ session by session, for the same seed and condition (demo and tau2 suites, with 
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 import sessionproof
-from sessionproof.agents import AgentRequest, AgentResponse
+from sessionproof.agents import Agent, AgentRequest, AgentResponse, make_agent
 from sessionproof.agents._internal import STOP_TOKEN
 from sessionproof.envs import SessionEnv
 from sessionproof.records import Message, Session
@@ -46,7 +47,15 @@ def _through_run(suite: str, trials: int, limit: int | None, **condition: Any) -
     }
 
 
+def _decide(agent: Agent, request: AgentRequest) -> AgentResponse:
+    """The `python:` agent's decision, asked as the engine asks any agent."""
+    return asyncio.run(agent.respond(request))
+
+
 def _through_env(env: SessionEnv, trials: int) -> tuple[Played, dict[tuple[str, int], float]]:
+    """Every scenario × trial of `env` played by the `python:` agent `AGENT` (the very agent
+    `run` makes of the spec), each decision sent with `step`."""
+    agent = make_agent(AGENT)
     played: Played = {}
     rewards: dict[tuple[str, int], float] = {}
     for scenario in env.suite.scenarios:
@@ -54,7 +63,8 @@ def _through_env(env: SessionEnv, trials: int) -> tuple[Played, dict[tuple[str, 
             _, info = env.reset(options={"scenario": scenario.id, "trial": trial})
             done, total = False, 0.0
             while not done:
-                _, reward, terminated, truncated, info = env.step(respond(info["request"]))
+                decision = _decide(agent, info["request"])
+                _, reward, terminated, truncated, info = env.step(decision)
                 total += float(reward)
                 done = terminated or truncated
             session = env.session
