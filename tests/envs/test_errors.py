@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -13,6 +14,7 @@ from gymnasium.error import ResetNeeded
 from sessionproof.envs import SessionEnv
 from sessionproof.envs._actions import InvalidAction
 from sessionproof.errors import ConfigError, UnknownSuiteError
+from sessionproof.suites import load_suite
 from tests.envs.gold_agent import respond
 
 
@@ -135,3 +137,33 @@ def test_without_gymnasium_the_error_says_what_to_install() -> None:
     ).stdout
     assert out.startswith("ConfigError ")
     assert "pip install 'sessionproof[gym]'" in out
+
+
+def test_a_session_that_raises_is_raised_once_and_then_needs_a_reset(
+    make_env: Callable[..., SessionEnv],
+) -> None:
+    suite = load_suite("demo").limited(1)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the judge broke")
+
+    suite.evaluate = broken  # type: ignore[method-assign]
+    env = make_env(suite, seed=1)
+    _, info = env.reset(seed=0)
+    with pytest.raises(RuntimeError, match="the judge broke"):
+        while True:
+            _, _, _, _, info = env.step(respond(info["request"]))
+    # On a thread of its own: a step that waited for the dead session would never return.
+    raised: list[BaseException] = []
+
+    def step() -> None:
+        try:
+            env.step('{"content": "hi"}')
+        except BaseException as exc:
+            raised.append(exc)
+
+    waiter = threading.Thread(target=step, daemon=True)
+    waiter.start()
+    waiter.join(10)
+    assert [type(e) for e in raised] == [ResetNeeded]
+    env.reset(seed=0)

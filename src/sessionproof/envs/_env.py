@@ -192,7 +192,7 @@ class SessionEnv(gymnasium.Env[str, str]):
         self._scenario, self._trial = plan.scenario, trial
         self.session = None
         self._episode = Episode(self._loop, lambda agent: run_session(plan, suite, agent, user))
-        first = self._episode.next()
+        first = self._next(self._episode)
         if isinstance(first, Session):
             self._episode = None
             raise SessionproofError(
@@ -212,12 +212,21 @@ class SessionEnv(gymnasium.Env[str, str]):
             raise ResetNeeded("no session is running: call reset() first (the last one ended)")
         prefix = f"call-{request.turn}-{request.step}"
         episode.answer(parse_action(action, prefix))
-        item = episode.next()
+        item = self._next(episode)
         if isinstance(item, AgentRequest):
             self._request = item
             reward = 0.0 if self._shaping is None else self._shaping.progress()
             return observation_of(item), reward, False, False, self._info(item)
         return self._ended(item, request)
+
+    def _next(self, episode: Episode) -> AgentRequest | Session:
+        """The episode's next item; when the session raised instead, it is over: raised
+        here, and the next `step` needs a `reset`."""
+        try:
+            return episode.next()
+        except BaseException:
+            self._episode = self._request = None
+            raise
 
     def _ended(
         self, session: Session, last: AgentRequest
