@@ -20,7 +20,7 @@ from ..engine._internal import (
 from ..errors import ConfigError, SessionproofError
 from ..executors._internal import hooks_factory, load
 from ..records import Scenario, Session, TerminationReason
-from ..scoring._internal import not_judged_reason
+from ..scoring._internal import GoldReplays, not_judged_reason
 from ..suites import Suite
 from ..suites._internal import AgentJudge, make_judge
 from ._actions import observation_of, parse_action
@@ -142,6 +142,7 @@ class SessionEnv(gymnasium.Env[str, str]):
         self._episode: Episode | None = None
         self._request: AgentRequest | None = None
         self._shaping: Shaping | None = None
+        self._replays = GoldReplays()
         self._scenario: Scenario | None = None
         self._trial = 0
         self.session: Session | None = None
@@ -185,7 +186,10 @@ class SessionEnv(gymnasium.Env[str, str]):
         self._stop()
         self._played[scenario.id] += 1
         plan, user = plan_session(self._plan, scenario, trial, 0, self._hooks, self._user)
-        self._shaping = Shaping(self.suite, plan) if self.shaped_reward else None
+        # Gold replays are shared by the episodes of the suite's own scenario objects (a
+        # perturbed arm rewrites each session's scenario: a cache of those would only grow).
+        replays = self._replays if plan.scenario is scenario else None
+        self._shaping = Shaping(self.suite, plan, replays) if self.shaped_reward else None
         if self._shaping is not None:
             plan.hooks = self._shaping.hooks
         suite = self.suite

@@ -101,11 +101,14 @@ class _TracedHooks:
 class Shaping:
     """One episode's potential and shaped rewards (rules: module docstring)."""
 
-    def __init__(self, suite: Suite, plan: SessionPlan) -> None:
-        """Shaping for the session `plan` describes (its hooks: `hooks`)."""
+    def __init__(self, suite: Suite, plan: SessionPlan, replays: GoldReplays | None = None) -> None:
+        """Shaping for the session `plan` describes (its hooks: `hooks`); episodes that
+        share `replays` replay each scenario's gold path once between them."""
         self._plan = plan
         self._spec = suite.domain_for(plan.scenario)
-        self._replays = GoldReplays()
+        self._replays = GoldReplays() if replays is None else replays
+        self._walked_at = 0
+        """Trace items the last potential was computed on."""
         self._trace = _Trace()
         self.hooks: SessionHooks = _TracedHooks(plan.hooks, self._trace)
         self.potentials: list[float] = []
@@ -156,8 +159,12 @@ class Shaping:
         return self.potentials[-1] if self.potentials else 0.0
 
     def progress(self) -> float:
-        """The shaped reward of a step that did not end the session."""
-        before, now = self._last(), self._potential()
+        """The shaped reward of a step that did not end the session (the potential is walked
+        again only when the tools saw something new: a reply changes nothing)."""
+        before = self._last()
+        grown = len(self._trace.items) != self._walked_at
+        now = self._potential() if grown or not self.potentials else before
+        self._walked_at = len(self._trace.items)
         self.potentials.append(now)
         self.rewards.append(now - before)
         return now - before
