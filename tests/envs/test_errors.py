@@ -123,6 +123,7 @@ def test_a_reset_mid_session_stops_it_and_starts_another(
     assert env.session is None
 
 
+@pytest.mark.slow
 def test_without_gymnasium_the_error_says_what_to_install() -> None:
     code = (
         "import sys; sys.modules['gymnasium'] = None\n"

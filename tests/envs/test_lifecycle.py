@@ -9,6 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from sessionproof.envs import SessionEnv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +30,7 @@ def test_close_mid_session_stops_the_loop_and_may_be_called_again() -> None:
     assert _loops() == before
 
 
+@pytest.mark.slow
 def test_a_dropped_environment_stops_its_loop_and_leaves_nothing_pending() -> None:
     code = (
         "import gc, threading\n"

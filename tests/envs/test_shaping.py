@@ -77,6 +77,7 @@ def test_a_write_off_every_correct_path_takes_the_credit_back(
     assert later == [0.0] * len(later)  # the verdict 0.0, and no potential left to take back
 
 
+@pytest.mark.slow
 def test_shaping_changes_no_verdict_and_no_return(make_env: Callable[..., SessionEnv]) -> None:
     plain = make_env("demo", seed=7, faults="50%")
     shaped = make_env("demo", seed=7, faults="50%", shaped_reward=True)
@@ -97,6 +98,7 @@ def test_no_shaping_under_schema_drift(make_env: Callable[..., SessionEnv], drif
     assert "schema drift" in info["credit"]["no_shaping"]
 
 
+@pytest.mark.slow
 def test_the_shaping_trace_holds_what_the_engine_recorded_of_the_tools(
     make_env: Callable[..., SessionEnv],
 ) -> None:

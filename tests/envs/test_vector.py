@@ -26,7 +26,7 @@ def _first_episode(env: SessionEnv, seed: int) -> tuple[str, float]:
             return info["scenario_id"], float(reward)
 
 
-@pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.parametrize("kind", ["sync", pytest.param("async", marks=pytest.mark.slow)])
 def test_vector_envs_play_each_episode_as_one_env_does(
     make_env: Callable[..., SessionEnv], kind: str
 ) -> None:

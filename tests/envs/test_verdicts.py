@@ -83,7 +83,9 @@ def _through_env(env: SessionEnv, trials: int) -> tuple[Played, dict[tuple[str, 
     ("suite", "trials", "limit", "condition"),
     [
         ("demo", 2, None, {"faults": "50%"}),
-        ("demo", 1, None, {"arm": "faults=30% drift=rename_param guard"}),
+        pytest.param(
+            "demo", 1, None, {"arm": "faults=30% drift=rename_param guard"}, marks=pytest.mark.slow
+        ),
         ("demo", 1, None, {"arm": "faults=20% perturb=missing_arg"}),
         ("tau2-retail", 2, 4, {"faults": "15%"}),
         ("tau2-retail", 1, 3, {"faults": "25%", "guard": True}),
@@ -106,6 +108,7 @@ def test_env_gives_the_verdicts_of_run(
         assert rewards[key] == float(verdict)
 
 
+@pytest.mark.slow
 def test_faulted_demo_sessions_both_pass_and_fail(make_env: Callable[..., SessionEnv]) -> None:
     # The equality above is worth something only if faults split the verdicts.
     played, _ = _through_env(make_env("demo", seed=7, faults="50%"), 2)
@@ -215,6 +218,7 @@ def test_a_decision_past_the_agent_timeout_ends_the_session_as_the_agents_timeou
     assert "no reply within 0.2 s" in info["termination_detail"]
 
 
+@pytest.mark.slow
 def test_shaping_leaves_every_session_as_run_plays_it(make_env: Callable[..., SessionEnv]) -> None:
     # The trace the shaping keeps sits outside the condition's tools and changes nothing.
     expected = _through_run("demo", 2, None, faults="50%")
