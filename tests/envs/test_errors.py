@@ -11,9 +11,12 @@ from collections.abc import Callable
 import pytest
 from gymnasium.error import ResetNeeded
 
+from sessionproof.agents import AgentRequest, AgentResponse
+from sessionproof.agents._internal import STOP_TOKEN
 from sessionproof.envs import SessionEnv
 from sessionproof.envs._actions import InvalidAction
-from sessionproof.errors import ConfigError, UnknownSuiteError
+from sessionproof.errors import ConfigError, SessionproofError, UnknownSuiteError
+from sessionproof.records import Message
 from sessionproof.suites import load_suite
 from tests.envs.gold_agent import respond
 
@@ -168,3 +171,28 @@ def test_a_session_that_raises_is_raised_once_and_then_needs_a_reset(
     waiter.join(10)
     assert [type(e) for e in raised] == [ResetNeeded]
     env.reset(seed=0)
+
+
+class _LeavesAtOnce:
+    """A user model that ends the conversation before saying anything."""
+
+    name = "leaves-at-once"
+    plays_users = True
+
+    async def respond(self, request: AgentRequest) -> AgentResponse:
+        return AgentResponse(message=Message.assistant(STOP_TOKEN))
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+def test_a_session_over_before_the_first_decision_is_no_episode(
+    make_env: Callable[..., SessionEnv],
+) -> None:
+    env = make_env("tau2-retail", limit=1, user_model=_LeavesAtOnce())
+    with pytest.raises(SessionproofError, match="ended before the agent's first decision"):
+        env.reset(seed=0)
+    assert env.session is not None
+    assert str(env.session.termination) == "user_stop"
+    with pytest.raises(ResetNeeded):
+        env.step('{"content": "hi"}')

@@ -197,8 +197,8 @@ class SessionEnv(gymnasium.Env[str, str]):
         self.session = None
         self._episode = Episode(self._loop, lambda agent: run_session(plan, suite, agent, user))
         first = self._next(self._episode)
-        if isinstance(first, Session):
-            self._episode = None
+        if isinstance(first, Session):  # kept in `session`, for the caller to read
+            self._episode, self.session = None, first
             raise SessionproofError(
                 f"scenario {scenario.id!r} ended before the agent's first decision "
                 f"({first.termination}: {first.termination_detail or 'no detail'})"
