@@ -12,10 +12,17 @@ ATIF has no field for a verdict or a tool error: a verifier's reward rides in `e
 rides at all (`extra.reward`, `final_metrics.extra.reward`), read by default, or named with
 `--label-from PATH` (dotted, from the trajectory's root); a tool result reports a failure the
 way the agent's tools say it (`Error: ...`, or `extra.is_error`).
+
+sessionproof's own export (`export --format atif`) carries, in `extra.sessionproof`, the
+session whole and the run it came from: the trial, arm, faults, drift, guard decisions and
+verdicts ATIF has no field for. That session is restored when its conversation equals the one
+the steps hold (else the steps are read alone, with a warning: the file was edited), and
+`atif_run` names the run's suite, limit and arms, so an export imports back whole.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
@@ -42,6 +49,10 @@ from ._json import load_json
 from ._labels import LabelRule, label_session
 
 FORMAT = "atif"
+ATIF_VERSION = "ATIF-v1.7"
+"""The ATIF version `export --format atif` writes."""
+ATIF_CARRIER = "sessionproof"
+"""The key, in a trajectory's `extra`, of what sessionproof's export carries beside the steps."""
 _REWARD = LabelRule("reward", threshold=1.0)
 """The default label: a verifier reward, a pass only when full (Harbor's tasks score 0 or 1)."""
 _DEFAULT_PATHS = ("reward", "extra.reward", "final_metrics.extra.reward", "extra.success")
@@ -140,14 +151,16 @@ def read_atif(
 ) -> ImportResult:
     """The sessions of an ATIF file: one per trajectory; a broken trajectory costs itself."""
     result = ImportResult(format=FORMAT, source=source, domain=domain)
+    restored: set[int] = set()
     for index, doc in enumerate(_documents(raw)):
         if isinstance(doc, ForeignJSONError):
             result.errors.append(RecordError(index=index, field="", message=str(doc)))
             continue
-        item = _trajectory(doc, index, run_id, domain, label_from, result.errors)
+        item = _trajectory(doc, index, run_id, domain, label_from, result.errors, restored)
         if item is not None:
             result.sessions.append(item)
-    distinct_trials(result.sessions)  # ATIF names no trial: one task's trajectories count up
+    # ATIF names no trial: one task's trajectories count up (a restored session said its own).
+    distinct_trials(result.sessions, keep=restored)
     if not result.sessions and not result.errors:
         raise InputFileError("not an ATIF trajectory: no trajectory in the file")
     return result
@@ -160,6 +173,7 @@ def _trajectory(
     domain: str | None,
     label_from: LabelRule | None,
     errors: list[RecordError],
+    restored: set[int],
 ) -> ImportedSession | None:
     try:
         traj = _Trajectory.model_validate(doc)
@@ -194,8 +208,85 @@ def _trajectory(
     for call in session.model_calls():
         usage = usage + call.usage
     session.usage = usage
+    mine: list[RecordError] = []
+    whole = _carried(doc, session, run_id, index, mine) if label_from is None else None
+    if whole is not None:
+        restored.add(index)
+        verdict = None
+        if whole.outcome is not None:
+            verdict = ReportedVerdict(reward=whole.outcome.reward, success=whole.outcome.success)
+        return ImportedSession(index=index, session=whole, reported=verdict)
+    errors.extend(mine)
     reported = _outcome(doc, session, label_from, index, errors)
     return ImportedSession(index=index, session=session, reported=reported)
+
+
+def _conversation(session: Session) -> list[tuple[Any, ...]]:
+    """What the ATIF steps hold of a session, in a form two readings can be compared in."""
+    out: list[tuple[Any, ...]] = []
+    for m in session.messages():
+        calls = tuple(
+            (c.id, c.name, json.dumps(c.arguments if c.arguments is not None else c.raw_arguments))
+            for c in m.tool_calls
+        )
+        out.append((m.role, m.content or None, calls, m.tool_call_id))
+    return out
+
+
+def _carried(
+    doc: dict[str, Any], native: Session, run_id: str, index: int, errors: list[RecordError]
+) -> Session | None:
+    """The session sessionproof's export carried, when it agrees with the steps (`native`)."""
+    found, carried = _path(doc, f"extra.{ATIF_CARRIER}.session")
+    if not found:
+        return None
+    try:
+        session = Session.model_validate(carried)
+    except ValidationError as exc:
+        where, message = first_problem(exc, f"extra.{ATIF_CARRIER}.session")
+        errors.append(_not_restored(index, native, where, message))
+        return None
+    if _conversation(session) != _conversation(native):
+        message = "the conversation differs from the steps (edited?)"
+        errors.append(_not_restored(index, native, f"extra.{ATIF_CARRIER}.session", message))
+        return None
+    events = [e.model_copy(update={"run_id": run_id}) for e in session.events]
+    return session.model_copy(update={"run_id": run_id, "events": events})
+
+
+def _not_restored(index: int, native: Session, where: str, why: str) -> RecordError:
+    return RecordError(
+        index=index,
+        field=where,
+        message=f"the carried sessionproof session is not restored: {why}; read from the steps",
+        record_id=native.session_id,
+        fatal=False,
+    )
+
+
+def atif_run(raw: bytes) -> tuple[str | None, int | None, list[str]]:
+    """(suite, limit, arms) of the run a sessionproof ATIF export came from, when every
+    trajectory names the same one; (None, None, []) otherwise."""
+    try:
+        docs = _documents(raw)
+    except InputFileError:
+        return None, None, []
+    runs = []
+    for doc in docs:
+        found, run = _path(doc, f"extra.{ATIF_CARRIER}.run") if isinstance(doc, dict) else (0, 0)
+        if not found or not isinstance(run, dict):
+            return None, None, []
+        runs.append(run)
+    suites = {r.get("suite") for r in runs}
+    suite = suites.pop() if len(suites) == 1 else None
+    if not runs or not isinstance(suite, str) or len({r.get("run_id") for r in runs}) != 1:
+        return None, None, []
+    limit, arms = runs[0].get("limit"), runs[0].get("arms")
+    return (
+        suite,
+        limit if isinstance(limit, int) else None,
+        [a for a in arms if isinstance(a, str)] if isinstance(arms, list) else [],
+    )
 
 
 def _step(

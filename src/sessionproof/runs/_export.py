@@ -20,7 +20,7 @@ from ._typed import TypedConfig
 
 _FORMATS = ("otlp-json", "otlp-proto")
 """The trace file formats (`telemetry.EXPORT_FORMATS`; a test keeps the two equal)."""
-FILE_FORMATS = ("rollouts",)
+FILE_FORMATS = ("rollouts", "atif")
 """The formats written to a file only: training rollouts (JSONL) and ATIF trajectories."""
 
 
@@ -123,6 +123,10 @@ def export_traces(config: ExportConfig | str, **settings: Unpack[ExportSettings]
     if config.fmt in FILE_FORMATS:
         out = config.output
         assert out is not None  # the validator says so
+        if config.fmt == "atif":
+            from ._atif_out import write_atif
+
+            return write_atif(config.run_id, config.store, out, config.outcome, config.arm)
         from ._rollouts import write_rollouts
 
         return write_rollouts(config.run_id, config.store, out, config.outcome, config.arm)
