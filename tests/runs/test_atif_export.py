@@ -48,6 +48,7 @@ def _sessions(store: Path, run_id: str) -> list[dict[str, Any]]:
         return sorted((_comparable(s) for s in db.load_sessions(run_id)), key=str)
 
 
+@pytest.mark.slow
 def test_export_then_import_keeps_sessions_verdicts_and_metrics(
     atif_run: tuple[Path, RunReport], tmp_path: Path
 ) -> None:
