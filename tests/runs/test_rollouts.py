@@ -244,6 +244,20 @@ def test_every_line_reads_as_an_openai_and_a_trl_chat_example(lines: list[dict])
         assert line["tools"], "the demo domain's tool schemas ride along"
 
 
+def test_the_openai_sdks_own_request_types_accept_every_line(lines: list[dict]) -> None:
+    # openai-python's typed request parameters: what `chat.completions.create` takes.
+    from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
+    from pydantic import TypeAdapter, ValidationError
+
+    messages = TypeAdapter(list[ChatCompletionMessageParam])
+    tools = TypeAdapter(list[ChatCompletionToolParam])
+    for line in lines:
+        messages.validate_python(line["messages"])
+        tools.validate_python(line["tools"])
+    with pytest.raises(ValidationError):  # they do reject: a tool message answering nothing
+        messages.validate_python([{"role": "tool", "content": "x"}])
+
+
 # -- filters and broken input ---------------------------------------------------------------
 
 
