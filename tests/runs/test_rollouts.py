@@ -316,3 +316,21 @@ def test_the_cli_writes_rollouts_and_refuses_filters_elsewhere(
     other = CliRunner().invoke(app, ["export", str(tmp_path / "d"), "--outcome", "fail"])
     assert isinstance(other.exception, ConfigError)
     assert "filter rollouts and atif exports only" in str(other.exception)
+
+
+@pytest.mark.parametrize("fmt", ["rollouts", "atif"])
+def test_a_secret_known_at_export_is_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    store = tmp_path / "s.duckdb"
+    report = run(RunConfig(suite="demo", model="oracle", limit=1, store=store))
+    with Store.open_for_reading(store) as db:
+        (session,) = db.load_sessions(report.run_id)
+    said = session.messages()[0].content or ""
+    email = next(w for w in said.split() if "@" in w).strip(".,")
+    # A value the run stored, made a secret after it (an environment credential).
+    monkeypatch.setenv("ROLLOUT_TEST_API_KEY", email)
+    out = tmp_path / "out"
+    export_traces(report.run_id, store=store, fmt=fmt, output=out)
+    text = out.read_text()
+    assert email not in text and "[redacted]" in text

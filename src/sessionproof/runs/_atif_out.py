@@ -24,6 +24,7 @@ from ..importers._internal import ATIF_CARRIER, ATIF_VERSION
 from ..records import AssistantMessageEvent, Session, ToolCall, ToolResultEvent, UserMessageEvent
 from ..records._internal import ModelCallEvent
 from ..store import RunManifest
+from ..store._internal import scrub_value
 from ._metrics import _reading, scenarios_for
 from ._rollouts import _Tools, select
 
@@ -137,7 +138,11 @@ def write_atif(run_id: str, store: Path, output: Path, outcome: str | None, arm:
     kept = select(sessions, manifest, outcome, arm)
     scenarios, domain_for, _ = scenarios_for(manifest, sessions)
     tools = _Tools(domain_for)
-    found = [trajectory(s, manifest, tools.of(scenarios.get(s.scenario_id))[0]) for s in kept]
+    # Scrubbed as the store and the trace export scrub: a secret known now is never written.
+    found = [
+        scrub_value(trajectory(s, manifest, tools.of(scenarios.get(s.scenario_id))[0]))
+        for s in kept
+    ]
     try:
         write_atomic(output, json.dumps(found, ensure_ascii=False).encode())
     except OSError as exc:

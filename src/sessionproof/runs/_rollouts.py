@@ -24,6 +24,7 @@ from ..records import (
 from ..records._internal import DriftAppliedEvent
 from ..scoring._internal import GoldReplays, SessionCredit, not_judged_reason, session_credit
 from ..store import RunManifest
+from ..store._internal import scrub_value
 from ._metrics import DomainFor, _reading, scenarios_for
 
 SCHEMA_ID = "sessionproof-rollout/1"
@@ -219,7 +220,8 @@ def write_rollouts(
         sessions = db.load_sessions(manifest.run_id)
     kept = select(sessions, manifest, outcome, arm)
     scenarios, domain_for, _ = scenarios_for(manifest, sessions)
-    lines = rollout_lines(kept, scenarios, domain_for)
+    # Scrubbed as the store and the trace export scrub: a secret known now is never written.
+    lines = [scrub_value(line) for line in rollout_lines(kept, scenarios, domain_for)]
     text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
     try:
         write_atomic(output, text.encode())
