@@ -313,6 +313,9 @@ def test_the_cli_writes_rollouts_and_refuses_filters_elsewhere(
     assert result.exit_code == 0, result.output
     assert "32 sessions to" in result.output
     assert {line["arm"] for line in _lines(out)} == {"faults=20% guard"}
+    otlp = CliRunner().invoke(app, [*args, "--otel-content"])
+    assert isinstance(otlp.exception, ConfigError)
+    assert "the OTLP options" in str(otlp.exception)
     other = CliRunner().invoke(app, ["export", str(tmp_path / "d"), "--outcome", "fail"])
     assert isinstance(other.exception, ConfigError)
     assert "filter rollouts and atif exports only" in str(other.exception)

@@ -380,7 +380,16 @@ def export(
     if fmt in ("rollouts", "atif"):
         written = export_traces(
             ExportConfig(
-                run_id=target, store=store, fmt=fmt, output=output, outcome=outcome, arm=arm
+                run_id=target,
+                store=store,
+                fmt=fmt,
+                output=output,
+                outcome=outcome,
+                arm=arm,
+                endpoint=otlp_endpoint,
+                headers=parse_headers(otlp_header or []),
+                content=content,
+                compat=otel_compat,
             )
         )
         err_console.print(f"{written} sessions to {escape(str(output))}", highlight=False)

@@ -72,8 +72,12 @@ class ExportConfig(TypedConfig):
         if self.fmt in FILE_FORMATS:
             if self.output is None:
                 raise ConfigError(f"--format {self.fmt} writes a file: give -o FILE")
-            if self.endpoint is not None or self.use_env:
-                raise ConfigError(f"--format {self.fmt} writes a file only, not to a collector")
+            otlp = self.endpoint is not None or self.use_env or self.headers
+            if otlp or self.content or self.compat is not None:
+                raise ConfigError(
+                    f"--format {self.fmt} writes a file; the OTLP options (--otlp-endpoint, "
+                    "--otlp-header, --otel-content, --otel-compat) do not apply to it"
+                )
             return self
         if self.outcome is not None or self.arm is not None:
             raise ConfigError("--outcome and --arm filter rollouts and atif exports only")
