@@ -337,3 +337,28 @@ def test_a_secret_known_at_export_is_never_written(
     export_traces(report.run_id, store=store, fmt=fmt, output=out)
     text = out.read_text()
     assert email not in text and "[redacted]" in text
+
+
+def test_a_scored_tau2_transcript_file_exports_with_divergence_credit(tmp_path: Path) -> None:
+    # Real transcripts (tau2-bench's gpt-4.1 airline run): the scenarios are re-read from the
+    # file, the airline domain replays the writes, the failures get their divergence classes.
+    from sessionproof.runs import score
+
+    name = "gpt-4.1_airline_default_gpt-4.1_1trials.json"
+    fixture = Path(__file__).parents[1] / "fixtures" / "tau" / name
+    store = tmp_path / "s.duckdb"
+    report = score(fixture, store=store)
+    out = tmp_path / "t.jsonl"
+    assert export_traces(report.run_id, store=store, fmt="rollouts", output=out) == 20
+    lines = _lines(out)
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
+    assert all(not list(validator.iter_errors(line)) for line in lines)
+    assert {line["credit"]["basis"] for line in lines} == {"divergence"}
+    assert {line["tools_from"] for line in lines} == {"domain airline"}
+    failed = [line for line in lines if line["outcome"]["success"] is False]
+    assert failed and all(line["credit"]["divergence"] for line in failed)
+    for line in lines:
+        example = {"messages": line["messages"], "tools": line["tools"]}
+        assert openai_chat_problems(example) == []
+        total = sum(s["credit"] for s in line["credit"]["steps"]) + line["credit"]["unassigned"]
+        assert math.isclose(total, line["reward"], abs_tol=1e-9)
