@@ -14,15 +14,13 @@ rides at all (`extra.reward`, `final_metrics.extra.reward`), read by default, or
 way the agent's tools say it (`Error: ...`, or `extra.is_error`).
 
 sessionproof's own export (`export --format atif`) carries, in `extra.sessionproof`, the
-session whole and the run it came from: the trial, arm, faults, drift, guard decisions and
-verdicts ATIF has no field for. That session is restored when its conversation equals the one
-the steps hold (else the steps are read alone, with a warning: the file was edited), and
-`atif_run` names the run's suite, limit and arms, so an export imports back whole.
+session whole and the run it came from (`_atif_carried`): the session is restored when its
+conversation equals the steps', and `atif_run` names the run's suite, limit and arms, so an
+export imports back whole.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
@@ -30,6 +28,7 @@ from pydantic import Field, ValidationError
 from ..errors import ForeignJSONError, InputFileError
 from ..records import Session, TerminationReason
 from ..records._internal import ModelCall, Usage
+from ._atif_carried import ATIF_CARRIER, restore_session, run_of
 from ._common import (
     ForeignRecord,
     ImportedSession,
@@ -49,10 +48,6 @@ from ._json import load_json
 from ._labels import LabelRule, label_session
 
 FORMAT = "atif"
-ATIF_VERSION = "ATIF-v1.7"
-"""The ATIF version `export --format atif` writes."""
-ATIF_CARRIER = "sessionproof"
-"""The key, in a trajectory's `extra`, of what sessionproof's export carries beside the steps."""
 _REWARD = LabelRule("reward", threshold=1.0)
 """The default label: a verifier reward, a pass only when full (Harbor's tasks score 0 or 1)."""
 _DEFAULT_PATHS = ("reward", "extra.reward", "final_metrics.extra.reward", "extra.success")
@@ -208,60 +203,20 @@ def _trajectory(
     for call in session.model_calls():
         usage = usage + call.usage
     session.usage = usage
-    mine: list[RecordError] = []
-    whole = _carried(doc, session, run_id, index, mine) if label_from is None else None
-    if whole is not None:
-        restored.add(index)
-        verdict = None
-        if whole.outcome is not None:
-            verdict = ReportedVerdict(reward=whole.outcome.reward, success=whole.outcome.success)
-        return ImportedSession(index=index, session=whole, reported=verdict)
-    errors.extend(mine)
+    found, carried = _path(doc, f"extra.{ATIF_CARRIER}.session")
+    if found and label_from is None:
+        whole, problem = restore_session(carried, session, run_id, index)
+        if whole is not None:
+            restored.add(index)
+            verdict = None
+            if whole.outcome is not None:
+                verdict = ReportedVerdict(
+                    reward=whole.outcome.reward, success=whole.outcome.success
+                )
+            return ImportedSession(index=index, session=whole, reported=verdict)
+        errors.extend([] if problem is None else [problem])
     reported = _outcome(doc, session, label_from, index, errors)
     return ImportedSession(index=index, session=session, reported=reported)
-
-
-def _conversation(session: Session) -> list[tuple[Any, ...]]:
-    """What the ATIF steps hold of a session, in a form two readings can be compared in."""
-    out: list[tuple[Any, ...]] = []
-    for m in session.messages():
-        calls = tuple(
-            (c.id, c.name, json.dumps(c.arguments if c.arguments is not None else c.raw_arguments))
-            for c in m.tool_calls
-        )
-        out.append((m.role, m.content or None, calls, m.tool_call_id))
-    return out
-
-
-def _carried(
-    doc: dict[str, Any], native: Session, run_id: str, index: int, errors: list[RecordError]
-) -> Session | None:
-    """The session sessionproof's export carried, when it agrees with the steps (`native`)."""
-    found, carried = _path(doc, f"extra.{ATIF_CARRIER}.session")
-    if not found:
-        return None
-    try:
-        session = Session.model_validate(carried)
-    except ValidationError as exc:
-        where, message = first_problem(exc, f"extra.{ATIF_CARRIER}.session")
-        errors.append(_not_restored(index, native, where, message))
-        return None
-    if _conversation(session) != _conversation(native):
-        message = "the conversation differs from the steps (edited?)"
-        errors.append(_not_restored(index, native, f"extra.{ATIF_CARRIER}.session", message))
-        return None
-    events = [e.model_copy(update={"run_id": run_id}) for e in session.events]
-    return session.model_copy(update={"run_id": run_id, "events": events})
-
-
-def _not_restored(index: int, native: Session, where: str, why: str) -> RecordError:
-    return RecordError(
-        index=index,
-        field=where,
-        message=f"the carried sessionproof session is not restored: {why}; read from the steps",
-        record_id=native.session_id,
-        fatal=False,
-    )
 
 
 def atif_run(raw: bytes) -> tuple[str | None, int | None, list[str]]:
@@ -271,22 +226,8 @@ def atif_run(raw: bytes) -> tuple[str | None, int | None, list[str]]:
         docs = _documents(raw)
     except InputFileError:
         return None, None, []
-    runs = []
-    for doc in docs:
-        found, run = _path(doc, f"extra.{ATIF_CARRIER}.run") if isinstance(doc, dict) else (0, 0)
-        if not found or not isinstance(run, dict):
-            return None, None, []
-        runs.append(run)
-    suites = {r.get("suite") for r in runs}
-    suite = suites.pop() if len(suites) == 1 else None
-    if not runs or not isinstance(suite, str) or len({r.get("run_id") for r in runs}) != 1:
-        return None, None, []
-    limit, arms = runs[0].get("limit"), runs[0].get("arms")
-    return (
-        suite,
-        limit if isinstance(limit, int) else None,
-        [a for a in arms if isinstance(a, str)] if isinstance(arms, list) else [],
-    )
+    where = f"extra.{ATIF_CARRIER}.run"
+    return run_of([_path(d, where)[1] if isinstance(d, dict) else None for d in docs])
 
 
 def _step(
