@@ -275,21 +275,22 @@ def test_filters_keep_what_they_name(mixed_run: tuple[Path, RunReport], tmp_path
     assert all(line["outcome"]["success"] is True for line in _lines(out))
 
 
+@pytest.mark.parametrize("fmt", ["rollouts", "atif"])
 def test_broken_input_gets_one_clear_line(
-    mixed_run: tuple[Path, RunReport], tmp_path: Path
+    mixed_run: tuple[Path, RunReport], tmp_path: Path, fmt: str
 ) -> None:
     store, report = mixed_run
     out = tmp_path / "x.jsonl"
     with pytest.raises(StoreError, match="nope"):
-        export_traces("nope", store=store, fmt="rollouts", output=out)
+        export_traces("nope", store=store, fmt=fmt, output=out)
     with pytest.raises(ConfigError, match="no arm 'guard'; arms: faults=20%"):
-        export_traces(report.run_id, store=store, fmt="rollouts", output=out, arm="guard")
+        export_traces(report.run_id, store=store, fmt=fmt, output=out, arm="guard")
     with pytest.raises(ConfigError, match="--outcome must be pass or fail"):
-        export_traces(report.run_id, store=store, fmt="rollouts", output=out, outcome="ok")
+        export_traces(report.run_id, store=store, fmt=fmt, output=out, outcome="ok")
     with pytest.raises(ConfigError, match="give -o FILE"):
-        export_traces(report.run_id, store=store, fmt="rollouts")
+        export_traces(report.run_id, store=store, fmt=fmt)
     with pytest.raises(InputFileError, match="cannot write"):
-        export_traces(report.run_id, store=store, fmt="rollouts", output=tmp_path / "no" / "x")
+        export_traces(report.run_id, store=store, fmt=fmt, output=tmp_path / "no" / "x")
     assert not out.exists()
 
 
@@ -298,8 +299,9 @@ def test_an_empty_filter_writes_nothing_and_says_so(tmp_path: Path) -> None:
     report = run(RunConfig(suite="demo", model="oracle", limit=2, store=store))
     out = tmp_path / "f.jsonl"
     out.write_text("earlier\n")
-    with pytest.raises(ConfigError, match=r"no session of run .* matches --outcome fail"):
-        export_traces(report.run_id, store=store, fmt="rollouts", output=out, outcome="fail")
+    for fmt in ("rollouts", "atif"):
+        with pytest.raises(ConfigError, match=r"no session of run .* matches --outcome fail"):
+            export_traces(report.run_id, store=store, fmt=fmt, output=out, outcome="fail")
     assert out.read_text() == "earlier\n"  # nothing lost
 
 
