@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 
+from sessionproof.domains import get_domain
 from sessionproof.records import Session
 from sessionproof.runs import RunConfig, RunReport, export_traces, import_traces, metrics
 from sessionproof.store import Store
 
 AGENT = "python:tests.runs.rollout_agents:mixed"
 ARMS = ["faults=rate_limited:30%,not_found:10% guard", "drift=rename_param"]
+POLICY = get_domain("demo").create().policy
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +83,8 @@ def test_the_file_is_atif_in_atif_fields(atif_run: tuple[Path, RunReport], tmp_p
         session = by_id[traj["session_id"]]
         steps = traj["steps"]
         assert [s["step_id"] for s in steps] == list(range(1, len(steps) + 1))
-        assert {s["source"] for s in steps} <= {"user", "agent"}
+        assert steps[0]["source"] == "system" and steps[0]["message"] == POLICY
+        assert {s["source"] for s in steps[1:]} <= {"user", "agent"}
         users = [s["message"] for s in steps if s["source"] == "user"]
         assert users == [e.payload.content for e in session.events if e.kind == "user_message"]
         calls = [c for s in steps for c in s.get("tool_calls", [])]

@@ -13,12 +13,14 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof.cli import app
+from sessionproof.domains import get_domain
 from sessionproof.errors import ConfigError, InputFileError, StoreError
 from sessionproof.runs import RunConfig, RunReport, export_traces, run
 from sessionproof.runs._rollouts import SCHEMA_FILE
 from sessionproof.store import Store
 
 AGENT = "python:tests.runs.rollout_agents:mixed"
+POLICY = get_domain("demo").create().policy
 ARMS = ["faults=20%", "faults=20% guard", "drift=rename_param"]
 
 
@@ -242,6 +244,8 @@ def test_every_line_reads_as_an_openai_and_a_trl_chat_example(lines: list[dict])
         assert openai_chat_problems(example) == [], line["session_id"]
         assert trl_conversational_problems(example) == [], line["session_id"]
         assert line["tools"], "the demo domain's tool schemas ride along"
+        # The system message the agent was given: the domain's policy.
+        assert line["messages"][0] == {"role": "system", "content": POLICY}
 
 
 def test_the_openai_sdks_own_request_types_accept_every_line(lines: list[dict]) -> None:

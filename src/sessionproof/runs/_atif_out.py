@@ -1,14 +1,15 @@
 """`export RUN_ID --format atif`: a stored run's sessions as Harbor's Agent Trajectory
 Interchange Format (ATIF v1.7), a JSON array of one trajectory per session.
 
-The conversation is in ATIF's own fields: a `user` step per user message; an `agent` step per
-assistant message, with its `tool_calls`, their results in `observation.results` and the
-tokens of the model calls that produced it in `metrics`. The domain's tools are the agent's
-`tool_definitions`, the reward is `extra.reward`. What ATIF has no field for (the trial, the
-arm, faults, drift, guard decisions, each criterion's verdict, the trace's steps and times)
-rides in `extra.sessionproof`: the session whole, as the store holds it, and the run's suite,
-limit and arms. `importers._atif` restores that session when its conversation matches the
-steps, so an export imports back whole."""
+The conversation is in ATIF's own fields: a `system` step with the domain's policy (the system
+message the agent was given, when the domain is known); a `user` step per user message; an
+`agent` step per assistant message, with its `tool_calls`, their results in
+`observation.results` and the tokens of the model calls that produced it in `metrics`. The
+domain's tools are the agent's `tool_definitions`, the reward is `extra.reward`. What ATIF has
+no field for (the trial, the arm, faults, drift, guard decisions, each criterion's verdict,
+the trace's steps and times) rides in `extra.sessionproof`: the session whole, as the store
+holds it, and the run's suite, limit and arms. `importers._atif` restores that session when
+its conversation matches the steps, so an export imports back whole."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from ..records._internal import ModelCallEvent
 from ..store import RunManifest
 from ..store._internal import scrub_value
 from ._metrics import _reading, scenarios_for
-from ._rollouts import _Tools, select
+from ._rollouts import _Domains, select
 
 
 def _time(t_wall: float) -> str | None:
@@ -39,9 +40,16 @@ def _arguments(call: ToolCall) -> object:
     return call.arguments if call.arguments is not None else (call.raw_arguments or "")
 
 
-def _steps(session: Session) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """The ATIF steps of `session`, and its token totals."""
+def _steps(session: Session, policy: str | None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The ATIF steps of `session` (first the policy the agent was given, when known), and
+    its token totals."""
     steps: list[dict[str, Any]] = []
+    if policy is not None:
+        first = _time(session.events[0].t_wall) if session.events else None
+        steps.append(
+            {"step_id": 1, "source": "system", "message": policy}
+            | ({"timestamp": first} if first else {})
+        )
     owner: dict[str, dict[str, Any]] = {}
     tokens = {"prompt": 0, "completion": 0, "cached": 0}
     pending = dict.fromkeys(tokens, 0)
@@ -90,10 +98,13 @@ def _steps(session: Session) -> tuple[list[dict[str, Any]], dict[str, int]]:
 
 
 def trajectory(
-    session: Session, manifest: RunManifest, tools: list[dict[str, Any]]
+    session: Session,
+    manifest: RunManifest,
+    tools: list[dict[str, Any]],
+    policy: str | None = None,
 ) -> dict[str, Any]:
     """One session as an ATIF v1.7 trajectory (the module's doc says where each part goes)."""
-    steps, tokens = _steps(session)
+    steps, tokens = _steps(session, policy)
     agent: dict[str, Any] = {"name": "sessionproof", "version": __version__}
     if session.model:
         agent["model_name"] = session.model
@@ -137,12 +148,12 @@ def write_atif(run_id: str, store: Path, output: Path, outcome: str | None, arm:
         sessions = db.load_sessions(manifest.run_id)
     kept = select(sessions, manifest, outcome, arm)
     scenarios, domain_for, _ = scenarios_for(manifest, sessions)
-    tools = _Tools(domain_for)
+    domains = _Domains(domain_for)
     # Scrubbed as the store and the trace export scrub: a secret known now is never written.
-    found = [
-        scrub_value(trajectory(s, manifest, tools.of(scenarios.get(s.scenario_id))[0]))
-        for s in kept
-    ]
+    found = []
+    for s in kept:
+        tools, _, policy = domains.of(scenarios.get(s.scenario_id))
+        found.append(scrub_value(trajectory(s, manifest, tools, policy)))
     try:
         write_atomic(output, json.dumps(found, ensure_ascii=False).encode())
     except OSError as exc:

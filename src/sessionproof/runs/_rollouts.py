@@ -42,10 +42,13 @@ def _arguments(call: ToolCall) -> str:
     return json.dumps(call.arguments, ensure_ascii=False, sort_keys=False)
 
 
-def chat_messages(session: Session) -> tuple[list[dict[str, Any]], dict[int, int]]:
-    """The session's conversation as OpenAI chat messages, and trace step → the index of the
-    assistant message taken at that step (each tool call's step, and each reply's)."""
-    out: list[dict[str, Any]] = []
+def chat_messages(
+    session: Session, system: str | None = None
+) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The session's conversation as OpenAI chat messages (after `system`, the domain's policy
+    the agent was given, when known), and trace step → the index of the assistant message
+    taken at that step (each tool call's step, and each reply's)."""
+    out: list[dict[str, Any]] = [] if system is None else [{"role": "system", "content": system}]
     at_step: dict[int, int] = {}
     calls_at: dict[str, int] = {}
     for event in session.events:
@@ -103,22 +106,24 @@ def _drift(session: Session) -> list[dict[str, Any]]:
     ]
 
 
-class _Tools:
-    """Each domain's tools as OpenAI `tools` entries, read once per domain."""
+class _Domains:
+    """Each domain's tools (as OpenAI `tools` entries) and policy, read once per domain."""
 
     def __init__(self, domain_for: DomainFor) -> None:
         self._domain_for = domain_for
-        self._cache: dict[str, tuple[list[dict[str, Any]], str]] = {}
+        self._cache: dict[str, tuple[list[dict[str, Any]], str, str | None]] = {}
 
-    def of(self, scenario: Scenario | None) -> tuple[list[dict[str, Any]], str]:
+    def of(self, scenario: Scenario | None) -> tuple[list[dict[str, Any]], str, str | None]:
+        """(tools, where they come from or why there are none, the policy or None)."""
         if scenario is None:
-            return [], "unavailable: the run's scenario is not known"
+            return [], "unavailable: the run's scenario is not known", None
         if scenario.domain not in self._cache:
             try:
-                tools = [t.openai() for t in self._domain_for(scenario).tools()]
-                found = (tools, f"domain {scenario.domain}")
+                spec = self._domain_for(scenario)
+                tools = [t.openai() for t in spec.tools()]
+                found = (tools, f"domain {scenario.domain}", spec.create().policy or None)
             except SessionproofError as exc:
-                found = ([], f"unavailable: {str(exc)[:100]}")
+                found = ([], f"unavailable: {str(exc)[:100]}", None)
             self._cache[scenario.domain] = found
         return self._cache[scenario.domain]
 
@@ -126,11 +131,11 @@ class _Tools:
 def rollout_line(
     session: Session,
     scenario: Scenario | None,
-    tools: tuple[list[dict[str, Any]], str],
+    domain: tuple[list[dict[str, Any]], str, str | None],
     credit: SessionCredit,
 ) -> dict[str, Any]:
     """One session's line (its shape: `rollout.schema.json`)."""
-    messages, at_step = chat_messages(session)
+    messages, at_step = chat_messages(session, domain[2])
     found = credit.model_dump(mode="json")
     for step in found["steps"]:
         step["message"] = at_step.get(step["step"]) if step["decision"] != "end" else None
@@ -143,8 +148,8 @@ def rollout_line(
         "arm": session.arm,
         "model": session.model,
         "domain": scenario.domain if scenario is not None else None,
-        "tools": tools[0],
-        "tools_from": tools[1],
+        "tools": domain[0],
+        "tools_from": domain[1],
         "messages": messages,
         "reward": found["reward"],
         "outcome": _outcome(session),
@@ -186,7 +191,7 @@ def rollout_lines(
 ) -> list[dict[str, Any]]:
     """Every session's line, in the order given."""
     replays = GoldReplays()
-    tools = _Tools(domain_for)
+    domains = _Domains(domain_for)
     specs: dict[str, Any] = {}
     lines = []
     for s in sessions:
@@ -198,7 +203,7 @@ def rollout_lines(
                 spec = _spec(domain_for, scenario)
                 specs[scenario.domain] = spec
         credit = session_credit(s, scenario, spec, replays)
-        lines.append(rollout_line(s, scenario, tools.of(scenario), credit))
+        lines.append(rollout_line(s, scenario, domains.of(scenario), credit))
     return lines
 
 
