@@ -32,6 +32,7 @@ SCHEMA_ID = "sessionproof-rollout/1"
 SCHEMA_FILE = Path(__file__).with_name("rollout.schema.json")
 """The JSON Schema of one line, shipped in the package."""
 OUTCOMES = ("pass", "fail")
+"""The values of `--outcome`: the sessions judged a success, or a failure."""
 
 
 def _arguments(call: ToolCall) -> str:

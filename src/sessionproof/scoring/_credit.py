@@ -43,15 +43,8 @@ from ._survival import FirstDivergence, _Decision, _Walk
 from ._survival_report import survival_skip_reason
 from ._trace import GoldReplays
 
-CREDIT_DEFINITION = (
-    "per-step credit: on a correct path each decision earns 1/n (n: the decisions); the first "
-    "divergence (or, without one, the last decision) is charged R - k/n (R: the outcome reward, "
-    "k: the decisions before it); decisions after a divergence earn 0. Without a divergence "
-    "analysis every decision earns R/n. Step credits sum to R; a turn's credit is its steps' sum."
-)
-"""One line on the credit, for the docs and the CLI."""
-
 Basis = Literal["divergence", "outcome", "none"]
+"""What a session's credit rests on (the module's doc defines each)."""
 
 
 class FaultCredit(BaseModel):

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from ._cost import RoleTokens as RoleTokens
     from ._cost import compare_cost as compare_cost
     from ._cost import cost_summary as cost_summary
-    from ._credit import CREDIT_DEFINITION as CREDIT_DEFINITION
     from ._credit import SessionCredit as SessionCredit
     from ._credit import session_credit as session_credit
     from ._detection import Fault as Fault
@@ -120,7 +119,6 @@ _MODULE_OF: dict[str, str] = {
     "Breakdowns": "sessionproof.scoring._breakdowns",
     "CALL_DEFINITIONS": "sessionproof.scoring._calls",
     "COST_DEFINITIONS": "sessionproof.scoring._cost",
-    "CREDIT_DEFINITION": "sessionproof.scoring._credit",
     "CallAccuracy": "sessionproof.scoring._calls",
     "CallCheck": "sessionproof.scoring._calls",
     "CallValidators": "sessionproof.scoring._calls",
