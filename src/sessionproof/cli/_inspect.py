@@ -294,8 +294,8 @@ def export(
     target: Annotated[
         str,
         typer.Argument(
-            help="Parquet: the output directory. otlp-json / otlp-proto: the run id (a unique "
-            "prefix is enough).",
+            help="Parquet: the output directory. otlp-json / otlp-proto / rollouts / atif: the "
+            "run id (a unique prefix is enough).",
             metavar="DIR|RUN_ID",
         ),
     ],
@@ -303,12 +303,20 @@ def export(
         str | None,
         typer.Option(
             "--format",
-            help="parquet | otlp-json | otlp-proto (default: otlp-json when an OTLP option is "
-            "given, else parquet)",
+            help="parquet | otlp-json | otlp-proto | rollouts | atif (default: otlp-json when an "
+            "OTLP option is given, else parquet)",
         ),
     ] = None,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="OTLP: the trace file to write.")
+        Path | None,
+        typer.Option("-o", "--output", help="OTLP, rollouts, atif: the file to write."),
+    ] = None,
+    outcome: Annotated[
+        str | None,
+        typer.Option(help="rollouts, atif: only judged passes or failures.", metavar="pass|fail"),
+    ] = None,
+    arm: Annotated[
+        str | None, typer.Option(help="rollouts, atif: only this arm's sessions.", metavar="ARM")
     ] = None,
     otlp_endpoint: Annotated[
         str | None,
@@ -343,6 +351,9 @@ def export(
     when no endpoint is given and no file either). Model-call spans carry
     `gen_ai.usage.*` tokens and, where priced (the shipped table, `--prices`, `--price`),
     `sessionproof.cost.usd`; the session's root span its cost in all and by role.
+    `export RUN_ID --format rollouts -o FILE.jsonl [--outcome pass|fail] [--arm ARM]` writes
+    one line per session for training, with per-turn and per-step credit (docs/rollouts.md);
+    `--format atif -o FILE.json` Harbor's ATIF v1.7 trajectories, which `import` reads back.
     """
     if fmt is None:
         otlp = (
@@ -353,6 +364,8 @@ def export(
             or otel_compat is not None
         )
         fmt = "otlp-json" if otlp else "parquet"
+    if (outcome is not None or arm is not None) and fmt not in ("rollouts", "atif"):
+        raise ConfigError("--outcome and --arm filter rollouts and atif exports only")
     if fmt == "parquet":
         with _open(store) as db:
             paths = db.export_parquet(Path(target), run_id=run_id)
@@ -364,6 +377,23 @@ def export(
     from ..telemetry._internal import parse_headers
 
     refuse_clobber(output, store=store)
+    if fmt in ("rollouts", "atif"):
+        written = export_traces(
+            ExportConfig(
+                run_id=target,
+                store=store,
+                fmt=fmt,
+                output=output,
+                outcome=outcome,
+                arm=arm,
+                endpoint=otlp_endpoint,
+                headers=parse_headers(otlp_header or []),
+                content=content,
+                compat=otel_compat,
+            )
+        )
+        err_console.print(f"{written} sessions to {escape(str(output))}", highlight=False)
+        return
     config = ExportConfig(
         run_id=target,
         store=store,

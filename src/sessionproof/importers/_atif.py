@@ -12,6 +12,11 @@ ATIF has no field for a verdict or a tool error: a verifier's reward rides in `e
 rides at all (`extra.reward`, `final_metrics.extra.reward`), read by default, or named with
 `--label-from PATH` (dotted, from the trajectory's root); a tool result reports a failure the
 way the agent's tools say it (`Error: ...`, or `extra.is_error`).
+
+sessionproof's own export (`export --format atif`) carries, in `extra.sessionproof`, the
+session whole and the run it came from (`_atif_carried`): the session is restored when its
+conversation equals the steps', and `atif_run` names the run's suite, limit and arms, so an
+export imports back whole.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pydantic import Field, ValidationError
 from ..errors import ForeignJSONError, InputFileError
 from ..records import Session, TerminationReason
 from ..records._internal import ModelCall, Usage
+from ._atif_carried import ATIF_CARRIER, restore_session, run_of
 from ._common import (
     ForeignRecord,
     ImportedSession,
@@ -140,14 +146,16 @@ def read_atif(
 ) -> ImportResult:
     """The sessions of an ATIF file: one per trajectory; a broken trajectory costs itself."""
     result = ImportResult(format=FORMAT, source=source, domain=domain)
+    restored: set[int] = set()
     for index, doc in enumerate(_documents(raw)):
         if isinstance(doc, ForeignJSONError):
             result.errors.append(RecordError(index=index, field="", message=str(doc)))
             continue
-        item = _trajectory(doc, index, run_id, domain, label_from, result.errors)
+        item = _trajectory(doc, index, run_id, domain, label_from, result.errors, restored)
         if item is not None:
             result.sessions.append(item)
-    distinct_trials(result.sessions)  # ATIF names no trial: one task's trajectories count up
+    # ATIF names no trial: one task's trajectories count up (a restored session said its own).
+    distinct_trials(result.sessions, keep=restored)
     if not result.sessions and not result.errors:
         raise InputFileError("not an ATIF trajectory: no trajectory in the file")
     return result
@@ -160,6 +168,7 @@ def _trajectory(
     domain: str | None,
     label_from: LabelRule | None,
     errors: list[RecordError],
+    restored: set[int],
 ) -> ImportedSession | None:
     try:
         traj = _Trajectory.model_validate(doc)
@@ -194,8 +203,31 @@ def _trajectory(
     for call in session.model_calls():
         usage = usage + call.usage
     session.usage = usage
+    found, carried = _path(doc, f"extra.{ATIF_CARRIER}.session")
+    if found and label_from is None:
+        whole, problem = restore_session(carried, session, run_id, index)
+        if whole is not None:
+            restored.add(index)
+            verdict = None
+            if whole.outcome is not None:
+                verdict = ReportedVerdict(
+                    reward=whole.outcome.reward, success=whole.outcome.success
+                )
+            return ImportedSession(index=index, session=whole, reported=verdict)
+        errors.extend([] if problem is None else [problem])
     reported = _outcome(doc, session, label_from, index, errors)
     return ImportedSession(index=index, session=session, reported=reported)
+
+
+def atif_run(raw: bytes) -> tuple[str | None, int | None, list[str]]:
+    """(suite, limit, arms) of the run a sessionproof ATIF export came from, when every
+    trajectory names the same one; (None, None, []) otherwise."""
+    try:
+        docs = _documents(raw)
+    except InputFileError:
+        return None, None, []
+    where = f"extra.{ATIF_CARRIER}.run"
+    return run_of([_path(d, where)[1] if isinstance(d, dict) else None for d in docs])
 
 
 def _step(

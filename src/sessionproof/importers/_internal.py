@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._atif import atif_run as atif_run
     from ._atif import read_atif as read_atif
+    from ._atif_carried import ATIF_CARRIER as ATIF_CARRIER
+    from ._atif_carried import ATIF_VERSION as ATIF_VERSION
     from ._common import ForeignRecord as ForeignRecord
     from ._common import distinct_trials as distinct_trials
     from ._common import domain_problem as domain_problem
@@ -45,6 +48,8 @@ if TYPE_CHECKING:
 
 # Each name -> the module that defines it, imported on first use.
 _MODULE_OF: dict[str, str] = {
+    "ATIF_CARRIER": "sessionproof.importers._atif_carried",
+    "ATIF_VERSION": "sessionproof.importers._atif_carried",
     "ForeignRecord": "sessionproof.importers._common",
     "LABEL_CRITERION": "sessionproof.importers._labels",
     "LabelRule": "sessionproof.importers._labels",
@@ -52,6 +57,7 @@ _MODULE_OF: dict[str, str] = {
     "MAX_DEPTH": "sessionproof.importers._json",
     "TOO_DEEP": "sessionproof.importers._json",
     "TaskReader": "sessionproof.importers._formats",
+    "atif_run": "sessionproof.importers._atif",
     "distinct_trials": "sessionproof.importers._common",
     "domain_problem": "sessionproof.importers._common",
     "first_problem": "sessionproof.importers._common",

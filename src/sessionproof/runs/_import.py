@@ -12,7 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError, InputFileError
 from ..importers import RecordError, detect_format, import_file
-from ..importers._internal import LabelRule, nothing_imported, without_bom, write_imported
+from ..importers._internal import (
+    LabelRule,
+    atif_run,
+    nothing_imported,
+    without_bom,
+    write_imported,
+)
 from ..scoring import RunSummary
 from ..scoring._internal import first_summary, summaries_by_arm
 from ..store import RunManifest, Store
@@ -123,6 +129,10 @@ def import_traces(
         limit, arms = info.limit, info.arms
     else:
         result = import_file(source, fmt, run_id=run_id, domain=domain, label_from=rule)
+        if result.format == "atif" and rule is None:
+            # sessionproof's own ATIF export names its run's suite, as the OTLP resource does.
+            named, limit, arms = atif_run(_trace_bytes(source))
+            suite = named or suite
     if not result.sessions:  # nothing is stored: say what the file held instead
         raise InputFileError(nothing_imported(str(source), result))
     sessions = [item.session for item in result.sessions]

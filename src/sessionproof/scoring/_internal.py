@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from ._cost import RoleTokens as RoleTokens
     from ._cost import compare_cost as compare_cost
     from ._cost import cost_summary as cost_summary
+    from ._credit import SessionCredit as SessionCredit
+    from ._credit import session_credit as session_credit
     from ._detection import Fault as Fault
     from ._detection import session_faults as session_faults
     from ._detection import session_recovered as session_recovered
@@ -148,6 +150,7 @@ _MODULE_OF: dict[str, str] = {
     "RecoveryReport": "sessionproof.scoring._recovery",
     "RoleTokens": "sessionproof.scoring._cost",
     "SURVIVAL_DEFINITIONS": "sessionproof.scoring._survival",
+    "SessionCredit": "sessionproof.scoring._credit",
     "SessionSurvival": "sessionproof.scoring._survival",
     "SurvivalPoint": "sessionproof.scoring._survival_report",
     "SurvivalReport": "sessionproof.scoring._survival_report",
@@ -186,6 +189,7 @@ _MODULE_OF: dict[str, str] = {
     "rate_cell": "sessionproof.scoring._breakdowns",
     "rate_table": "sessionproof.scoring._breakdowns",
     "registered_user_metrics": "sessionproof.scoring._builtin_metrics",
+    "session_credit": "sessionproof.scoring._credit",
     "session_faults": "sessionproof.scoring._detection",
     "session_recovered": "sessionproof.scoring._detection",
     "session_survival": "sessionproof.scoring._survival",
