@@ -303,8 +303,9 @@ def export(
         str | None,
         typer.Option(
             "--format",
-            help="parquet | otlp-json | otlp-proto (default: otlp-json when an OTLP option is "
-            "given, else parquet)",
+            help="parquet | otlp-json | otlp-proto | a transcript format that can be written "
+            "(-o FILE; see `import --help`) (default: otlp-json when an OTLP option is given, "
+            "else parquet)",
         ),
     ] = None,
     output: Annotated[
@@ -331,6 +332,12 @@ def export(
         ),
     ] = None,
     run_id: Annotated[str | None, typer.Option(help="Parquet: only this run.")] = None,
+    arm: Annotated[
+        str | None,
+        typer.Option(
+            help="Transcript formats: only this arm's sessions (their files hold one arm)."
+        ),
+    ] = None,
     store: StoreOpt = DEFAULT_STORE_PATH,
     prices: PricesOpt = None,
     price: PriceOpt = None,
@@ -353,6 +360,15 @@ def export(
             or otel_compat is not None
         )
         fmt = "otlp-json" if otlp else "parquet"
+    if fmt not in ("parquet", "otlp-json", "otlp-proto"):  # a transcript format's writer
+        from ..runs._internal import export_file
+
+        if output is None:
+            raise ConfigError(f"--format {fmt} writes a file: give -o FILE")
+        refuse_clobber(output, store=store)
+        count = export_file(target, fmt, output, store, arm)
+        err_console.print(f"{count} sessions to {escape(str(output))}", highlight=False)
+        return
     if fmt == "parquet":
         with _open(store) as db:
             paths = db.export_parquet(Path(target), run_id=run_id)
