@@ -2,6 +2,7 @@
 
 # Each module registers its commands.
 from . import (  # noqa: F401
+    _audit,
     _gate,
     _import,
     _init,

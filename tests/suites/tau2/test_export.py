@@ -31,6 +31,7 @@ from sessionproof.store import Store
 from sessionproof.suites._score import score_transcripts
 
 runner = CliRunner()
+pytestmark = pytest.mark.slow  # each test runs whole suites or runs (seconds)
 
 _TERMINATIONS = [
     "user_stop",
