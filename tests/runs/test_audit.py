@@ -150,3 +150,24 @@ def test_broken_input_is_one_clear_error(store: Path, tmp_path: Path) -> None:
     done = runner.invoke(app, ["audit", "nope"])
     assert isinstance(done.exception, SessionproofError)
     assert "\n" not in str(done.exception)
+
+
+def test_the_html_section_escapes_what_a_suite_says() -> None:
+    from sessionproof.report.html._internal import audit_page
+
+    hostile = "<script>alert(1)</script>"
+    page = audit_page(
+        {
+            "suite": hostile,
+            "tasks": 1,
+            "readings": ["own"],
+            "oracle": {"pass": 0, "fail": 1, "not judged": 0},
+            "flags": [
+                {"scenario": hostile, "check": "oracle", "severity": "error", "reason": hostile}
+            ],
+        }
+    )
+    assert "<script>" not in page
+    # The title, the page heading, the section heading, the task and the reason.
+    assert page.count("&lt;script&gt;") == 5
+    assert "1 error(s)" in page
