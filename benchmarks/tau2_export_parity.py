@@ -9,7 +9,8 @@ file has no arms), and tau2-bench's
 (`EvaluationType.ALL`, strict replay) grades every simulation. A simulation sessionproof
 judged must get the same reward; one it left unjudged (an NL assertion with no judge here)
 carries no reward_info, and tau2's components other than the NL assertions are reported for
-it (tau2 too would need a model for the rest).
+it (tau2 too would need a model for the rest); where those components already give 0, tau2's
+reward is 0 whatever the NL assertions say, and it is compared.
 
 tau2-bench is installed apart (never into sessionproof's venv), from a checkout:
 
@@ -74,6 +75,8 @@ for sim in results.simulations:
                     sim, task, kind, False, domain, strict_replay=strict
                 ).reward
         row["tau2_without_nl"] = partial
+        if partial == 0.0:
+            row["tau2"] = 0.0  # a product with a 0 in it: the NL assertions cannot change it
     out.append(row)
 print(json.dumps(out))
 """
