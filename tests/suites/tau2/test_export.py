@@ -323,3 +323,43 @@ def test_a_run_of_another_suite_is_refused(tmp_path: Path) -> None:
     )
     assert "is not a tau2 task" in _error(done)
     assert not out.exists()
+
+
+def test_the_user_sides_own_calls_become_tau2_user_tool_calls(
+    exported: tuple[str, Path, Path, str],
+) -> None:
+    """Dual control: a call the user side made on its own tools (events `user_tool_call` and
+    `user_tool_result`) is a user message with `tool_calls`, then its tool message, both with
+    requestor `user`; one with no reply is left out and named."""
+    from types import SimpleNamespace
+
+    from sessionproof.records import ToolCall, ToolResult
+    from sessionproof.suites.tau2._export import simulation_messages
+
+    _, store, _, run_id = exported
+    with Store.open(store, read_only=True) as db:
+        session = next(s for s in db.load_sessions(run_id) if s.arm == "baseline")
+    toggle = ToolCall(id="u-1", name="toggle_airplane_mode", arguments={})
+    lost = ToolCall(id="u-2", name="run_speed_test", arguments={})
+    answer = ToolResult(call_id="u-1", name=toggle.name, output="Airplane mode is now OFF")
+    at = session.events[0].t_wall
+    extra = [
+        SimpleNamespace(kind="user_tool_call", payload=toggle, t_wall=at),
+        SimpleNamespace(kind="user_tool_result", payload=answer, t_wall=at),
+        SimpleNamespace(kind="user_tool_call", payload=lost, t_wall=at),
+    ]
+    mixed = session.model_construct(
+        **{**dict(session), "events": [session.events[0], *extra, *session.events[1:]]}
+    )
+    before, _, _ = simulation_messages(session)
+    messages, left_out, _ = simulation_messages(mixed)
+    assert messages[0] == before[0]
+    assert messages[1]["role"] == "user"
+    assert messages[1]["tool_calls"] == [
+        {"id": "u-1", "name": "toggle_airplane_mode", "arguments": {}, "requestor": "user"}
+    ]
+    assert messages[2]["role"] == "tool" and messages[2]["requestor"] == "user"
+    assert messages[2]["content"] == "Airplane mode is now OFF"
+    assert messages[3:] == before[1:]
+    assert left_out == ["u-2 (run_speed_test): no reply"]
+    _replayable(messages)

@@ -15,7 +15,9 @@ criterion evaluated but had one left unevaluated (an NL assertion with no judge)
 `reward_info`: never a 0 or a 1; one that failed an evaluated criterion has reward 0, as
 tau2's product of components would give whatever the rest say.
 Written generically over tau2 suites: any scenario built from a tau2 task
-(`metadata["tau2_task"]`) in any domain.
+(`metadata["tau2_task"]`) in any domain; the user side's calls on its own tools (dual control)
+become tau2's user messages with `tool_calls`, each followed by its tool message, both with
+requestor `user`.
 """
 
 from __future__ import annotations
@@ -65,24 +67,48 @@ def task_of(scenario: Scenario) -> dict[str, Any] | None:
     return raw if isinstance(raw, dict) else None
 
 
-def _call(call: ToolCall) -> dict[str, Any]:
+def _call(call: ToolCall, requestor: str = "assistant") -> dict[str, Any]:
     return {
         "id": call.id,
         "name": call.name,
         "arguments": dict(call.arguments or {}),
-        "requestor": "assistant",
+        "requestor": requestor,
     }
 
 
-def _tool_message(result: ToolResult, at: str) -> dict[str, Any]:
+def _tool_message(result: ToolResult, at: str, requestor: str = "assistant") -> dict[str, Any]:
     return {
         "id": result.call_id,
         "role": "tool",
         "content": result.output,
-        "requestor": "assistant",
+        "requestor": requestor,
         "error": not result.ok,
         "timestamp": at,
     }
+
+
+_USER_CALL = "user_tool_call"
+_USER_RESULT = "user_tool_result"
+"""The event kinds of the user side's calls on its own tools (dual control), read by kind so
+that a session without them needs nothing more."""
+
+
+def _call_of(event: Any) -> ToolCall | None:
+    """The user side's call an event records, if it records one."""
+    payload = getattr(event, "payload", None)
+    return (
+        payload
+        if getattr(event, "kind", None) == _USER_CALL and isinstance(payload, ToolCall)
+        else None
+    )
+
+
+def _result_of(event: Any) -> ToolResult | None:
+    """The tool result (the agent's or the user side's) an event records, if any."""
+    if not isinstance(event, ToolResultEvent) and getattr(event, "kind", None) != _USER_RESULT:
+        return None
+    payload = getattr(event, "payload", None)
+    return payload if isinstance(payload, ToolResult) else None
 
 
 def _ran(session: Session) -> tuple[set[str], set[str]]:
@@ -93,8 +119,9 @@ def _ran(session: Session) -> tuple[set[str], set[str]]:
     committed: set[str] = set()
     uncommitted: set[str] = set()
     for event in session.events:
-        if isinstance(event, ToolResultEvent) and not event.payload.injected:
-            answered.add(event.payload.call_id)
+        result = _result_of(event)
+        if result is not None and not result.injected:
+            answered.add(result.call_id)
         elif isinstance(event, FaultInjectedEvent) and event.payload.committed:
             committed.add(event.payload.call_id)
         elif isinstance(event, ImplicitFaultEvent) and event.payload.fault in UNCOMMITTED_KINDS:
@@ -109,11 +136,35 @@ def simulation_messages(session: Session) -> tuple[list[dict[str, Any]], list[st
     that took effect are kept, each right before its tool message, as tau2's replay
     requires."""
     ran, faulted = _ran(session)
-    results = {e.payload.call_id: e for e in session.events if isinstance(e, ToolResultEvent)}
+    results = {r.call_id: (r, e.t_wall) for e in session.events if (r := _result_of(e))}
     messages: list[dict[str, Any]] = []
     left_out: list[str] = []
+
+    def why(call: ToolCall, answered: bool) -> str:
+        if call.arguments is None:
+            return f"{call.id} ({call.name}): arguments never parsed"
+        return f"{call.id} ({call.name}): " + (
+            "never took effect in the domain" if answered else "no reply"
+        )
+
     for event in session.events:
-        if isinstance(event, UserMessageEvent):
+        own = _call_of(event)
+        if own is not None:  # the user side's call on its own tools: a user message of tau2's
+            found = results.get(own.id)
+            if own.id in ran and found is not None and own.arguments is not None:
+                at = _iso(event.t_wall)
+                messages.append(
+                    {
+                        "role": "user",
+                        "content": None,
+                        "tool_calls": [_call(own, "user")],
+                        "timestamp": at,
+                    }
+                )
+                messages.append(_tool_message(found[0], _iso(found[1]), "user"))
+            else:
+                left_out.append(why(own, found is not None))
+        elif isinstance(event, UserMessageEvent):
             messages.append(
                 {
                     "role": "user",
@@ -128,15 +179,9 @@ def simulation_messages(session: Session) -> tuple[list[dict[str, Any]], list[st
                 answer = results.get(call.id)
                 if call.id in ran and answer is not None and call.arguments is not None:
                     calls.append(_call(call))
-                    answers.append(_tool_message(answer.payload, _iso(answer.t_wall)))
-                    continue
-                if call.arguments is None:
-                    why = "arguments never parsed"
-                elif answer is None:
-                    why = "no reply"
+                    answers.append(_tool_message(answer[0], _iso(answer[1])))
                 else:
-                    why = "never took effect in the domain"
-                left_out.append(f"{call.id} ({call.name}): {why}")
+                    left_out.append(why(call, answer is not None))
             content = event.payload.content
             if not calls and not (content or "").strip():
                 continue  # an empty turn: tau2's messages carry text or calls
