@@ -20,7 +20,7 @@ _MARKER = "<!-- cli-reference -->"
 
 
 def _root() -> Any:
-    from sessionproof.cli import app
+    from sessionproof.cli._internal import app
 
     return typer.main.get_command(app)
 

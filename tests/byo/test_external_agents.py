@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from sessionproof import runs
 from sessionproof.agents import make_agent
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import ModelSpecError
 from sessionproof.records import ErrorClass, Session, TerminationReason
 from sessionproof.records._internal import AgentErrorEvent

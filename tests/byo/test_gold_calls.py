@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof.agents import OracleAgent, make_agent
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.engine import execute_run
 from sessionproof.engine._internal import RunPlan, SessionList
 from sessionproof.errors import InputFileError

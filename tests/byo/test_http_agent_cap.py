@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from sessionproof import runs
 from sessionproof.agents import AgentFailure
 from sessionproof.agents._turns import MAX_REPLY_BYTES, HttpTurns
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.records import ErrorClass, Message, TerminationReason
 from sessionproof.records._internal import AgentErrorEvent
 

@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamablehttp_client
 from typer.testing import CliRunner
 
 from sessionproof import runs
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import ConfigError
 from sessionproof.records import TerminationReason
 from sessionproof.runs._internal import ServeReport

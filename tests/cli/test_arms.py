@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 
 runner = CliRunner()
 SAFE = "faults=rate_limited:5%,unavailable:5%"

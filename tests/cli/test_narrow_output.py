@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.records import CriterionResult, Outcome
 from sessionproof.records._internal import Mismatch
 from sessionproof.report._internal import render_table, render_transcript

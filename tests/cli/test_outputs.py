@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 import sessionproof.suites.bfcl as bfcl
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(bfcl.__file__).parent / "data"

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.domains.demo._internal import load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]

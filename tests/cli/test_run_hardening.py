@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.domains.demo._internal import load_scenarios
 from sessionproof.records import EventKind
 from sessionproof.store import RunManifest, Store

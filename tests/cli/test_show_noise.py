@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
 from sessionproof.agents._internal import STOP_TOKEN
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import ConfigError, InfraError, StoreError
 from sessionproof.records import Message
 from sessionproof.scoring._internal import NOISE_DEFINITIONS

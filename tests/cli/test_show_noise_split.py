@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from sessionproof.agents import AgentRequest, AgentResponse, OracleAgent
 from sessionproof.agents._internal import STOP_TOKEN
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.domains.demo._internal import load_scenarios
 from sessionproof.engine._internal import session_seed, session_seeds
 from sessionproof.errors import ConfigError

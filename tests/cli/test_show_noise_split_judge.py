@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import ConfigError
 from sessionproof.executors._setup import load
 from sessionproof.records import Scenario

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof import runs
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.conditions import PerturbPlan, parse_arm, perturb
 from sessionproof.conditions._internal import AnsweringUser
 from sessionproof.domains import get_domain

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 
 from ..agents.fakeprovider import FakeProvider
 from .roles_fake import USAGE, roles_server

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

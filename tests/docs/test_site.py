@@ -14,7 +14,7 @@ import pytest
 import typer
 import yaml
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof.agents import OracleAgent
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.conditions import parse_arm
 from sessionproof.conditions._internal import hooks_for
 from sessionproof.engine import execute_run

@@ -25,7 +25,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 import sessionproof
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import SessionproofError
 
 from . import hostile

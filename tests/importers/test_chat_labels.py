@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.importers import import_file
 from sessionproof.importers._internal import LabelRule

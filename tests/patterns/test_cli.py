@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app, main
+from sessionproof.cli import main
+from sessionproof.cli._internal import app
 
 runner = CliRunner()
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tau"

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 import sessionproof
 from sessionproof._plugins import forget_entry_points
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.records import ToolCallEvent
 from sessionproof.records._internal import FaultInjectedEvent
 from sessionproof.scoring import SessionInput, metric

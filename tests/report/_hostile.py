@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 import sessionproof
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 
 EVIL = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 

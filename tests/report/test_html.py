@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.report.html._internal import CSP
 from sessionproof.report.html._page import _json_for_script
 from sessionproof.runs import RunConfig, compare, report, run

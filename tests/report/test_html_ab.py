@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 import sessionproof
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.records import Session
 from sessionproof.runs import report
 from sessionproof.store import Store

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.runs import compare, report
 from sessionproof.store import Store
 

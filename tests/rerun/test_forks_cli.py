@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sessionproof import runs
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.importers import import_file
 from sessionproof.records import EventKind, Session, ToolCallEvent
 from sessionproof.rerun._fork_plan import recorded_turns

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.domains import _registry
 from sessionproof.domains.sources._internal import NO_RECORDED_RESPONSE, recorded_calls
 from sessionproof.errors import UnknownDomainError

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import sessionproof
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import ConfigError
 from sessionproof.runs import RunConfig, metrics, run
 from sessionproof.store import Store

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof import runs
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import ConfigError
 from sessionproof.runs import (
     ExportConfig,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.runs import RunConfig, _run, resume, run
 from sessionproof.store import Store
 from tests.runs.decided import forget

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.domains import get_domain
 from sessionproof.errors import ConfigError, InputFileError, StoreError
 from sessionproof.runs import RunConfig, RunReport, export_traces, run

@@ -11,7 +11,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 import sessionproof
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 
 runner = CliRunner()
 ARMS = ["baseline", "faults=30%"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.domains import get_domain
 from sessionproof.scoring._internal import faults_report
 from sessionproof.scoring.stats import wilson_interval

@@ -12,7 +12,7 @@ import duckdb
 from tests.suites.tau2._data import RETAIL_GPT, load
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.scoring._evidence import describe_all
 from sessionproof.scoring._internal import MAX_DETAILS, state_diff
 from sessionproof.suites._score import score_transcripts

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.domains.demo._internal import load_scenarios
 from sessionproof.errors import StoreError
 from sessionproof.scoring import ALL_METRIC_DEFINITIONS

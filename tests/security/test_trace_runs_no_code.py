@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 import sessionproof
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import SessionproofError
 from sessionproof.runs import export_traces
 from sessionproof.suites import load_suite

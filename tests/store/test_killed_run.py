@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.store import RunManifest, Store
 from sessionproof.store._owner import RunOwner, owner_gone, process_started, this_process
 

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import StoreError
 from sessionproof.records import EventKind, Session
 from sessionproof.records._internal import EventBase

@@ -106,7 +106,7 @@ def test_calls_parse_without_eval_and_run_on_bfcls_classes() -> None:
 def test_cli_strict_empty_turns_flag(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from sessionproof.cli import app
+    from sessionproof.cli._internal import app
 
     questions, answers = _files("multi_turn_miss_param")
     rows = [

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof import runs
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.domains import ToolContext
 from sessionproof.errors import ConfigError
 from sessionproof.records import Scenario

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import InputFileError
 from sessionproof.suites import Suite, load_suite
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import _ERROR_CLASS_NAMES, ConfigError, ToolError
 from sessionproof.records import ErrorClass, EventKind
 from sessionproof.store import Store

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.runs import RunConfig, export_traces, import_traces, metrics, run
 from sessionproof.store import Store
 

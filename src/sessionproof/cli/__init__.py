@@ -2,6 +2,7 @@
 
 # Each module registers its commands.
 from . import (  # noqa: F401
+    _audit,
     _gate,
     _import,
     _init,
@@ -14,6 +15,8 @@ from . import (  # noqa: F401
     _score,
     _serve,
 )
-from ._app import app, main
+from ._app import main
 
-__all__ = ["app", "main"]
+__all__ = [
+    "main",
+]

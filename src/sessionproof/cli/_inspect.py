@@ -303,8 +303,9 @@ def export(
         str | None,
         typer.Option(
             "--format",
-            help="parquet | otlp-json | otlp-proto | rollouts | atif (default: otlp-json when an "
-            "OTLP option is given, else parquet)",
+            help="parquet | otlp-json | otlp-proto | rollouts | atif | a transcript format that "
+            "can be written, e.g. tau2 (-o FILE) (default: otlp-json when an OTLP option is "
+            "given, else parquet)",
         ),
     ] = None,
     output: Annotated[
@@ -316,7 +317,12 @@ def export(
         typer.Option(help="rollouts, atif: only judged passes or failures.", metavar="pass|fail"),
     ] = None,
     arm: Annotated[
-        str | None, typer.Option(help="rollouts, atif: only this arm's sessions.", metavar="ARM")
+        str | None,
+        typer.Option(
+            help="rollouts, atif, transcript formats: only this arm's sessions (a transcript "
+            "format's file holds one arm).",
+            metavar="ARM",
+        ),
     ] = None,
     otlp_endpoint: Annotated[
         str | None,
@@ -353,7 +359,8 @@ def export(
     `sessionproof.cost.usd`; the session's root span its cost in all and by role.
     `export RUN_ID --format rollouts -o FILE.jsonl [--outcome pass|fail] [--arm ARM]` writes
     one line per session for training, with per-turn and per-step credit (docs/rollouts.md);
-    `--format atif -o FILE.json` Harbor's ATIF v1.7 trajectories, which `import` reads back.
+    `--format atif -o FILE.json` Harbor's ATIF v1.7 trajectories, which `import` reads back;
+    `--format tau2 -o FILE [--arm ARM]` a tau2-bench results file (one arm per file).
     """
     if fmt is None:
         otlp = (
@@ -364,8 +371,20 @@ def export(
             or otel_compat is not None
         )
         fmt = "otlp-json" if otlp else "parquet"
-    if (outcome is not None or arm is not None) and fmt not in ("rollouts", "atif"):
-        raise ConfigError("--outcome and --arm filter rollouts and atif exports only")
+    if outcome is not None and fmt not in ("rollouts", "atif"):
+        raise ConfigError("--outcome can filter rollouts and atif exports only")
+    if arm is not None and fmt in ("parquet", "otlp-json", "otlp-proto"):
+        raise ConfigError("--arm filters rollouts, atif and transcript-format exports only")
+    if fmt not in ("parquet", "otlp-json", "otlp-proto", "rollouts", "atif"):
+        # a transcript format's writer (tau2)
+        from ..runs._internal import export_file
+
+        if output is None:
+            raise ConfigError(f"--format {fmt} writes a file: give -o FILE")
+        refuse_clobber(output, store=store)
+        count = export_file(target, fmt, output, store, arm)
+        err_console.print(f"{count} sessions to {escape(str(output))}", highlight=False)
+        return
     if fmt == "parquet":
         with _open(store) as db:
             paths = db.export_parquet(Path(target), run_id=run_id)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ._formats import LabelledFormatReader as LabelledFormatReader
     from ._formats import TaskReader as TaskReader
     from ._formats import format_reader as format_reader
+    from ._formats import get_format as get_format
     from ._formats import labelled_reader as labelled_reader
     from ._formats import reads_labels as reads_labels
     from ._formats import scenario_from_any_task as scenario_from_any_task
@@ -62,6 +63,7 @@ _MODULE_OF: dict[str, str] = {
     "domain_problem": "sessionproof.importers._common",
     "first_problem": "sessionproof.importers._common",
     "format_reader": "sessionproof.importers._formats",
+    "get_format": "sessionproof.importers._formats",
     "import_jsonl": "sessionproof.importers._jsonl",
     "known_tools": "sessionproof.importers._tools",
     "label_rule": "sessionproof.importers._labels",

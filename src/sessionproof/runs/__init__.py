@@ -14,6 +14,9 @@ so a use case behaves the same whichever way it is started:
   its sessions live with `RunConfig.export`).
 - `score(path)` judges recorded transcripts (or BFCL outputs) offline; `rerun(path, model)`
   replays their user side against a candidate model (`RerunConfig`).
+- `audit(suite)` checks a task set before anyone trusts a number from it (oracle, gold
+  replay, criteria, do-nothing and read-only agents, gold state; with a store, tasks never
+  passed and verdicts that flip).
 - `report(run_ids)` writes the HTML report; `compare(a, b)` sets two runs side by side;
   `gate(baseline, candidate)` decides whether a candidate may replace a baseline.
 """
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._audit import audit
     from ._config import RunConfig
     from ._export import ExportConfig, export_traces
     from ._gate import agate, gate
@@ -54,6 +58,7 @@ _MODULE_OF: dict[str, str] = {
     "RunSettings": "._options",
     "ServeConfig": "._serve",
     "agate": "._gate",
+    "audit": "._audit",
     "aresume": "._resume",
     "arun": "._run",
     "aserve": "._serve",
@@ -86,6 +91,7 @@ __all__ = [
     "aresume",
     "arun",
     "aserve",
+    "audit",
     "compare",
     "export_traces",
     "gate",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ._config import default_concurrency as default_concurrency
     from ._config import model_name as model_name
     from ._config import suite_reference as suite_reference
+    from ._export_file import export_file as export_file
     from ._gate_result import GateLook as GateLook
     from ._gate_write import gate_junit as gate_junit
     from ._gate_write import gate_lines as gate_lines
@@ -62,6 +63,7 @@ _MODULE_OF: dict[str, str] = {
     "default_arm": "sessionproof.runs._patterns",
     "default_concurrency": "sessionproof.runs._config",
     "default_report_path": "sessionproof.runs._report",
+    "export_file": "sessionproof.runs._export_file",
     "find_scenario": "sessionproof.runs._serve",
     "gate_junit": "sessionproof.runs._gate_write",
     "gate_lines": "sessionproof.runs._gate_write",

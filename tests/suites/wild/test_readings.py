@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof import runs
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.suites._internal import GoldPrefixSuite
 from sessionproof.suites.wild._internal import WildSuite, make_wild_suite, wild_scenarios
 

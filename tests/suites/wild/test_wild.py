@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessionproof import runs
-from sessionproof.cli import app
+from sessionproof.cli._internal import app
 from sessionproof.errors import InputFileError
 from sessionproof.suites import load_suite
 from sessionproof.suites.wild._internal import (

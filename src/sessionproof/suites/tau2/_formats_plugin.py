@@ -8,6 +8,7 @@ may embed; the readers themselves are imported only when a file of the format is
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ...importers import Sample, TranscriptFormat
@@ -45,14 +46,23 @@ def taubench_task(raw: dict[str, Any], domain: str) -> Scenario | None:
     return scenario_from_any_task(raw, domain)
 
 
-TAU2 = TranscriptFormat(
+@dataclass(frozen=True)
+class WrittenFormat(TranscriptFormat):
+    """A transcript format a stored run can also be exported to (`export --format NAME`)."""
+
+    writer: str = ""
+    """The `module:function` writing a run's sessions in the format (`runs` resolves it)."""
+
+
+TAU2 = WrittenFormat(
     "sessionproof.suites.tau2._tau2:import_tau2",
     sniff=_is_tau2,
     task_reader=tau2_task,
     shape='a tau2 results file ({..., "simulations": [...]})',
     order=30,
+    writer="sessionproof.suites.tau2._export:write_tau2",
 )
-"""A tau2 results file (`{..., "simulations": [...]}`)."""
+"""A tau2 results file (`{..., "simulations": [...]}`), read and written."""
 
 TAU_BENCH = TranscriptFormat(
     "sessionproof.suites.tau2._taubench:import_taubench",

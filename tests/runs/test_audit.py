@@ -1,0 +1,173 @@
+"""`audit(suite)` / `sessionproof audit SUITE`: every check finds what it is for on tasks with
+a planted defect each, passes the sound ones, reads a store's runs of the suite, and refuses
+broken input in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sessionproof import runs
+from sessionproof.cli._internal import app
+from sessionproof.errors import SessionproofError, StoreError, UnknownSuiteError
+from sessionproof.records import Action, Criteria, Scenario, UserSpec
+from sessionproof.runs import RunConfig
+from sessionproof.runs._audit import AuditReport
+from sessionproof.suites import Suite
+from tests.runs.audit_agent import NEVER
+
+runner = CliRunner()
+pytestmark = pytest.mark.slow  # each test runs whole suites or runs (seconds)
+EMAIL = "elena.petrova@example.com"
+LOOKUP = Action(tool="find_customer_by_email", args={"email": EMAIL})
+CANCEL = Action(tool="cancel_order", args={"order_id": "1055", "reason": "ordered_by_mistake"})
+
+
+def _task(sid: str, **criteria: object) -> Scenario:
+    return Scenario(
+        id=sid,
+        domain="demo",
+        user=UserSpec(turns=[f"Hi, I am {EMAIL}. Please help with order 1055."]),
+        criteria=Criteria.model_validate(criteria),
+    )
+
+
+PLANTED = Suite(
+    "planted",
+    [
+        # Sound: the write is the goal and the state check sees it.
+        _task("sound", gold_actions=[LOOKUP, CANCEL]),
+        # A tool the domain does not have: the criteria cannot be met, the oracle fails.
+        _task("ghost-tool", gold_actions=[Action(tool="refund_everything", args={})]),
+        # An argument the tool does not take.
+        _task("ghost-arg", gold_actions=[Action(tool="get_order", args={"id": "1055"})]),
+        # Only reads, nothing else checked: doing nothing passes.
+        _task("trivial", gold_actions=[LOOKUP]),
+        # The write is never checked (no state check, no required call): reading passes.
+        _task("leaky", gold_actions=[LOOKUP, CANCEL], compare_state=False, communicate=["1055"]),
+        # A state assertion on a path the DB does not have.
+        _task("ghost-path", gold_actions=[CANCEL], state={"orders.9999.status": "cancelled"}),
+    ],
+)
+
+
+def _flags(report: AuditReport, sid: str) -> dict[str, str]:
+    return {f.check: f.severity for f in report.flags if f.scenario == sid}
+
+
+@pytest.fixture(scope="module")
+def planted() -> AuditReport:
+    return runs.audit(PLANTED)
+
+
+def test_each_planted_defect_is_found_and_the_sound_task_is_clean(planted: AuditReport) -> None:
+    assert _flags(planted, "sound") == {}
+    # A tool the domain lacks: an unmeetable criterion, a gold call that fails, and (its
+    # state check seeing no change) a task doing nothing passes.
+    assert _flags(planted, "ghost-tool") == {
+        "criteria": "error",
+        "gold_replay": "warning",
+        "gold_state": "warning",
+        "do_nothing": "error",
+    }
+    assert _flags(planted, "ghost-arg")["criteria"] == "error"
+    assert _flags(planted, "trivial") == {"do_nothing": "error", "gold_state": "warning"}
+    assert _flags(planted, "leaky") == {"read_only": "error"}
+    assert _flags(planted, "ghost-path") == {"criteria": "error", "oracle": "error"}
+    assert planted.tasks == 6 and planted.readings == ["own"]
+    assert planted.oracle == {"pass": 5, "fail": 1, "not judged": 0}
+    assert planted.do_nothing_passes == 3 and planted.read_only_passes == 1
+    assert not planted.ok
+    reasons = {f.scenario + " " + f.check: f.reason for f in planted.flags}
+    assert "'refund_everything'" in reasons["ghost-tool criteria"]
+    assert (
+        "passes id" in reasons["ghost-arg criteria"] or "order_id" in reasons["ghost-arg criteria"]
+    )
+    assert "cancel_order" in reasons["leaky read_only"]
+    assert "orders.9999.status" in reasons["ghost-path criteria"]
+
+
+def test_the_demo_suite_is_audited_under_its_readings() -> None:
+    report = runs.audit("demo")
+    assert report.tasks == 16
+    assert report.oracle == {"pass": 16, "fail": 0, "not judged": 0}
+    # The one demo task whose reference hands over to a human: nothing checks the hand-off.
+    assert _flags(report, "expired-return-then-transfer")["do_nothing"] == "error"
+    wild = runs.audit("wild")
+    assert wild.readings == ["own", "gold-prefix"]
+    assert wild.ok and wild.oracle["fail"] == 0
+    assert wild.oracle["pass"] > wild.tasks  # the gold-prefix sessions are counted too
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("audit") / "s.duckdb"
+    agent = "python:tests.runs.audit_agent:respond"
+    runs.run(RunConfig(suite="demo", model=agent, trials=2, store=path))
+    return path
+
+
+def test_the_store_lists_tasks_never_passed_and_the_flipping_ones(store: Path) -> None:
+    report = runs.audit("demo", store=store)
+    assert report.store is not None
+    assert len(report.store.runs) == 1
+    assert report.store.never_passed == [NEVER]
+    assert _flags(report, NEVER)["never_passed"] == "warning"
+    # Trial 0 passes, trial 1 does nothing: every task that needs an action flips, and
+    # only those (a do-nothing reply passes expired-return-then-transfer in both).
+    assert report.store.flip_rates
+    assert set(report.store.flip_rates.values()) == {1.0}
+    assert "expired-return-then-transfer" not in report.store.flip_rates
+    assert NEVER not in report.store.flip_rates
+
+
+def test_the_cli_prints_json_and_a_table_and_exits_1_on_errors(store: Path, tmp_path: Path) -> None:
+    page = tmp_path / "audit.html"
+    done = runner.invoke(
+        app, ["audit", "demo", "--json", "--store", str(store), "--html", str(page)]
+    )
+    assert done.exit_code == 1, done.output
+    data = json.loads(done.stdout)
+    assert data["suite"] == "demo" and data["ok"] is False and data["errors"] == 1
+    assert {f["check"] for f in data["flags"]} >= {"do_nothing", "never_passed", "flips"}
+    html = page.read_text(encoding="utf-8")
+    assert 'id="audit"' in html and "expired-return-then-transfer" in html
+    table = runner.invoke(app, ["audit", "wild"])
+    assert table.exit_code == 0, table.output
+    assert "oracle: pass" in table.stdout
+
+
+def test_broken_input_is_one_clear_error(store: Path, tmp_path: Path) -> None:
+    with pytest.raises(UnknownSuiteError, match="unknown suite 'nope'"):
+        runs.audit("nope")
+    with pytest.raises(StoreError, match=r"has no run of suite 'wild' \(it holds: demo\)"):
+        runs.audit("wild", store=store)
+    with pytest.raises(StoreError, match="no store at"):
+        runs.audit("demo", store=tmp_path / "missing.duckdb")
+    done = runner.invoke(app, ["audit", "nope"])
+    assert isinstance(done.exception, SessionproofError)
+    assert "\n" not in str(done.exception)
+
+
+def test_the_html_section_escapes_what_a_suite_says() -> None:
+    from sessionproof.report.html._internal import audit_page
+
+    hostile = "<script>alert(1)</script>"
+    page = audit_page(
+        {
+            "suite": hostile,
+            "tasks": 1,
+            "readings": ["own"],
+            "oracle": {"pass": 0, "fail": 1, "not judged": 0},
+            "flags": [
+                {"scenario": hostile, "check": "oracle", "severity": "error", "reason": hostile}
+            ],
+        }
+    )
+    assert "<script>" not in page
+    # The title, the page heading, the section heading, the task and the reason.
+    assert page.count("&lt;script&gt;") == 5
+    assert "1 error(s)" in page
