@@ -141,13 +141,14 @@ def session_id(scenario_id: str, trial: int, arm_index: int, n_arms: int) -> str
 def user_for(scenario: Scenario, user_model: Agent | None, seed: int | None = None) -> User:
     """Scripted turns when the scenario has them; else a simulated user (its requests carry
     `seed`, when given), or the scenario's instructions as one message when no user model
-    is available (reference agents)."""
+    is available (reference agents). Scripted and stand-in users make the scenario's own
+    user calls (`UserSpec.actions`); a simulated user decides its own."""
     spec = scenario.user
     if spec.turns:
-        return ScriptedUser(spec.turns)
+        return ScriptedUser(spec.turns, spec.actions)
     instructions = spec.instructions or ""
     if user_model is None:
-        return InstructionUser(instructions)
+        return InstructionUser(instructions, spec.actions)
     return SimulatedUser(user_model, instructions, spec.persona, seed)
 
 
