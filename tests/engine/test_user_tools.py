@@ -3,6 +3,7 @@ side, on the user's own state; faults and drift can target either side; stores k
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,29 @@ def test_old_payloads_read_as_the_agents_and_agent_dumps_are_unchanged() -> None
 def test_a_scripted_users_action_past_its_script_is_refused() -> None:
     with pytest.raises(ValidationError, match="past the 1 scripted turn"):
         UserSpec(turns=["hi"], actions=[Action(tool="add", turn=1)])
+
+
+@pytest.mark.parametrize(
+    ("user", "message"),
+    [
+        ({"tools": "nosuch"}, "user.tools: unknown domain 'nosuch'"),
+        ({"tools": "counter", "actions": [{"tool": "ad"}]}, "user has no tool 'ad'"),
+        ({"actions": [{"tool": "add"}]}, r"user.actions.0: the user holds no tools"),
+    ],
+)
+def test_a_suite_file_with_bad_user_tools_is_refused_at_load(
+    tmp_path: Path, user: dict[str, Any], message: str
+) -> None:
+    from sessionproof.errors import InputFileError
+    from sessionproof.suites import load_suite
+
+    scenario = {
+        "id": "s",
+        "domain": "counter",
+        "user": {"turns": ["hi"], **user},
+        "criteria": {"communicate": ["hi"]},
+    }
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps([scenario]))
+    with pytest.raises(InputFileError, match=message):
+        load_suite(str(path))
