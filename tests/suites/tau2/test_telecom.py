@@ -276,3 +276,37 @@ def test_a_python_agent_guides_the_user_through_the_fix_end_to_end(tmp_path: Pat
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["session_accuracy"] == 1.0 and summary["sessions"] == 9
+
+
+async def test_a_model_playing_the_user_works_its_phone_over_a_real_http_provider() -> None:
+    from sessionproof.agents import make_agent
+
+    from ...agents.fakeprovider import FakeProvider, Reply, Seen, completion
+
+    def user_model(seen: Seen) -> Reply:
+        messages = seen.body["messages"]
+        if not any(m["role"] == "tool" for m in messages):
+            return Reply(completion(tool_calls=[("call-1", "toggle_airplane_mode", {})]))
+        if messages[-1]["role"] == "tool":
+            return Reply(completion("I turned airplane mode off; I have signal again."))
+        return Reply(completion("Thanks! ###STOP###"))
+
+    server = FakeProvider(responder=user_model).start()
+    try:
+        user = make_agent(f"openai-compat:fake-user@{server.url}")
+        suite = only(telecom_suite("tau2-telecom"), AIRPLANE)
+        (session,) = await execute_run(
+            suite, OracleAgent(), RunPlan(run_id="r"), SessionList(), user_model=user
+        )
+        await user.aclose()
+    finally:
+        server.stop()
+    assert session.success
+    first, second = server.posts()[:2]
+    offered = {t["function"]["name"] for t in first.body["tools"]}
+    assert "toggle_airplane_mode" in offered and "get_customer_by_phone" not in offered
+    tool_msgs = [m for m in second.body["messages"] if m["role"] == "tool"]
+    assert tool_msgs[0]["content"].startswith("Airplane Mode is now OFF.")
+    assert [c.name for c in session.user_tool_calls()] == ["toggle_airplane_mode"]
+    agent_view = [m.content for m in session.messages() if m.role == "user"]
+    assert agent_view[0] == "I turned airplane mode off; I have signal again."
