@@ -310,3 +310,74 @@ async def test_a_model_playing_the_user_works_its_phone_over_a_real_http_provide
     assert [c.name for c in session.user_tool_calls()] == ["toggle_airplane_mode"]
     agent_view = [m.content for m in session.messages() if m.role == "user"]
     assert agent_view[0] == "I turned airplane mode off; I have signal again."
+
+
+def as_tau2_messages(session: Session) -> list[dict[str, Any]]:
+    """A session's conversation in tau2's message format, the user's calls included."""
+    out: list[dict[str, Any]] = []
+    for e in session.events:
+        p = e.payload.model_dump(mode="json")
+        if e.kind is EventKind.user_message:
+            out.append({"role": "user", "content": p["content"]})
+        elif e.kind is EventKind.assistant_message:
+            calls = [
+                {"id": c["id"], "name": c["name"], "arguments": c["arguments"]}
+                for c in p["tool_calls"]
+            ]
+            out.append({"role": "assistant", "content": p["content"], "tool_calls": calls or None})
+        elif e.kind is EventKind.user_tool_call:
+            call = {
+                "id": p["id"],
+                "name": p["name"],
+                "arguments": p["arguments"],
+                "requestor": "user",
+            }
+            out.append({"role": "user", "content": None, "tool_calls": [call]})
+        elif e.kind in (EventKind.tool_result, EventKind.user_tool_result):
+            side = "user" if e.kind is EventKind.user_tool_result else "assistant"
+            out.append(
+                {"role": "tool", "id": p["call_id"], "content": p["output"], "requestor": side}
+            )
+    return out
+
+
+async def test_a_tau2_results_file_of_telecom_is_read_with_the_users_calls_and_judged() -> None:
+    from sessionproof.suites.tau2._plugins import TAU2_JUDGE
+    from sessionproof.suites.tau2._tau2 import import_tau2
+
+    suite = only(
+        telecom_suite("tau2-telecom"),
+        AIRPLANE,
+        "[service_issue]overdue_bill_suspension[PERSONA:Easy]",
+    )
+    sessions = await run(suite)
+    sims = [
+        {
+            "id": s.session_id,
+            "task_id": s.scenario_id,
+            "trial": 0,
+            "termination_reason": "user_stop",
+            "messages": as_tau2_messages(s),
+        }
+        for s in sessions
+    ]
+    # The same airplane session without the user's own call: the phone stays in airplane mode.
+    idle = [m for m in sims[0]["messages"] if not m.get("tool_calls") or m["role"] != "user"]
+    idle = [m for m in idle if m.get("requestor") != "user"]
+    sims.append({**sims[0], "id": "idle", "messages": idle})
+    doc = {
+        "info": {"environment_info": {"domain_name": "telecom"}},
+        "tasks": [sc.metadata["tau2_task"] for sc in suite.scenarios],
+        "simulations": sims,
+    }
+    result = import_tau2(json.dumps(doc).encode(), source="t.json", run_id="imp")
+    assert not [e for e in result.errors if e.fatal]
+    read = {i.session.session_id: i for i in result.sessions}
+    assert len(read) == 3
+    rewards = {}
+    for sid, item in read.items():
+        assert item.scenario is not None
+        rewards[sid] = TAU2_JUDGE.judge_recorded(item.scenario, item.session).outcome.reward
+    overdue = read[sessions[1].session_id].session
+    assert [c.name for c in overdue.user_tool_calls()] == ["make_payment", "reboot_device"]
+    assert rewards == {sessions[0].session_id: 1.0, sessions[1].session_id: 1.0, "idle": 0.0}

@@ -11,7 +11,6 @@ A telecom task differs from retail's and airline's in three ways, all kept:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,7 +26,7 @@ DOMAIN = "telecom"
 _SIDES: dict[str, type[Any]] = {"assistant": TelecomTools, "user": PhoneEnv}
 
 
-def _problem(task: Tau2Task, raw: Mapping[str, Any]) -> str | None:
+def task_problem(task: Tau2Task) -> str | None:
     """What in a task cannot run here: a function or tool no side has, or a start other
     than set-up steps."""
     state = task.initial_state
@@ -130,7 +129,7 @@ def load_scenarios(files: TelecomFiles) -> list[Scenario]:
             task = Tau2Task.model_validate(item)
         except ValidationError as exc:
             raise InputFileError(f"{label}: {describe_validation(exc)}") from None
-        problem = _problem(task, item)
+        problem = task_problem(task)
         if problem:
             raise InputFileError(f"{label}: {problem}")
         scenarios.append(scenario_of(task, item, files))
