@@ -171,7 +171,7 @@ def judge_tau2(
         )
         return Judgement(outcome=Outcome(success=False, reward=0.0, criteria=[result]))
     if scenario.domain == "telecom":  # a dual-control world: both sides judged
-        from .telecom._judge import judge_telecom
+        from .telecom._internal import judge_telecom
 
         return judge_telecom(scenario, session, task, final_domain, judge)
     crit = task.evaluation_criteria

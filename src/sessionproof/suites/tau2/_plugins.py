@@ -31,7 +31,7 @@ RETAIL_SUITE = SuitePlugin(
 
 
 def _load_telecom(name: str) -> Suite:
-    from .telecom._suite import telecom_suite
+    from .telecom._internal import telecom_suite
 
     return telecom_suite(name)
 

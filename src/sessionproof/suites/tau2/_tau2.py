@@ -163,8 +163,7 @@ def _tasks(
                 out[str(tid)] = (None, f"its task is invalid ({where}: {msg})")
             continue
         if domain == "telecom":  # set-up on both sides and the user's own actions
-            from .telecom._files import TelecomFiles
-            from .telecom._tasks import scenario_of, task_problem
+            from .telecom._internal import TelecomFiles, scenario_of, task_problem
 
             why = task_problem(task)
             if why:
