@@ -180,6 +180,11 @@ def _bases(files: TelecomFiles) -> tuple[TelecomDB, PhoneDB]:
     return db, phone
 
 
+@functools.cache
+def _policy(files: TelecomFiles) -> str:
+    return files.policy()
+
+
 class TelecomSpec(DomainSpec):
     """Makes telecom worlds: the databases of `files`, then a task's set-up steps."""
 
@@ -197,10 +202,10 @@ class TelecomSpec(DomainSpec):
         """The same world, starting after a task's set-up steps (`initialization_actions`)."""
         return TelecomSpec(self.files, setup)
 
-    @functools.cached_property
+    @property
     def policy(self) -> str:
-        """The agent's policy."""
-        return self.files.policy()
+        """The agent's policy (read once per source)."""
+        return _policy(self.files)
 
     def preload(self) -> None:
         """Read both databases now."""

@@ -59,16 +59,9 @@ def load_telecom_suite(name: str, folder: str | None = None) -> list[Scenario]:
 class TelecomSuite(Tau2Suite):
     """A telecom suite: each scenario starts from its own task's world."""
 
-    def __init__(self, name: str, scenarios: list[Scenario]) -> None:
-        super().__init__(name, scenarios)
-        self._specs: dict[str, DomainSpec] = {}
-
     def domain_for(self, scenario: Scenario) -> DomainSpec:
         """The task's world: the databases, then its set-up steps."""
-        found = self._specs.get(scenario.id)
-        if found is None:
-            found = self._specs[scenario.id] = spec_for(scenario)
-        return found
+        return spec_for(scenario)
 
 
 def telecom_suite(name: str) -> TelecomSuite:

@@ -8,6 +8,7 @@ import hashlib
 from typing import Any
 
 from ....domains import Toolkit, tool
+from .._tau import transfer_to_human_agents
 from ._models import (
     TODAY,
     Bill,
@@ -321,15 +322,7 @@ class TelecomTools(Toolkit[TelecomDB]):
         )
         draft.total_due += amount
 
-    @tool()
-    def transfer_to_human_agents(self, summary: str) -> str:
-        """Hand the customer to a human agent, with a summary of the issue. Only when the
-        customer asks for a human, or when the policy and these tools cannot solve it.
-
-        Args:
-            summary: The customer's issue in a few sentences.
-        """
-        return "Transfer successful"
+    transfer_to_human_agents = transfer_to_human_agents
 
     # -- environment functions (tasks set up and assert with them; not tools) -------------
 
