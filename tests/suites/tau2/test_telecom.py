@@ -381,3 +381,38 @@ async def test_a_tau2_results_file_of_telecom_is_read_with_the_users_calls_and_j
     overdue = read[sessions[1].session_id].session
     assert [c.name for c in overdue.user_tool_calls()] == ["make_payment", "reboot_device"]
     assert rewards == {sessions[0].session_id: 1.0, sessions[1].session_id: 1.0, "idle": 0.0}
+
+
+@pytest.mark.slow
+async def test_the_users_calls_and_faults_survive_an_otlp_export_and_import(
+    tmp_path: Path,
+) -> None:
+    from sessionproof.runs import export_traces, import_traces
+    from sessionproof.store import Store
+
+    from ...store.factory import manifest
+
+    suite = only(telecom_suite("tau2-telecom"), AIRPLANE)
+    (session,) = await run(suite, arm="user_faults=timeout:100%")
+    store = tmp_path / "s.duckdb"
+    with Store.open(store) as db:
+        db.create_run(manifest("r", [AIRPLANE]))
+        db.write_session(session)
+    with_content = tmp_path / "t.json"
+    export_traces("r", store=store, fmt="otlp-json", output=with_content, content=True)
+    imported = import_traces(with_content, fmt="otlp-json", store=tmp_path / "back.duckdb")
+    assert imported.errors == []
+    with Store.open_for_reading(tmp_path / "back.duckdb") as db:
+        (back,) = db.load_sessions(imported.run_id)
+    assert back.user_tool_calls() == session.user_tool_calls()
+    assert [r.output for r in back.user_tool_results()] == [
+        r.output for r in session.user_tool_results()
+    ]
+    assert back.tool_calls() == session.tool_calls() == []
+    (fault,) = back.events_of(FaultInjectedEvent)
+    assert fault.payload.side == "user"
+    # Without content, the phone's answers stay out of the trace.
+    bare = tmp_path / "bare.json"
+    export_traces("r", store=store, fmt="otlp-json", output=bare)
+    assert "Airplane Mode is now" not in bare.read_text()
+    assert "toggle_airplane_mode" in bare.read_text()
