@@ -210,3 +210,24 @@ def test_a_suite_file_with_bad_user_tools_is_refused_at_load(
     path.write_text(json.dumps([scenario]))
     with pytest.raises(InputFileError, match=message):
         load_suite(str(path))
+
+
+async def test_a_served_session_runs_the_users_own_calls_too() -> None:
+    from sessionproof.engine._internal import ServedSession
+
+    sc = dual()
+    served = ServedSession(
+        run_id="r",
+        session_id="s",
+        scenario=sc,
+        judge=Suite("t", [sc]),
+        user=user_for(sc, None),
+    )
+    assert await served.open_turn() == "please add one to b"
+    await served.call_tool("add", {"name": "b", "by": 1})
+    answer = await served.call_tool("reply_to_user", {"text": "Done."})
+    assert answer.output == "thanks, and check mine"
+    session = await served.finish()
+    assert [c.name for c in session.user_tool_calls()] == ["add", "read"]
+    assert [r.output for r in session.user_tool_results()] == ["5", "5"]
+    assert session.success

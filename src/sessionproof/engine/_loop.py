@@ -43,17 +43,10 @@ from ._judge import Judge, with_termination
 from ._model_boundary import ProviderFaults
 from ._recorder import Recorder
 from ._reply import MalformedReply, accept_reply
-from ._user_tools import UserTools
+from ._user_tools import UserTools, user_reply
 
 DEFAULT_MAX_ERRORS = 10
 """Failed tool calls allowed per session before it ends as too_many_errors."""
-
-MAX_USER_TOOL_ROUNDS = 12
-"""Replies of tool calls a user may make in one turn before it must speak: past it, the
-turn goes on as if the user had said nothing (a user model stuck calling its tools)."""
-
-NO_USER_REPLY = "(no reply)"
-"""What the agent is shown when the user said nothing."""
 
 
 GOLD_PREFIX_REPLY = "Done."
@@ -107,7 +100,9 @@ class _SessionRun:
         self.usage = Usage()
         self.errors = 0
         self.tools: ToolSource = plan.hooks.wrap(self.domain)
-        self.user_tools = UserTools.of(plan, self.domain, self.rec, self._context)
+        self.user_tools = UserTools.of(
+            plan.scenario, plan.hooks, self.domain, self.rec, self._context
+        )
         """The user's own tools (dual control), or None when the user holds none."""
         self._agent_seed = plan.seed if plan.agent_seed is None else plan.agent_seed
         self.provider_faults = ProviderFaults.of(plan, self.rec)
@@ -126,23 +121,16 @@ class _SessionRun:
             self.rec.emit(EventKind.model_call, call)
 
     async def _user_turn(self) -> _End | None:
-        reply = await self.user.reply(self.conversation, self.rec.turn)
-        self._model_calls(reply.model_calls)
-        rounds = 0
-        while reply.tool_calls and not reply.text and not reply.stop:
-            # The user works on its own tools before it speaks: their calls and results are
-            # events of the user's side; the agent sees only what the user then says.
-            await UserTools.run(self.user_tools, self.user, reply.tool_calls, self.rec)
-            rounds += 1
-            if rounds >= MAX_USER_TOOL_ROUNDS:
-                reply = reply.model_copy(update={"tool_calls": [], "text": NO_USER_REPLY})
-                break
-            if self.user_tools is not None:
-                await self.user_tools.offer_listed(self.user)
-            reply = await self.user.reply(self.conversation, self.rec.turn)
-            self._model_calls(reply.model_calls)
-        if reply.tool_calls and (reply.text or reply.stop):
-            await UserTools.run(self.user_tools, self.user, reply.tool_calls, self.rec)
+        # The user may work on its own tools before it speaks: their calls and results are
+        # events of the user's side; the agent sees only what the user then says.
+        reply = await user_reply(
+            self.user,
+            self.conversation,
+            self.rec.turn,
+            self.user_tools,
+            self.rec,
+            self._model_calls,
+        )
         if reply.text:
             msg = Message.user(reply.text)
             self.conversation.append(msg)
@@ -292,8 +280,6 @@ class _SessionRun:
 
     async def _turn(self) -> _End | None:
         """One user turn and every agent decision until the agent hands back to the user."""
-        if self.user_tools is not None:
-            await self.user_tools.offer_listed(self.user)
         end = await self._user_turn()
         if end:
             return end

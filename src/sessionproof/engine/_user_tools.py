@@ -13,20 +13,53 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..domains import Domain, ToolContext, ToolSource, get_domain
 from ..domains._internal import result_from_exception
-from ..records import Action, ErrorClass, EventKind, ToolCall, ToolResult
-from ..records._internal import DriftApplied, EventPayload, FaultInjected, ImplicitFault
-from ..users import User
+from ..records import Action, ErrorClass, EventKind, Message, Scenario, ToolCall, ToolResult
+from ..records._internal import DriftApplied, EventPayload, FaultInjected, ImplicitFault, ModelCall
+from ..users import User, UserReply
 from ._recorder import Recorder
-
-if TYPE_CHECKING:
-    from ._loop import SessionPlan
 
 _SIDED = (FaultInjected, DriftApplied, ImplicitFault)
 """Payloads that say whose tools they met."""
+
+MAX_USER_TOOL_ROUNDS = 12
+"""Replies of tool calls a user may make in one turn before it must speak: past it, the
+turn goes on as if the user had said nothing (a user model stuck calling its tools)."""
+
+NO_USER_REPLY = "(no reply)"
+"""What the agent is shown when the user said nothing."""
+
+
+async def user_reply(
+    user: User,
+    conversation: list[Message],
+    turn: int,
+    tools: UserTools | None,
+    rec: Recorder,
+    model_calls: Callable[[list[ModelCall]], None],
+) -> UserReply:
+    """The user's reply for `turn`, after the calls it makes on its own tools first (run,
+    recorded and handed back to it); `model_calls` records what playing the user cost."""
+    if tools is not None:
+        await tools.offer_listed(user)
+    reply = await user.reply(conversation, turn)
+    model_calls(reply.model_calls)
+    rounds = 0
+    while reply.tool_calls and not reply.text and not reply.stop:
+        await UserTools.run(tools, user, reply.tool_calls, rec)
+        rounds += 1
+        if rounds >= MAX_USER_TOOL_ROUNDS:
+            return reply.model_copy(update={"tool_calls": [], "text": NO_USER_REPLY})
+        if tools is not None:
+            await tools.offer_listed(user)
+        reply = await user.reply(conversation, turn)
+        model_calls(reply.model_calls)
+    if reply.tool_calls:  # calls made along with words or a stop: before them
+        await UserTools.run(tools, user, reply.tool_calls, rec)
+    return reply
 
 
 class UserTools:
@@ -49,14 +82,16 @@ class UserTools:
     @classmethod
     def of(
         cls,
-        plan: SessionPlan,
+        scenario: Scenario,
+        hooks: object,
         domain: Domain[Any],
         rec: Recorder,
         context: Callable[[], ToolContext],
     ) -> UserTools | None:
-        """The user's tools for `plan`'s scenario, or None when the user holds none."""
+        """The user's tools in a session of `scenario` under the arm's `hooks`, or None when
+        the user holds none."""
         own: ToolSource | None = None
-        named = plan.scenario.user.tools
+        named = scenario.user.tools
         if named is not None:
             own = get_domain(named).create()
         else:
@@ -64,7 +99,7 @@ class UserTools:
             own = side() if callable(side) else None
         if own is None:
             return None
-        wrap = getattr(plan.hooks, "wrap_user_tools", None)
+        wrap = getattr(hooks, "wrap_user_tools", None)
         return cls(wrap(own) if callable(wrap) else own, rec, context, own)
 
     def _emit(self, kind: EventKind, payload: EventPayload) -> None:
