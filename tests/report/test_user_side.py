@@ -64,3 +64,30 @@ async def test_faults_on_the_users_tools_are_no_boundary_of_the_agents() -> None
     on_agent = await dual_session("faults=unavailable:100%")
     counts = boundaries_json({"a": [on_agent]})
     assert counts["a"]["tool"] == {"absorbed": {}, "surfaced": {"unavailable": 1}}
+
+
+async def test_faults_on_the_users_tools_are_none_of_the_agents_recovery_or_detection() -> None:
+    from sessionproof.scoring import run_metrics
+
+    on_user = await dual_session("user_faults=unavailable:100%")
+    on_agent = await dual_session("faults=unavailable:100%")
+    suite = Suite("t", [])
+    user_side = run_metrics([on_user], {}, suite.domain_for)
+    agent_side = run_metrics([on_agent], {}, suite.domain_for)
+    assert user_side.error_recovery.get("failures", 0) == 0
+    assert user_side.faults is None
+    assert agent_side.error_recovery["failures"] == 1
+    assert agent_side.faults is not None
+
+
+async def test_the_arms_table_counts_the_users_faults_apart() -> None:
+    from sessionproof.report.html._arms import arms_section
+    from sessionproof.report.html._data import ReportRun
+    from sessionproof.scoring import run_metrics
+
+    arms = {"baseline": "baseline", "u": "user_faults=unavailable:100%"}
+    sessions = [await dual_session(spec) for spec in arms.values()]
+    suite = Suite("t", [])
+    metrics = {s.arm: run_metrics([s], {}, suite.domain_for) for s in sessions}
+    html = arms_section([ReportRun("r", "run", "t", "oracle", metrics, sessions)])
+    assert "<td>0 (+1 on the user&#x27;s tools)</td>" in html
