@@ -27,6 +27,9 @@ class OracleAgent:
     """
 
     name = "oracle"
+    reference = True
+    """A reference agent: a stand-in user makes the user's reference calls for it (a task
+    whose fix is partly the user's, on the user's own tools, is then the reference whole)."""
     plays_users = False
     """A reference agent, not a language model: it cannot play the simulated user."""
 

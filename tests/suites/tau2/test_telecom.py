@@ -416,3 +416,14 @@ async def test_the_users_calls_and_faults_survive_an_otlp_export_and_import(
     export_traces("r", store=store, fmt="otlp-json", output=bare)
     assert "Airplane Mode is now" not in bare.read_text()
     assert "toggle_airplane_mode" in bare.read_text()
+
+
+async def test_the_stand_in_user_fixes_nothing_for_an_agent_under_test() -> None:
+    # Without a user model, the user's reference calls are made for the oracle only: an
+    # agent that does nothing gets no fix it did not guide (it passed 14 of 20 when the
+    # stand-in acted for everyone).
+    idle = ScriptedAgent(lambda request: Message.assistant("Sorry. ###STOP###"))
+    sessions = await run(telecom_suite("tau2-telecom"), idle)
+    assert len(sessions) == 20
+    assert not any(s.success for s in sessions)
+    assert not any(s.user_tool_calls() for s in sessions)
