@@ -4,8 +4,9 @@ cannot call them."""
 
 from __future__ import annotations
 
-from ._phone import AppPermissionsNames, PhoneTools
+from ._phone import PhoneTools
 from ._phone_models import APNNames, NetworkStatus, PerformanceLevel, SimStatus
+from ._phone_state import AppPermissionsNames
 
 
 class PhoneEnv(PhoneTools):
