@@ -64,7 +64,28 @@ def _turn_events(
             injected=True,
             latency_s=5.0,
         )
+        own = ToolCall(id=f"u{call_no}", name="toggle_data", arguments={})
         out += [
+            # The user's own tool (dual control), faulted on the user's side.
+            (0, EventKind.user_tool_call, own.model_dump(mode="json")),
+            (
+                0,
+                EventKind.fault_injected,
+                {
+                    "call_id": own.id,
+                    "tool": own.name,
+                    "error_class": "timeout",
+                    "committed": False,
+                    "side": "user",
+                },
+            ),
+            (
+                0,
+                EventKind.user_tool_result,
+                bad.model_copy(update={"call_id": own.id, "name": own.name}).model_dump(
+                    mode="json"
+                ),
+            ),
             (
                 0,
                 EventKind.fault_injected,

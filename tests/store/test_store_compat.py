@@ -67,13 +67,16 @@ def test_every_old_event_validates_into_the_typed_union(old_store: Path) -> None
     kinds = {e.kind for s in loaded for e in s.events}
     # Every kind a run writes, but those the oracle never causes (no model, no bad reply) and
     # recorded_divergence, which only a rerun without its domain writes, and implicit_fault and
-    # provider_fault (all three newer than the store).
+    # provider_fault (all three newer than the store), and the user's own tool calls and
+    # results (dual control, newer too).
     unwritten = {
         EventKind.agent_error,
         EventKind.model_call,
         EventKind.recorded_divergence,
         EventKind.implicit_fault,
         EventKind.provider_fault,
+        EventKind.user_tool_call,
+        EventKind.user_tool_result,
     }
     assert kinds == set(EventKind) - unwritten
     for session in loaded:

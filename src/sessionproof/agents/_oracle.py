@@ -27,6 +27,9 @@ class OracleAgent:
     """
 
     name = "oracle"
+    reference = True
+    """A reference agent: a stand-in user makes the user's reference calls for it (a task
+    whose fix is partly the user's, on the user's own tools, is then the reference whole)."""
     plays_users = False
     """A reference agent, not a language model: it cannot play the simulated user."""
 
@@ -35,7 +38,7 @@ class OracleAgent:
         scenario = request.scenario
         if scenario is None:
             return AgentResponse(message=Message.assistant("I have no scenario to follow."))
-        last_turn = max(len(scenario.user.turns or []) - 1, 0)
+        last_turn = _last_turn(scenario)
         acted = _already_acted_this_turn(request.messages)
         actions = [] if acted else _actions_for_turn(scenario, request.turn, last_turn)
         if actions:
@@ -55,6 +58,13 @@ class OracleAgent:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _last_turn(scenario: Scenario) -> int:
+    """The user's last turn: its script's, or that of its last own call (a stand-in user
+    speaks once per turn up to it, as `InstructionUser` does)."""
+    user = scenario.user
+    return max(len(user.turns or []) - 1, *((a.turn or 0) for a in user.actions), 0)
 
 
 def _values_to_ask_for(scenario: Scenario, turn: int, last_turn: int) -> list[str]:

@@ -6,6 +6,11 @@ Arm grammar (the `--arm` flag; the arm is named by its spec string)::
     PART := "faults=" FAULT_SPEC | "drift=" DRIFT_SPEC | "perturb=" KIND["@"TURN] | "guard"
           | "verify=" PATH
           | "model_faults=" MODEL_FAULT_SPEC
+          | "user_faults=" FAULT_SPEC | "user_drift=" DRIFT_SPEC
+
+`faults=` and `drift=` meet the agent's tools; `user_faults=` and `user_drift=` meet the
+user's own tools (dual control: `UserSpec.tools`, or a domain with a user side such as tau2
+telecom's phone), drawn apart from the agent's, their events marked `side="user"`.
 
 `verify=PATH` wraps the tools in the guard's verification policies read from the YAML / JSON
 file PATH (`sessionproof.guard.VerifyConfig`), outermost; it combines with `guard`.
@@ -59,6 +64,10 @@ class Condition(BaseModel):
     """The file `verify=` named (also when it was left unread)."""
     model_faults: ModelFaultPlan | None = None
     """Faults at the model boundary: the agent's own provider requests (429, 5xx, ...)."""
+    user_faults: FaultPlan | None = None
+    """Faults on the user's own tools (`user_faults=`)."""
+    user_drift: DriftPlan | None = None
+    """Schema drift of the user's own tools (`user_drift=`)."""
 
     @property
     def baseline(self) -> bool:
@@ -71,6 +80,8 @@ class Condition(BaseModel):
             and self.perturb is None
             and self.verify_path is None
             and self.model_faults is None
+            and self.user_faults is None
+            and self.user_drift is None
         )
 
 
@@ -91,6 +102,8 @@ def parse_arm(spec: str, *, read_files: bool = True) -> Condition:
     verify: VerifyConfig | None = None
     verify_path: str | None = None
     model_faults: ModelFaultPlan | None = None
+    user_faults: FaultPlan | None = None
+    user_drift: DriftPlan | None = None
     guard = False
     for part in name.split(" "):
         key, eq, value = part.partition("=")
@@ -119,13 +132,22 @@ def parse_arm(spec: str, *, read_files: bool = True) -> Condition:
             if model_faults is not None:
                 raise ConfigError(f"arm {spec!r}: model_faults= is given twice")
             model_faults = ModelFaultPlan.parse(value)
+        elif key == "user_faults" and eq:
+            if user_faults is not None:
+                raise ConfigError(f"arm {spec!r}: user_faults= is given twice")
+            user_faults = FaultPlan.parse(value)
+        elif key == "user_drift" and eq:
+            if user_drift is not None:
+                raise ConfigError(f"arm {spec!r}: user_drift= is given twice")
+            user_drift = DriftPlan.parse(value)
         elif part == "baseline":
             raise ConfigError(f"arm {spec!r}: 'baseline' stands alone (it means no changes)")
         else:
             raise ConfigError(
                 f"arm {spec!r}: cannot read {part!r}; parts are faults=SPEC, "
                 "drift=KIND[:P%][@TURN[@TOOL]], perturb=KIND[@TURN], verify=PATH, "
-                "model_faults=SPEC and guard, separated by spaces"
+                "model_faults=SPEC, user_faults=SPEC, user_drift=SPEC and guard, separated "
+                "by spaces"
             )
     return Condition(
         name=name,
@@ -136,6 +158,8 @@ def parse_arm(spec: str, *, read_files: bool = True) -> Condition:
         verify=verify,
         verify_path=verify_path,
         model_faults=model_faults,
+        user_faults=user_faults,
+        user_drift=user_drift,
     )
 
 
@@ -206,6 +230,10 @@ class ConditionHooks:
         self.guard_config = guard_config
         self.model_faults = condition.model_faults
         """The plan the agent's own provider requests meet (read by the engine)."""
+        self.user_faults = (
+            FaultInjector(condition.user_faults, seed) if condition.user_faults else None
+        )
+        self.user_drift = DriftHooks(condition.user_drift, seed) if condition.user_drift else None
 
     def wrap(self, source: ToolSource) -> ToolSource:
         """Faults innermost, then drift, then the guard, then its verification outermost."""
@@ -219,6 +247,14 @@ class ConditionHooks:
             source = _Ticking(guard_source(guard, source), clock)
         if self.condition.verify is not None:
             source = verify_source(source, self.condition.verify)
+        return source
+
+    def wrap_user_tools(self, source: ToolSource) -> ToolSource:
+        """The user's own tools under the arm's user-side faults (inner) and drift."""
+        if self.user_faults is not None:
+            source = self.user_faults.wrap(source)
+        if self.user_drift is not None:
+            source = self.user_drift.wrap(source)
         return source
 
     def rewrite(self, scenario: Scenario) -> Scenario:

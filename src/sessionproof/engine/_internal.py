@@ -18,6 +18,7 @@ from ._runner import Party as Party
 from ._runner import RunItem as RunItem
 from ._runner import RunPlan as RunPlan
 from ._runner import SessionList as SessionList
+from ._runner import is_reference as is_reference
 from ._runner import party as party
 from ._runner import plan_session as plan_session
 from ._runner import session_id as session_id

@@ -43,6 +43,7 @@ from ._judge import Judge, with_termination
 from ._model_boundary import ProviderFaults
 from ._recorder import Recorder
 from ._reply import MalformedReply, accept_reply
+from ._user_tools import UserTools, user_reply
 
 DEFAULT_MAX_ERRORS = 10
 """Failed tool calls allowed per session before it ends as too_many_errors."""
@@ -99,6 +100,10 @@ class _SessionRun:
         self.usage = Usage()
         self.errors = 0
         self.tools: ToolSource = plan.hooks.wrap(self.domain)
+        self.user_tools = UserTools.of(
+            plan.scenario, plan.hooks, self.domain, self.rec, self._context
+        )
+        """The user's own tools (dual control), or None when the user holds none."""
         self._agent_seed = plan.seed if plan.agent_seed is None else plan.agent_seed
         self.provider_faults = ProviderFaults.of(plan, self.rec)
 
@@ -116,8 +121,16 @@ class _SessionRun:
             self.rec.emit(EventKind.model_call, call)
 
     async def _user_turn(self) -> _End | None:
-        reply = await self.user.reply(self.conversation, self.rec.turn)
-        self._model_calls(reply.model_calls)
+        # The user may work on its own tools before it speaks: their calls and results are
+        # events of the user's side; the agent sees only what the user then says.
+        reply = await user_reply(
+            self.user,
+            self.conversation,
+            self.rec.turn,
+            self.user_tools,
+            self.rec,
+            self._model_calls,
+        )
         if reply.text:
             msg = Message.user(reply.text)
             self.conversation.append(msg)
@@ -293,6 +306,8 @@ class _SessionRun:
         turns = scenario.user.turns or []
         for turn in range(start):
             self.rec.turn = turn
+            if self.user_tools is not None:
+                await self.user_tools.replay(scenario.user.actions, turn)
             if turn < len(turns) and turns[turn]:
                 self.conversation.append(Message.user(turns[turn]))
             calls = [
@@ -327,6 +342,8 @@ class _SessionRun:
         finally:
             try:
                 await self.tools.aclose()
+                if self.user_tools is not None:
+                    await self.user_tools.aclose()
             finally:
                 await self._end_agent_session()
         self.rec.emit(EventKind.end, Termination(termination=end.reason, detail=end.detail))

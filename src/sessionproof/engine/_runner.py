@@ -75,6 +75,12 @@ class RunPlan:
     the environment's are fixed per scenario (None: every seed changes with the trial)."""
 
 
+def is_reference(agent: object) -> bool:
+    """True for a reference agent (`reference = True`, the oracle): the stand-in user makes
+    the user's reference calls for it."""
+    return getattr(agent, "reference", False) is True
+
+
 def session_seed(seed: int, scenario_id: str, trial: int) -> int:
     """A per-session seed, equal across arms and models so conditions stay paired."""
     digest = hashlib.blake2b(f"{seed}|{scenario_id}|{trial}".encode(), digest_size=8).digest()
@@ -138,16 +144,25 @@ def session_id(scenario_id: str, trial: int, arm_index: int, n_arms: int) -> str
     return f"{base}.a{arm_index}" if n_arms > 1 else base
 
 
-def user_for(scenario: Scenario, user_model: Agent | None, seed: int | None = None) -> User:
+def user_for(
+    scenario: Scenario,
+    user_model: Agent | None,
+    seed: int | None = None,
+    *,
+    reference: bool = False,
+) -> User:
     """Scripted turns when the scenario has them; else a simulated user (its requests carry
     `seed`, when given), or the scenario's instructions as one message when no user model
-    is available (reference agents)."""
+    is available. A scripted user makes the scenario's own user calls (`UserSpec.actions`:
+    part of its script); the stand-in of a simulated user makes them only for a `reference`
+    agent (the oracle: the user's share of the reference), never for an agent under test,
+    whose score would otherwise count fixes nobody guided. A simulated user decides its own."""
     spec = scenario.user
     if spec.turns:
-        return ScriptedUser(spec.turns)
+        return ScriptedUser(spec.turns, spec.actions)
     instructions = spec.instructions or ""
     if user_model is None:
-        return InstructionUser(instructions)
+        return InstructionUser(instructions, spec.actions if reference else ())
     return SimulatedUser(user_model, instructions, spec.persona, seed)
 
 
@@ -158,6 +173,8 @@ def plan_session(
     arm_index: int,
     hooks_for: HooksFactory,
     user_model: Agent | None,
+    *,
+    reference: bool = False,
 ) -> tuple[SessionPlan, User]:
     """The plan and the user of one session of `plan`: its seed, id and arm hooks, the
     scenario as the arm rewrites it (perturbations) and the user the arm wraps. Every
@@ -169,7 +186,7 @@ def plan_session(
     # One check: a runtime protocol's isinstance walks its members (~30 µs a session).
     rewriting = hooks if isinstance(hooks, ScenarioHooks) else None
     runs = scenario if rewriting is None else rewriting.rewrite(scenario)
-    user = user_for(runs, user_model, seeds.user)
+    user = user_for(runs, user_model, seeds.user, reference=reference)
     if rewriting is not None:
         user = rewriting.wrap_user(user)
     session_plan = SessionPlan(
@@ -257,6 +274,7 @@ async def execute_run(
     share is preloaded while the first requests wait for their answers (`_preload`).
     """
     by_id = {scenario.id: scenario for scenario in suite.scenarios}
+    reference = is_reference(agent)
     todo = todo_items(suite, plan)
     if progress:
         progress.start(len(todo) + len(plan.skip), len(plan.skip))
@@ -274,7 +292,7 @@ async def execute_run(
             except asyncio.QueueEmpty:
                 return
             session_plan, user = plan_session(
-                plan, scenario, trial, arm_index, hooks_for, user_model
+                plan, scenario, trial, arm_index, hooks_for, user_model, reference=reference
             )
             with request_rank(session_rank(position, len(todo), slots)):
                 session = await run_session(session_plan, suite, agent, user)

@@ -33,10 +33,12 @@ from ..records import (
     ToolResult,
     ToolSpec,
 )
+from ..records._internal import ModelCall
 from ..users import User
 from ._boundary import NoHooks, SessionHooks
 from ._judge import Judge, with_termination
 from ._recorder import Recorder
+from ._user_tools import UserTools, user_reply
 
 REPLY_TOOL = "reply_to_user"
 """The served session's own tool for talking to the user (not a tool of the domain)."""
@@ -89,6 +91,8 @@ class ServedSession:
         self._ids = itertools.count(1)
         self.session: Session | None = None
         self.user = user
+        self.user_tools = UserTools.of(scenario, hooks, self.domain, self.rec, self._context)
+        """The user's own tools (dual control), or None when the user holds none."""
         self.conversation: list[Message] = []
         self._user_done = user is None
         self.opening: str | None = None
@@ -129,9 +133,14 @@ class ServedSession:
     async def _next_user_turn(self) -> str | None:
         if self.user is None or self._user_done:
             return None
-        reply = await self.user.reply(list(self.conversation), self.rec.turn)
-        for call in reply.model_calls:
-            self.rec.emit(EventKind.model_call, call)
+        reply = await user_reply(
+            self.user,
+            list(self.conversation),
+            self.rec.turn,
+            self.user_tools,
+            self.rec,
+            self._model_calls,
+        )
         if reply.stop or not reply.text:
             self._user_done = True
             return None
@@ -139,6 +148,10 @@ class ServedSession:
         self.conversation.append(msg)
         self.rec.emit(EventKind.user_message, msg)
         return reply.text
+
+    def _model_calls(self, calls: list[ModelCall]) -> None:
+        for call in calls:
+            self.rec.emit(EventKind.model_call, call)
 
     async def _reply(self, call: ToolCall) -> ToolResult:
         start = time.perf_counter()
@@ -194,6 +207,8 @@ class ServedSession:
             reason, detail = TerminationReason.infra_error, gone
         try:
             await self.tools.aclose()
+            if self.user_tools is not None:
+                await self.user_tools.aclose()
         finally:
             self.rec.emit(EventKind.end, Termination(termination=reason, detail=detail))
         session = Session(

@@ -21,7 +21,7 @@ from typing import Literal
 from ..agents import Agent
 from ..agents._internal import RateLimiter
 from ..engine import SessionHooks, run_session
-from ..engine._internal import HooksFactory, NoHooks, RunPlan, plan_session
+from ..engine._internal import HooksFactory, NoHooks, RunPlan, is_reference, plan_session
 from ..errors import ConfigError
 from ..records import Scenario, Session
 from ..suites import Suite
@@ -109,7 +109,13 @@ class SessionWorker:
         loaded, agent, user = await self._ready
         scenario = next(s for s in loaded.scenarios if s.id == scenario_id)
         plan, session_user = plan_session(
-            self.spec.plan, scenario, trial, arm_index, self._hooks or _no_hooks, user
+            self.spec.plan,
+            scenario,
+            trial,
+            arm_index,
+            self._hooks or _no_hooks,
+            user,
+            reference=is_reference(agent),
         )
         return await run_session(plan, loaded, agent, session_user)
 

@@ -188,6 +188,7 @@ class SessionBuilder:
         self._last = start or 0.0
         self._pending: dict[str, ToolCall] = {}
         self._call_steps: dict[str, int] = {}
+        self._user_pending: dict[str, ToolCall] = {}
 
     def _emit(self, kind: EventKind, payload: EventPayload, at: float | None) -> None:
         if at is not None:
@@ -277,6 +278,30 @@ class SessionBuilder:
         saved, self.step = self.step, self._call_steps.get(call_id, self.step)
         self._emit(EventKind.tool_result, result, at)
         self.step = saved
+        return call
+
+    def user_calls(self, calls: list[ToolCall], at: float | None = None) -> None:
+        """Calls the user made on its own tools (dual control); results come separately."""
+        for call in calls:
+            self._user_pending[call.id] = call
+            self._emit(EventKind.user_tool_call, call, at)
+
+    def user_tool_result(
+        self, call_id: str, output: str, failed: bool | None, at: float | None = None
+    ) -> ToolCall | None:
+        """The reply to an earlier call of the user's; returns that call (None when the user
+        made no unanswered call with this id: the result is still recorded, its name empty)."""
+        call = self._user_pending.pop(call_id, None)
+        if failed is None:
+            failed = looks_like_error(output)
+        result = ToolResult(
+            call_id=call_id,
+            name=call.name if call else "",
+            output=output,
+            error_class=classify_text(output, ErrorClass.validation_error) if failed else None,
+            error=output.removeprefix("Error:").strip() if failed else None,
+        )
+        self._emit(EventKind.user_tool_result, result, at)
         return call
 
     def end(self, termination: TerminationReason, detail: str = "") -> None:

@@ -41,6 +41,10 @@ class EventKind(StrEnum):
     """`ToolCallEvent`, payload `ToolCall`."""
     tool_result = "tool_result"
     """`ToolResultEvent`, payload `ToolResult`."""
+    user_tool_call = "user_tool_call"
+    """`UserToolCallEvent`, payload `ToolCall`: a call the user side made on its own tools."""
+    user_tool_result = "user_tool_result"
+    """`UserToolResultEvent`, payload `ToolResult`: what the user's own tool answered."""
     model_call = "model_call"
     """`ModelCallEvent`, payload `ModelCall` (provider, model, tokens; never a secret)."""
     agent_error = "agent_error"
@@ -107,6 +111,24 @@ class ToolResultEvent(EventBase):
     """What came back from one tool call, as the agent saw it."""
 
     kind: Literal[EventKind.tool_result] = EventKind.tool_result
+    payload: ToolResult
+
+
+class UserToolCallEvent(EventBase):
+    """The user side called one of its own tools (dual control: the user's phone, say).
+
+    A kind of its own, not a flag on `ToolCallEvent`: every agent metric (call accuracy,
+    recovery, survival, motifs) reads the agent's calls, and the user's stay out of them
+    by construction; readers that want both (a suite's judge, the trace) ask for both."""
+
+    kind: Literal[EventKind.user_tool_call] = EventKind.user_tool_call
+    payload: ToolCall
+
+
+class UserToolResultEvent(EventBase):
+    """What came back from one of the user's own tool calls, as the user saw it."""
+
+    kind: Literal[EventKind.user_tool_result] = EventKind.user_tool_result
     payload: ToolResult
 
 
@@ -185,6 +207,8 @@ Event: TypeAlias = Annotated[
     | AssistantMessageEvent
     | ToolCallEvent
     | ToolResultEvent
+    | UserToolCallEvent
+    | UserToolResultEvent
     | ModelCallEvent
     | AgentErrorEvent
     | FaultInjectedEvent
@@ -246,6 +270,8 @@ EVENT_MODELS: dict[EventKind, type[BaseModel]] = {
         AssistantMessageEvent,
         ToolCallEvent,
         ToolResultEvent,
+        UserToolCallEvent,
+        UserToolResultEvent,
         ModelCallEvent,
         AgentErrorEvent,
         FaultInjectedEvent,

@@ -19,6 +19,8 @@ from ._events import ImplicitFaultEvent as ImplicitFaultEvent
 from ._events import ModelCallEvent as ModelCallEvent
 from ._events import ProviderFaultEvent as ProviderFaultEvent
 from ._events import RecordedDivergenceEvent as RecordedDivergenceEvent
+from ._events import UserToolCallEvent as UserToolCallEvent
+from ._events import UserToolResultEvent as UserToolResultEvent
 from ._events import VerdictEvent as VerdictEvent
 from ._events import make_event as make_event
 from ._events import parse_event as parse_event
@@ -40,4 +42,5 @@ from ._payloads import ImplicitFaultKind as ImplicitFaultKind
 from ._payloads import ProviderFault as ProviderFault
 from ._payloads import ProviderFaultKind as ProviderFaultKind
 from ._payloads import RecordedDivergence as RecordedDivergence
+from ._payloads import Side as Side
 from ._trusted import trusted as trusted

@@ -7,11 +7,20 @@ stores written before these models existed read back unchanged.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._errors import ErrorClass, TerminationReason
+
+Side = Literal["agent", "user"]
+"""Whose tools a fault or a drift met: the agent's (the default) or the user's own."""
+
+
+def _agent_side(value: Any) -> bool:
+    # Left out of dumps on the agent's side, so every payload written before the user side
+    # had tools dumps (and hashes) as it did, and old stores read as the agent's.
+    return bool(value == "agent")
 
 
 class AgentError(BaseModel):
@@ -42,6 +51,8 @@ class FaultInjected(BaseModel):
     """0-based count of earlier calls of this tool in the session (the seeded draw's key)."""
     attempt: int = 0
     """0-based attempt of this call id (a guard retry re-sends the same id)."""
+    side: Side = Field(default="agent", exclude_if=_agent_side)
+    """Whose tool the fault met: the agent's, or the user's own (`user_faults=`)."""
 
 
 class ImplicitFaultKind(StrEnum):
@@ -78,6 +89,8 @@ class ImplicitFault(BaseModel):
     """Id of the `ToolCall` the fault changed."""
     tool: str
     fault: ImplicitFaultKind
+    side: Side = Field(default="agent", exclude_if=_agent_side)
+    """Whose tool the fault changed: the agent's, or the user's own (`user_faults=`)."""
     permanent: bool = False
     """True when a repeated call meets the same fault; False when a repeat clears it."""
     change: dict[str, Any] = Field(default_factory=dict)
@@ -142,6 +155,8 @@ class DriftApplied(BaseModel):
     new_tool: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """The tool's new name, only when the drift renamed it (absent from the JSON otherwise,
     as it always was)."""
+    side: Side = Field(default="agent", exclude_if=_agent_side)
+    """Whose tool list drifted: the agent's, or the user's own (`user_drift=`)."""
 
 
 class Decision(StrEnum):

@@ -143,11 +143,27 @@ class UserSpec(BaseModel):
     """What a simulated user wants, for an LLM playing the user."""
     persona: str | None = None
     """How the simulated user behaves."""
+    tools: str | None = Field(default=None, min_length=1, exclude_if=_unset)
+    """Dual control: the domain whose tools the user holds (its own state and schemas, apart
+    from the agent's), e.g. a phone the agent guides the user through. None: the user's own
+    tools come from the scenario's domain when it has a user side (tau2 telecom), else the
+    user has none."""
+    actions: list[Action] = Field(default_factory=list, exclude_if=_empty_list)
+    """Calls a scripted user (or the stand-in user of a reference agent) makes on its own
+    tools at the start of its turn `Action.turn` (None: the first), before it speaks. A
+    simulated user decides its own calls; these are not shown to it."""
 
     @model_validator(mode="after")
     def _one_kind(self) -> UserSpec:
         if not self.turns and not self.instructions:
             raise ValueError("a user needs `turns` (scripted) or `instructions` (simulated)")
+        if self.turns:
+            late = [a.tool for a in self.actions if (a.turn or 0) >= len(self.turns)]
+            if late:
+                raise ValueError(
+                    f"user action(s) {', '.join(late)} name a turn past the "
+                    f"{len(self.turns)} scripted turn(s)"
+                )
         return self
 
     @property

@@ -16,6 +16,8 @@ from ._events import (
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
+    UserToolCallEvent,
+    UserToolResultEvent,
 )
 from ._messages import Message, ModelCall, ToolCall, ToolResult, Usage
 from ._outcome import Outcome
@@ -92,6 +94,14 @@ class Session(BaseModel):
     def tool_results(self) -> list[ToolResult]:
         """Every tool result, in order."""
         return [e.payload for e in self.events_of(ToolResultEvent)]
+
+    def user_tool_calls(self) -> list[ToolCall]:
+        """Every call the user side made on its own tools (dual control), in order."""
+        return [e.payload for e in self.events_of(UserToolCallEvent)]
+
+    def user_tool_results(self) -> list[ToolResult]:
+        """Every result of the user's own tool calls, in order."""
+        return [e.payload for e in self.events_of(UserToolResultEvent)]
 
     def model_calls(self) -> list[ModelCall]:
         """Every model request, in order."""

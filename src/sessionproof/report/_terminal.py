@@ -26,6 +26,8 @@ from ..records._internal import (
     GuardDecisionEvent,
     Mismatch,
     RecordedDivergenceEvent,
+    UserToolCallEvent,
+    UserToolResultEvent,
 )
 from ..scoring import RunSummary
 from ..scoring._internal import METRIC_DEFINITIONS, not_judged_reason, verdict_label
@@ -92,13 +94,17 @@ def _render_event(console: Console, e: Event) -> None:
         args = call.arguments
         shown = json.dumps(args) if args is not None else repr(call.raw_arguments)
         console.print(f"  [yellow]→ {escape(call.name)}[/]({escape(_short(shown, 200))})")
-    elif isinstance(e, ToolResultEvent):
+    elif isinstance(e, ToolResultEvent | UserToolResultEvent):
         result = e.payload
         cls = result.error_class
         injected = " (injected)" if result.injected else ""
         tag = "[red]✗ " + escape(str(cls)) + injected + "[/]"
         mark = tag if cls else "[dim]←[/]"
         console.print(f"    {mark} {escape(_short(result.output, 300))}")
+    elif isinstance(e, UserToolCallEvent):  # the user on its own tools (dual control)
+        call = e.payload
+        shown = json.dumps(call.arguments) if call.arguments is not None else ""
+        console.print(f"  [cyan]user → {escape(call.name)}[/]({escape(_short(shown, 200))})")
     elif isinstance(e, AgentErrorEvent):
         msg = escape(e.payload.message)
         console.print(f"  [red]agent error {escape(str(e.payload.error_class))}[/]: {msg}")

@@ -183,12 +183,13 @@ class _Trace:
                 decided = event.payload
                 if decided.decision is not Decision.pass_ and decided.call_id:
                     self.guard.append((i, decided.call_id))
-            elif isinstance(event, FaultInjectedEvent):
+            elif isinstance(event, FaultInjectedEvent) and event.payload.side == "agent":
+                # (a fault on the user's own tools is none the agent could detect)
                 p = event.payload
                 # A plan that marks explicit faults permanent says so on its payload.
                 permanent = bool(getattr(p, "permanent", False))
                 self._fault(i, p.call_id, p.tool, p.error_class.value, False, permanent)
-            elif isinstance(event, ImplicitFaultEvent):
+            elif isinstance(event, ImplicitFaultEvent) and event.payload.side == "agent":
                 q = event.payload
                 self._fault(i, q.call_id, q.tool, q.fault.value, True, q.permanent)
 

@@ -56,6 +56,8 @@ def tool_boundary(session: Session) -> BoundaryCounts:
     reached: Counter[str] = Counter()
     for event in session.events:
         if event.kind is EventKind.fault_injected:
+            if event.payload.side == "user":
+                continue  # the user's own tools: no boundary of the agent's
             injected[event.payload.error_class.value] += 1
         elif event.kind is EventKind.tool_result and event.payload.injected:
             error_class = event.payload.error_class

@@ -138,7 +138,7 @@ class _SessionView:
                     self.failures.append(_Failure(i, result.call_id, result.error_class, False))
             elif isinstance(event, AssistantMessageEvent) and event.payload.content:
                 self.spoke.append(i)
-            elif isinstance(event, FaultInjectedEvent):
+            elif isinstance(event, FaultInjectedEvent) and event.payload.side == "agent":
                 fault = event.payload
                 self.failures.append(_Failure(i, fault.call_id, fault.error_class, True))
             elif isinstance(event, GuardDecisionEvent):

@@ -88,13 +88,13 @@ def traced_calls(session: Session) -> list[TracedCall]:
             calls.append(event)
         elif isinstance(event, ToolResultEvent):
             results[event.payload.call_id] = event.payload
-        elif isinstance(event, FaultInjectedEvent):
+        elif isinstance(event, FaultInjectedEvent) and event.payload.side == "agent":
             call_id = event.payload.call_id
             injected[call_id] += 1
             committed[call_id] += event.payload.committed
         elif isinstance(event, GuardDecisionEvent) and event.payload.decision in _NOT_SENT:
             refused.add(str(event.payload.call_id))
-        elif isinstance(event, ImplicitFaultEvent):
+        elif isinstance(event, ImplicitFaultEvent) and event.payload.side == "agent":
             fault = event.payload
             if fault.fault in UNCOMMITTED_KINDS:
                 uncommitted.add(fault.call_id)

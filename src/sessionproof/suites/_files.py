@@ -99,6 +99,35 @@ def _check_judgeable(scenario: Scenario, stateful: bool, where: str) -> None:
         )
 
 
+def _check_user_tools(scenario: Scenario, where: str, spec: Any, known: list[str]) -> None:
+    """Refuse user tools that name an unknown domain, and user actions on tools the user
+    does not hold (`user.tools`, or the domain's own user side)."""
+    user = scenario.user
+    names: set[str] | None = None
+    if user.tools is not None:
+        if user.tools not in known:
+            raise InputFileError(
+                f"{where}: user.tools: unknown domain {user.tools!r}"
+                f"{_suggest(user.tools, known)}; known domains: {', '.join(known)}"
+            )
+        try:
+            names = {t.name for t in get_domain(user.tools).tools()}
+        except SessionproofError as exc:
+            raise InputFileError(f"{where}: user.tools: {exc}") from None
+    elif callable(getattr(spec, "user_tools", None)):
+        names = {t.name for t in spec.user_tools()}
+    for i, action in enumerate(user.actions):
+        if names is None:
+            raise InputFileError(
+                f"{where}: user.actions.{i}: the user holds no tools (give user.tools a domain)"
+            )
+        if action.tool not in names:
+            raise InputFileError(
+                f"{where}: user.actions.{i}: the user has no tool {action.tool!r}"
+                f"{_suggest(action.tool, sorted(names))}"
+            )
+
+
 def check_scenario(scenario: Scenario, where: str) -> None:
     """Refuse a scenario whose domain is unknown, whose criteria name tools its domain lacks
     or call rules no one registered; `where` starts the message (file and scenario)."""
@@ -113,6 +142,7 @@ def check_scenario(scenario: Scenario, where: str) -> None:
         tools = [t.name for t in spec.tools()]
     except SessionproofError as exc:
         raise InputFileError(f"{where}: domain: {exc}") from None
+    _check_user_tools(scenario, where, spec, known)
     rules = scenario.criteria.call_rules
     if rules is not None and rules not in call_rule_names():
         names = call_rule_names()

@@ -276,7 +276,13 @@ class SessionSpans:
             parse_error=text_attr(a, n.PARSE_ERROR) or unread,
         )
         calls[call_id] = call
-        out = [self._pending(a, EventKind.tool_call, call, span.start_ns, tie)]
+        user = a.get(n.TOOL_SIDE) == "user"  # the user's own tools (dual control)
+        kinds = (
+            (EventKind.user_tool_call, EventKind.user_tool_result)
+            if user
+            else (EventKind.tool_call, EventKind.tool_result)
+        )
+        out = [self._pending(a, kinds[0], call, span.start_ns, tie)]
         ours = n.SEQ in a
         if ours and n.RESULT_SEQ not in a:
             return out  # our export of a call that never got a result
@@ -296,7 +302,7 @@ class SessionSpans:
         out.append(
             self._pending(
                 a,
-                EventKind.tool_result,
+                kinds[1],
                 result,
                 span.end_ns,
                 tie,

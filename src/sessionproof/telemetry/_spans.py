@@ -35,7 +35,13 @@ from ..records import (
     ToolResultEvent,
     UserMessageEvent,
 )
-from ..records._internal import EventBase, ModelCallEvent, VerdictEvent
+from ..records._internal import (
+    EventBase,
+    ModelCallEvent,
+    UserToolCallEvent,
+    UserToolResultEvent,
+    VerdictEvent,
+)
 from ..scoring._internal import PriceTable, shipped_prices
 from ..store._internal import scrub_text, scrub_value
 from . import _names as n
@@ -143,7 +149,7 @@ class _Builder:
         self.turn_attrs: Attrs = {}
         self.turn_events: list[SpanEvent] = []
         self.turn_start = self.turn_end = 0.0
-        self.open_calls: dict[str, tuple[ToolCallEvent, list[SpanEvent]]] = {}
+        self.open_calls: dict[str, tuple[ToolCallEvent | UserToolCallEvent, list[SpanEvent]]] = {}
 
     def _span_id(self, key: str) -> bytes:
         return _id(self.s.run_id, self.s.session_id, key, size=8)
@@ -226,9 +232,9 @@ class _Builder:
             if ids:
                 attrs[n.TOOL_CALLS] = ids
             self.turn_events.append(_event("sessionproof.assistant_message", attrs, event.t_wall))
-        elif isinstance(event, ToolCallEvent):
+        elif isinstance(event, ToolCallEvent | UserToolCallEvent):
             self.open_calls[event.payload.id] = (event, [])
-        elif isinstance(event, ToolResultEvent):
+        elif isinstance(event, ToolResultEvent | UserToolResultEvent):
             self._tool(event, parent)
         else:
             prefix = f"{n.NS}{event.kind.value}."
@@ -266,7 +272,7 @@ class _Builder:
         start = event.t_wall - call.latency_s
         self._span(f"chat {call.model}", span_id, parent, attrs, start, event.t_wall, kind=CLIENT)
 
-    def _tool(self, event: ToolResultEvent, parent: bytes) -> None:
+    def _tool(self, event: ToolResultEvent | UserToolResultEvent, parent: bytes) -> None:
         result = event.payload
         opened = self.open_calls.pop(result.call_id, None)
         attrs: Attrs = {
@@ -280,6 +286,8 @@ class _Builder:
             n.RESULT_T_WALL: event.t_wall,
             n.RESULT_T_MONO: event.t_mono,
         }
+        if isinstance(event, UserToolResultEvent):
+            attrs[n.TOOL_SIDE] = "user"
         events: list[SpanEvent] = []
         start = event.t_wall - result.latency_s
         if opened is not None:
@@ -369,6 +377,8 @@ class _Builder:
                 n.ARGS_VALID: call.arguments is not None,
                 **_position(call_event),
             }
+            if isinstance(call_event, UserToolCallEvent):
+                call_attrs[n.TOOL_SIDE] = "user"
             span_id = self._span_id(f"call-{call_event.seq}")
             name = f"{n.EXECUTE_TOOL} {call.name}"
             events = [*events, *self._evaluations(call.id, call_event.t_wall)]

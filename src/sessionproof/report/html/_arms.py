@@ -74,7 +74,8 @@ def arms_section(runs: Sequence[ReportRun]) -> str:
                     str(f.sessions),
                     f"{pct(f.accuracy) if f.judged else NONE} ({f.passed}/{f.judged})",
                     f.interval,
-                    str(f.faults),
+                    str(f.faults)
+                    + (f" (+{f.user_faults} on the user's tools)" if f.user_faults else ""),
                     f"{pct(rate if isinstance(rate, float) else None)} "
                     f"({rec.get('recovered', 0)}/{rec.get('failures', 0)})",
                     not_judged_text(f),

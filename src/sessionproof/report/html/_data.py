@@ -22,6 +22,8 @@ from ...records._internal import (
     FaultInjectedEvent,
     GuardDecisionEvent,
     ProviderFaultEvent,
+    UserToolCallEvent,
+    UserToolResultEvent,
 )
 from ...scoring import MetricsReport
 from ...scoring._internal import (
@@ -119,9 +121,22 @@ def _event_rows(session: Session) -> list[list[Any]]:
                 else ""
             )
             rows.append(_row("result", _cut(f"{r.name} → {tag}{r.output}"), e.step, e.turn))
+        elif isinstance(e, UserToolCallEvent):  # the user on its own tools (dual control)
+            call = e.payload
+            args = call.raw_arguments if call.arguments is None else str(call.arguments)
+            rows.append(_row("call", _cut(f"user: {call.name}({args})"), e.step, e.turn))
+        elif isinstance(e, UserToolResultEvent):
+            r = e.payload
+            tag = (
+                f"[{r.error_class.value}{' injected' if r.injected else ''}] "
+                if r.error_class
+                else ""
+            )
+            rows.append(_row("result", _cut(f"user: {r.name} → {tag}{r.output}"), e.step, e.turn))
         elif isinstance(e, FaultInjectedEvent):
             f = e.payload
-            text = f"{f.error_class.value} on {f.tool} (committed: {f.committed})"
+            whose = "the user's " if f.side == "user" else ""
+            text = f"{f.error_class.value} on {whose}{f.tool} (committed: {f.committed})"
             rows.append(_row("fault", text, e.step, e.turn))
         elif isinstance(e, ProviderFaultEvent):
             p = e.payload

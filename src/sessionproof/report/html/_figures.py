@@ -33,7 +33,9 @@ class ArmFigures:
     pass_k: dict[int, tuple[float | None, float | None]] = field(default_factory=dict)
     """k → (pass^k, pass@k) over the scenarios with k judged trials."""
     faults: int = 0
-    """Faults injected into the arm's tool calls."""
+    """Faults injected into the arm's tool calls (the agent's tools)."""
+    user_faults: int = 0
+    """Faults injected into the user's own tools (dual control), counted apart."""
 
     @property
     def accuracy(self) -> float | None:
@@ -76,7 +78,12 @@ def arm_figures(run: ReportRun, arm: str, *, faults: bool = False) -> ArmFigures
             out.judged += 1
             out.passed += v
         if faults:
-            out.faults += sum(isinstance(e, FaultInjectedEvent) for e in s.events)
+            for e in s.events:
+                if isinstance(e, FaultInjectedEvent):
+                    if e.payload.side == "user":
+                        out.user_faults += 1
+                    else:
+                        out.faults += 1
     metrics = run.arms.get(arm)
     if metrics is not None and not out.not_judged:
         for key, hat in metrics.summary.pass_hat_k.items():

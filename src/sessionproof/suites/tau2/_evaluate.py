@@ -170,6 +170,10 @@ def judge_tau2(
             name="termination", passed=False, evidence=f"ended as {ended}: tau2 scores it 0"
         )
         return Judgement(outcome=Outcome(success=False, reward=0.0, criteria=[result]))
+    if scenario.domain == "telecom":  # a dual-control world: both sides judged
+        from .telecom._internal import judge_telecom
+
+        return judge_telecom(scenario, session, task, final_domain, judge)
     crit = task.evaluation_criteria
     if crit is None:
         note = CriterionResult(name="criteria", passed=True, evidence="the task has no criteria")

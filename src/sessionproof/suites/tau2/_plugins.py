@@ -1,6 +1,6 @@
 """What this package registers through sessionproof's entry points (see `pyproject.toml`):
-the suites `tau2-retail[:SPLIT]` and `tau2-airline[:SPLIT]`, and the judges of tau2 and
-tau-bench tasks. Importing this module loads nothing else of the package."""
+the suites `tau2-retail[:SPLIT]`, `tau2-airline[:SPLIT]` and `tau2-telecom[:SPLIT]`, and
+the judges of tau2 and tau-bench tasks. Importing this module loads nothing else of the package."""
 
 from __future__ import annotations
 
@@ -28,6 +28,21 @@ RETAIL_SUITE = SuitePlugin(
     usage="tau2-retail[:SPLIT]",
 )
 """`--suite tau2-retail[:SPLIT]`."""
+
+
+def _load_telecom(name: str) -> Suite:
+    from .telecom._internal import telecom_suite
+
+    return telecom_suite(name)
+
+
+TELECOM_SUITE = SuitePlugin(
+    "tau2-bench telecom tasks (the user holds their phone: dual control; tau2's small set, "
+    "or a checkout's full set with --tau2-data)",
+    _load_telecom,
+    usage="tau2-telecom[:SPLIT]",
+)
+"""`--suite tau2-telecom[:SPLIT]`."""
 
 AIRLINE_SUITE = SuitePlugin(
     "tau2-bench airline tasks (simulated user)", _load, usage="tau2-airline[:SPLIT]"

@@ -63,6 +63,7 @@ class _Message(TypedDict):
     id: NotRequired[str | None]
     error: NotRequired[bool | None]
     timestamp: NotRequired[str | float | None]
+    requestor: NotRequired[str | None]
 
 
 def _as_text(value: object) -> object:
@@ -160,6 +161,15 @@ def _tasks(
             )
             if tid is not None:
                 out[str(tid)] = (None, f"its task is invalid ({where}: {msg})")
+            continue
+        if domain == "telecom":  # set-up on both sides and the user's own actions
+            from .telecom._internal import TelecomFiles, scenario_of, task_problem
+
+            why = task_problem(task)
+            if why:
+                out[task.id] = (None, f"task {task.id}: {why}")
+            else:
+                out[task.id] = (scenario_of(task, item, TelecomFiles()), None)
             continue
         why = task.unsupported()
         if why:
@@ -287,17 +297,13 @@ def _simulation(
         at = parse_time(message.get("timestamp"))
         role = message["role"]
         if role == "user":
-            if message.get("tool_calls"):
-                result.errors.append(
-                    RecordError(
-                        index=index,
-                        field=f"messages.{j}.tool_calls",
-                        message="user tool calls are not supported here; ignored",
-                        record_id=sid,
-                        fatal=False,
-                    )
+            own = message.get("tool_calls")
+            if own:  # the user on its own tools (dual control: telecom's phone)
+                builder.user_calls(
+                    [tool_call(c["id"], c["name"], c.get("arguments")) for c in own], at
                 )
-            builder.user(message.get("content") or "", at)
+            if message.get("content") or not own:
+                builder.user(message.get("content") or "", at)
         elif role == "assistant":
             calls = [
                 tool_call(c["id"], c["name"], c.get("arguments"))
@@ -350,6 +356,14 @@ def _simulation(
                 )
                 return None
             output = message.get("content") or ""
+            if message.get("requestor") == "user":
+                if builder.user_tool_result(call_id, output, message.get("error"), at) is None:
+                    result.errors.append(
+                        unanswered_result(
+                            call_id, field=f"messages.{j}.id", index=index, record_id=sid
+                        )
+                    )
+                continue
             if builder.tool_result(call_id, output, message.get("error"), at) is None:
                 result.errors.append(
                     unanswered_result(call_id, field=f"messages.{j}.id", index=index, record_id=sid)
