@@ -1,0 +1,237 @@
+"""tau2-banking: knowledge-base search, the banking tools, the suite's loading, and tau2's
+verdict on oracle and idle sessions under each retrieval configuration."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessionproof.agents import OracleAgent, ScriptedAgent
+from sessionproof.engine import run_session
+from sessionproof.engine._internal import SessionPlan, user_for
+from sessionproof.errors import ConfigError, InputFileError
+from sessionproof.records import Session
+from sessionproof.suites.tau2.banking._db import fresh_db
+from sessionproof.suites.tau2.banking._judge import JUDGE
+from sessionproof.suites.tau2.banking._kb import KnowledgeBase, packaged_kb, read_documents_dir
+from sessionproof.suites.tau2.banking._suite import (
+    BankingSuite,
+    banking_suite,
+    left_out_note,
+    packaged_tasks,
+)
+from sessionproof.suites.tau2.banking._tools import Bm25Tools, GrepTools, hex_id
+
+
+def _tasks() -> dict[str, dict[str, Any]]:
+    return {t["id"]: t for t in packaged_tasks()}
+
+
+@pytest.mark.parametrize(
+    ("task_id", "doc_id"),
+    [
+        ("task_004", "doc_bank_accounts_bank_accounts_(general)_042"),
+        ("task_046", "doc_credit_cards_credit_card_account_logistics_003"),
+    ],
+)
+def test_bm25_ranks_a_tasks_required_document_first_for_its_topic(
+    task_id: str, doc_id: str
+) -> None:
+    assert doc_id in _tasks()[task_id]["required_documents"]
+    kb = packaged_kb()
+    hits = kb.bm25(kb.by_id[doc_id].title)
+    assert hits[0][0].id == doc_id
+    assert len(hits) == 10 and hits[0][1] > hits[1][1] > 0
+
+
+def test_grep_ranks_by_match_count_and_searches_a_broken_regex_as_text() -> None:
+    kb = KnowledgeBase([])
+    kb = type(kb)(
+        [
+            *packaged_kb().documents[:0],
+            *[
+                type(packaged_kb().documents[0])(f"d{i}", f"T{i}", text)
+                for i, text in enumerate(["fee fee fee", "a fee", "nothing", "cost ([x"])
+            ],
+        ]
+    )
+    assert [(d.id, n) for d, n in kb.grep("FEE")] == [("d0", 3.0), ("d1", 1.0)]
+    assert [d.id for d, _ in kb.grep("fee|nothing")] == ["d0", "d1", "d2"]
+    assert [d.id for d, _ in kb.grep("([x")] == ["d3"]
+    assert kb.grep("  ") == []
+
+
+def test_search_tools_render_hits_and_say_when_nothing_matches() -> None:
+    db = fresh_db()
+    bm25 = Bm25Tools(db, kb=packaged_kb())
+    out = bm25.invoke("KB_search", {"query": "Human Agent Transfer Reason Codes"})
+    assert out.startswith("1. Internal: Human Agent Transfer Reason Codes\n")
+    assert "ID: doc_bank_accounts_bank_accounts_(general)_042" in out
+    assert bm25.invoke("KB_search", {"query": " "}) == "No relevant documents found."
+    grep = GrepTools(db, kb=packaged_kb())
+    assert grep.invoke("grep", {"pattern": "zzqqxx"}) == "No matches found for pattern: zzqqxx"
+    assert "grep" not in Bm25Tools.tool_names() and "KB_search" not in GrepTools.tool_names()
+    doc = grep.invoke("get_document", {"doc_id": "doc_bank_accounts_bank_accounts_(general)_042"})
+    assert doc.startswith("Internal: Human Agent Transfer Reason Codes\n")
+    assert grep.invoke("get_document", {"doc_id": "nope"}) == "Error: Document 'nope' not found."
+
+
+def test_account_tools_read_and_write_the_db() -> None:
+    db = fresh_db()
+    tools = Bm25Tools(db)
+    assert "Found 1 record(s) in 'users'" in tools.invoke(
+        "get_user_information_by_id", {"user_id": "123"}
+    )
+    assert tools.invoke("get_user_information_by_email", {"email": "x@y"}) == (
+        "No records found in 'users'."
+    )
+    tools.invoke("change_user_email", {"user_id": "123", "new_email": "m@new.example"})
+    assert db.rows("users")["123"]["email"] == "m@new.example"
+    assert tools.invoke("change_user_email", {"user_id": "zz", "new_email": "a"}).startswith(
+        "Error: User with ID 'zz' not found"
+    )
+    args = {
+        "name": "Mia Smith",
+        "user_id": "123",
+        "address": "742 Maple Street, Austin, TX 78701",
+        "email": "mia.smith8574@gmail.com",
+        "phone_number": "512-555-0147",
+        "date_of_birth": "03/15/1992",
+        "time_verified": "2025-11-14 03:40:00 EST",
+    }
+    assert tools.invoke("log_verification", args).startswith("Verification logged")
+    assert db.rows("verification_history")["123_20251114_034000_EST"]["email"] == args["email"]
+    assert tools.invoke("log_verification", args).startswith("Failed to log verification")
+    out = tools.invoke("transfer_to_human_agents", {"summary": "s", "reason": "bogus"})
+    assert out.startswith("Error: Invalid transfer reason 'bogus'")
+
+
+def test_discoverable_tools_must_be_unlocked_and_only_writes_or_task_reads_are_logged() -> None:
+    db = fresh_db()
+    tools = Bm25Tools(db, read_log=frozenset({"get_debit_cards_by_account_id_7823"}))
+    call = "call_discoverable_agent_tool"
+    read = {"agent_tool_name": "get_all_user_accounts_by_user_id_3847", "arguments": "{}"}
+    assert "has not been unlocked" in tools.invoke(call, read)
+    tools.invoke("unlock_discoverable_agent_tool", {"agent_tool_name": read["agent_tool_name"]})
+    assert tools.invoke(call, read).startswith("Error: Invalid arguments")
+    read["arguments"] = json.dumps({"user_id": "123"})
+    assert "Bank Accounts:" in tools.invoke(call, read)
+    assert db.rows("agent_discoverable_tools") == {}  # an extra read is not logged
+    name = "get_debit_cards_by_account_id_7823"
+    tools.invoke("unlock_discoverable_agent_tool", {"agent_tool_name": name})
+    tools.invoke(call, {"agent_tool_name": name, "arguments": '{"account_id": "01"}'})
+    logged = hex_id(f"agent_discoverable_tool:{name}")
+    assert db.rows("agent_discoverable_tools") == {logged: {"tool_name": name, "status": "CALLED"}}
+    unknown = tools.invoke("unlock_discoverable_agent_tool", {"agent_tool_name": "made_up_1"})
+    assert unknown.startswith("Error: Unknown agent tool 'made_up_1'")
+
+
+def test_a_debit_card_write_changes_the_card_and_is_logged() -> None:
+    db = fresh_db()
+    tools = Bm25Tools(db)
+    name = "freeze_debit_card_3892"
+    tools.invoke("unlock_discoverable_agent_tool", {"agent_tool_name": name})
+    args = {"agent_tool_name": name, "arguments": '{"card_id": "dbc_538bfb9cba"}'}
+    assert tools.invoke("call_discoverable_agent_tool", args).startswith("Debit Card Frozen")
+    card = db.rows("debit_cards")["dbc_538bfb9cba"]
+    assert (card["status"], card["frozen_date"]) == ("FROZEN", "11/14/2025")
+    assert "already frozen" in tools.invoke("call_discoverable_agent_tool", args)
+    assert len(db.rows("agent_discoverable_tools")) == 1
+
+
+def _run(suite: BankingSuite, agent: Any) -> list[Session]:
+    async def go() -> list[Session]:
+        out = []
+        for scenario in suite.scenarios:
+            plan = SessionPlan(run_id="r", session_id=scenario.id, scenario=scenario, trial=0)
+            out.append(await run_session(plan, suite, agent, user_for(scenario, None)))
+        return out
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("retrieval", ["bm25", "grep"])
+def test_the_oracle_passes_every_task_under_each_retrieval(retrieval: str) -> None:
+    suite = banking_suite(f"tau2-banking:{retrieval}")
+    assert suite.scenarios and all(
+        f"retrieval:{retrieval}" in s.tags and s.metadata["retrieval"] == retrieval
+        for s in suite.scenarios
+    )
+    tools = suite.domain_for(suite.scenarios[0]).tool_names()
+    assert ("KB_search" in tools) == (retrieval == "bm25")
+    assert ("grep" in tools) == (retrieval == "grep")
+    sessions = _run(suite, OracleAgent())
+    assert [s.scenario_id for s in sessions if not s.success] == []
+    assert all(s.outcome and s.outcome.reward == 1.0 for s in sessions)
+    # The recorded sessions get the same verdict from the registered judge (store scoring).
+    for scenario, session in zip(suite.scenarios, sessions, strict=True):
+        assert JUDGE.judge_recorded(scenario, session).outcome.reward == 1.0
+
+
+def test_an_idle_agent_fails_the_tasks_that_change_the_db() -> None:
+    suite = banking_suite("tau2-banking")
+    writes = {
+        s.id
+        for s in suite.scenarios
+        if any(a.tool in {"log_verification", "call_discoverable_agent_tool"}
+               for a in s.criteria.gold_actions)
+    }  # fmt: skip
+    assert writes == {"task_005", "task_046"}
+    sessions = _run(suite, ScriptedAgent(["Let me look into that."]))
+    failed = {s.scenario_id for s in sessions if not s.success}
+    for session in sessions:
+        if session.scenario_id in writes:
+            assert session.outcome is not None
+            db = session.outcome.criterion("db")
+            assert db is not None and db.passed is False
+    # The ACTION-graded tasks (a transfer with its reason) fail too: none is passed idle.
+    assert failed == {s.id for s in suite.scenarios}
+
+
+def test_tasks_that_cannot_run_here_are_left_out_and_said() -> None:
+    suite = banking_suite("tau2-banking")
+    assert len(suite.scenarios) + len(suite.left_out) == 97
+    assert "user's own tool calls: apply_for_credit_card" in suite.left_out["task_001"]
+    assert "not implemented here" in suite.left_out["task_060"]
+    note = left_out_note(suite.left_out)
+    assert note.startswith(f"tau2-banking: {len(suite.left_out)} of the tasks are left out")
+    assert "49 its reference actions include the user's own tool calls" in note
+
+
+def test_initialization_data_is_merged_into_the_tasks_db() -> None:
+    suite = banking_suite("tau2-banking")
+    scenario = next(s for s in suite.scenarios if s.id == "task_046")
+    agent_data = scenario.metadata["tau2_task"]["initial_state"]["initialization_data"][
+        "agent_data"
+    ]
+    table, records = next(iter(agent_data.items()))
+    db = suite.domain_for(scenario).create().db
+    for key, record in records["data"].items():
+        assert db.rows(table)[key] == record
+    assert "123" in db.rows("users")  # the base DB is still there
+
+
+def test_broken_input_gets_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match="no documents directory"):
+        read_documents_dir(tmp_path / "documents")
+    docs = tmp_path / "documents"
+    docs.mkdir()
+    (docs / "a.json").write_text('{"id": "a", "title": "A"}')
+    with pytest.raises(InputFileError, match="document #0 needs text fields"):
+        read_documents_dir(docs)
+    (docs / "a.json").write_text("{broken")
+    with pytest.raises(InputFileError, match=r"a\.json: not a readable JSON document"):
+        read_documents_dir(docs)
+    tasks = copy.deepcopy(packaged_tasks()[:3])
+    del tasks[2]["user_scenario"]
+    with pytest.raises(InputFileError, match=r"banking tasks: task #2: .*user_scenario"):
+        banking_suite("tau2-banking", tasks)
+    with pytest.raises(InputFileError, match="expected a list of tasks"):
+        banking_suite("tau2-banking", {"tasks": []})  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="unknown retrieval 'dense'"):
+        banking_suite("tau2-banking:dense")
