@@ -17,6 +17,7 @@ from sessionproof.engine._internal import SessionPlan, user_for
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.records import Session
 from sessionproof.suites.tau2.banking._db import fresh_db
+from sessionproof.suites.tau2.banking._discoverable import hex_id
 from sessionproof.suites.tau2.banking._judge import JUDGE
 from sessionproof.suites.tau2.banking._kb import KnowledgeBase, packaged_kb, read_documents_dir
 from sessionproof.suites.tau2.banking._suite import (
@@ -25,7 +26,7 @@ from sessionproof.suites.tau2.banking._suite import (
     left_out_note,
     packaged_tasks,
 )
-from sessionproof.suites.tau2.banking._tools import Bm25Tools, GrepTools, hex_id
+from sessionproof.suites.tau2.banking._tools import Bm25Tools, GrepTools
 
 
 def _tasks() -> dict[str, dict[str, Any]]:
@@ -178,10 +179,11 @@ def test_an_idle_agent_fails_the_tasks_that_change_the_db() -> None:
     writes = {
         s.id
         for s in suite.scenarios
-        if any(a.tool in {"log_verification", "call_discoverable_agent_tool"}
-               for a in s.criteria.gold_actions)
+        if s.criteria.compare_state
+        and any(a.tool in {"log_verification", "call_discoverable_agent_tool"}
+                for a in s.criteria.gold_actions)
     }  # fmt: skip
-    assert writes == {"task_005", "task_046"}
+    assert {"task_005", "task_046"} <= writes
     sessions = _run(suite, ScriptedAgent(["Let me look into that."]))
     failed = {s.scenario_id for s in sessions if not s.success}
     for session in sessions:
@@ -197,7 +199,9 @@ def test_tasks_that_cannot_run_here_are_left_out_and_said() -> None:
     suite = banking_suite("tau2-banking")
     assert len(suite.scenarios) + len(suite.left_out) == 97
     assert "user's own tool calls: apply_for_credit_card" in suite.left_out["task_001"]
-    assert "not implemented here" in suite.left_out["task_060"]
+    user_side = {t for t, why in suite.left_out.items() if "user's own tool calls" in why}
+    missing = {t for t, why in suite.left_out.items() if "not implemented here" in why}
+    assert len(user_side) == 49 and user_side | missing == set(suite.left_out)
     note = left_out_note(suite.left_out)
     assert note.startswith(f"tau2-banking: {len(suite.left_out)} of the tasks are left out")
     assert "49 its reference actions include the user's own tool calls" in note

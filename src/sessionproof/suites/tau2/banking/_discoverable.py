@@ -3,12 +3,13 @@ unlocks (`unlock_discoverable_agent_tool`) and then calls by name with JSON argu
 (`call_discoverable_agent_tool`). Semantics (checks, effects on the DB, reply texts' facts)
 follow tau2-bench's banking_knowledge; the texts are our own wording of the same facts.
 
-Only the tools listed in `DISCOVERABLE` exist here; a task whose reference actions need
-another is left out of the suite at load, with the names (see `_suite`).
+This module holds the shared parts and the lookups; `_registry.DISCOVERABLE` lists every
+tool. A task whose reference actions need a tool not there is left out at load (`_suite`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +22,11 @@ TODAY = "11/14/2025"
 """The banking domain's fixed date (every task is set on this day)."""
 
 
+def hex_id(seed: str, length: int = 16) -> str:
+    """tau2's deterministic record id: the first `length` hex digits of sha256(seed)."""
+    return hashlib.sha256(seed.encode()).digest()[: length // 2].hex()
+
+
 @dataclass(frozen=True)
 class Discoverable:
     """One discoverable tool: whether it changes the DB, what it does, its parameters."""
@@ -28,7 +34,8 @@ class Discoverable:
     write: bool
     description: str
     params: tuple[tuple[str, str, str], ...]
-    """(name, type, description) of each required parameter."""
+    """(name, type, description) of each parameter; a type ending in ", optional" marks
+    one with a default."""
     run: Callable[..., str]
 
 
@@ -252,11 +259,29 @@ def pending_replacements(db: BankingDB, credit_card_account_id: str) -> str:
     )
 
 
-def _p(name: str, what: str) -> tuple[str, str, str]:
-    return (name, "string", what)
+def param(name: str, what: str, kind: str = "string") -> tuple[str, str, str]:
+    """One parameter's (name, type, description)."""
+    return (name, kind, what)
 
 
-DISCOVERABLE: dict[str, Discoverable] = {
+_p = param
+
+
+def balance_of(value: Any) -> float:
+    """A balance stored as a number or as text such as '$2,850.00'."""
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        return float(value.replace("$", "").replace(",", ""))
+    return 0.0
+
+
+def account_balance(account: dict[str, Any]) -> float:
+    """An account's balance (`current_holdings`, else `balance`)."""
+    return balance_of(account.get("current_holdings", account.get("balance", 0)))
+
+
+BASIC: dict[str, Discoverable] = {
     "get_all_user_accounts_by_user_id_3847": Discoverable(
         False,
         "List every account of a customer: checking, savings and credit cards.",
@@ -312,14 +337,4 @@ DISCOVERABLE: dict[str, Discoverable] = {
         unfreeze_debit_card,
     ),
 }
-"""The discoverable agent tools this package implements, by name."""
-
-
-def describe(name: str) -> str:
-    """What unlocking a tool shows the agent: its description and parameters."""
-    tool = DISCOVERABLE[name]
-    params = "\n".join(f"  - {n}: {t} (required) - {d}" for n, t, d in tool.params)
-    return (
-        f"Tool: {name}\nDescription: {tool.description}\n"
-        f"Parameters:\n{params or '  (no parameters)'}"
-    )
+"""Account, card and dispute lookups and the debit-card status changes, by name."""

@@ -26,8 +26,8 @@ from ....errors import InputFileError, UnknownSuiteError, describe_validation
 from ....records import Action, Criteria, Outcome, Scenario, Session, UserSpec
 from ..._suite import Suite
 from .._tau2task import Tau2Task, render_instructions
-from ._discoverable import DISCOVERABLE
 from ._judge import EVALUATOR, evaluate_banking
+from ._registry import DISCOVERABLE
 from ._spec import DEFAULT_RETRIEVAL, DOMAIN, BankingSpec, check_retrieval
 
 SUITE = "tau2-banking"

@@ -10,14 +10,14 @@ allowlist: extra cautious reads no longer change the DB and zero the reward).
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 
 from ....domains import Toolkit, tool
 from ._db import BankingDB
-from ._discoverable import DISCOVERABLE, describe
+from ._discoverable import hex_id
 from ._kb import KnowledgeBase, format_hits
+from ._registry import DISCOVERABLE, describe
 
 TRANSFER_REASONS = (
     "fraud_or_security_concern",
@@ -41,11 +41,6 @@ TRANSFER_REASONS = (
     "other",
 )
 """The reason codes a transfer may carry (the knowledge base explains which applies)."""
-
-
-def hex_id(seed: str, length: int = 16) -> str:
-    """tau2's deterministic record id: the first `length` hex digits of sha256(seed)."""
-    return hashlib.sha256(seed.encode()).digest()[: length // 2].hex()
 
 
 def _listing(db: BankingDB, table: str, **equal: str) -> str:
