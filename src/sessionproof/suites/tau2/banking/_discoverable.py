@@ -39,7 +39,8 @@ class Discoverable:
     run: Callable[..., str]
 
 
-def _records(db: BankingDB, table: str, **equal: Any) -> str:
+def records(db: BankingDB, table: str, **equal: Any) -> str:
+    """The matching records in tau2's listing layout; empty text when there is none."""
     found = db.find(table, **equal)
     if not found:
         return ""
@@ -55,8 +56,8 @@ def all_user_accounts(db: BankingDB, user_id: str) -> str:
     """Every bank and credit-card account of a customer."""
     if not user_id:
         return "Error: Missing required parameter: user_id"
-    bank = _records(db, "accounts", user_id=user_id)
-    cards = _records(db, "credit_card_accounts", user_id=user_id)
+    bank = records(db, "accounts", user_id=user_id)
+    cards = records(db, "credit_card_accounts", user_id=user_id)
     return "\n".join(
         [
             "User accounts retrieved successfully.",
@@ -231,7 +232,7 @@ def dispute_history(db: BankingDB, user_id: str) -> str:
     """A user's credit-card transaction disputes."""
     if not user_id:
         return "Error: Missing required parameter: user_id"
-    found = _records(db, "transaction_disputes", user_id=user_id)
+    found = records(db, "transaction_disputes", user_id=user_id)
     return "\n".join(
         [
             "User transaction dispute history retrieved successfully.",
@@ -247,7 +248,7 @@ def pending_replacements(db: BankingDB, credit_card_account_id: str) -> str:
     """Replacement-card orders of a credit card account."""
     if not credit_card_account_id:
         return "Error: Missing required parameter: credit_card_account_id"
-    found = _records(db, "credit_card_orders", credit_card_account_id=credit_card_account_id)
+    found = records(db, "credit_card_orders", credit_card_account_id=credit_card_account_id)
     return "\n".join(
         [
             "Pending replacement orders check completed.",

@@ -29,6 +29,7 @@ from .._tau2task import Tau2Task, render_instructions
 from ._judge import EVALUATOR, evaluate_banking
 from ._registry import DISCOVERABLE
 from ._spec import DEFAULT_RETRIEVAL, DOMAIN, BankingSpec, check_retrieval
+from ._tools import BankingTools
 
 SUITE = "tau2-banking"
 
@@ -55,6 +56,9 @@ def _why_not(task: Tau2Task) -> str | None:
     user = sorted({a.name for a in actions if a.requestor == "user"})
     if user:
         return "its reference actions include the user's own tool calls: " + ", ".join(user)
+    unknown = sorted({a.name for a in actions} - set(BankingTools.tool_names()))
+    if unknown:
+        return "needs agent tools not implemented here: " + ", ".join(unknown)
     missing = sorted(
         {
             str(a.arguments.get("agent_tool_name"))

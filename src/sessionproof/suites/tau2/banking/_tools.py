@@ -17,7 +17,7 @@ from ....domains import Toolkit, tool
 from ._db import BankingDB
 from ._discoverable import hex_id
 from ._kb import KnowledgeBase, format_hits
-from ._registry import DISCOVERABLE, describe
+from ._registry import DISCOVERABLE, USER_DISCOVERABLE, describe
 
 TRANSFER_REASONS = (
     "fraud_or_security_concern",
@@ -250,6 +250,38 @@ class BankingTools(Toolkit[BankingDB]):
                 record,
             )  # fmt: skip
         return reply
+
+    @tool(write=True)
+    def give_discoverable_user_tool(
+        self, discoverable_tool_name: str, arguments: str = "{}"
+    ) -> str:
+        """Give the customer a tool of their own that the knowledge base says they use
+        themselves; they then run it with the arguments you pass.
+
+        Args:
+            discoverable_tool_name: The customer tool's name, as the knowledge base gives it.
+            arguments: Its arguments as a JSON object text (the customer may fill in the rest).
+        """
+        found = USER_DISCOVERABLE.get(discoverable_tool_name)
+        if found is None:
+            return f"Error: Unknown discoverable tool '{discoverable_tool_name}'."
+        try:
+            args = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return f"Error: Invalid JSON in arguments: {exc}"
+        if not isinstance(args, dict):
+            return "Error: Invalid arguments: expected a JSON object"
+        for name in args:
+            if name not in found[1]:
+                return f"Error: Unexpected parameter: {name}"
+        record = {"tool_name": discoverable_tool_name, "status": "GIVEN"}
+        key = hex_id(f"user_discoverable_tool:{discoverable_tool_name}")
+        self.db.add("user_discoverable_tools", key, record)
+        shown = json.dumps(args, indent=2) if args else "(no arguments)"
+        return (
+            f"Tool given to user: {discoverable_tool_name}\nDescription: {found[0]}\n"
+            f"Arguments: {shown}\n\nThe user can now run it with call_discoverable_user_tool."
+        )
 
     @tool()
     def list_discoverable_agent_tools(self) -> str:
