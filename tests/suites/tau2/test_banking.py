@@ -15,18 +15,24 @@ from sessionproof.agents import OracleAgent, ScriptedAgent
 from sessionproof.engine import run_session
 from sessionproof.engine._internal import SessionPlan, user_for
 from sessionproof.errors import ConfigError, InputFileError
-from sessionproof.records import Session
+from sessionproof.records import Criteria, Message, Scenario, Session, ToolCall, UserSpec
+from sessionproof.suites.tau2._tau2task import Tau2Task
 from sessionproof.suites.tau2.banking._db import fresh_db
 from sessionproof.suites.tau2.banking._discoverable import hex_id
-from sessionproof.suites.tau2.banking._judge import JUDGE
+from sessionproof.suites.tau2.banking._judge import JUDGE, judge_banking
 from sessionproof.suites.tau2.banking._kb import KnowledgeBase, packaged_kb, read_documents_dir
 from sessionproof.suites.tau2.banking._suite import (
+    DUAL_CONTROL,
     BankingSuite,
+    LoadedTasks,
+    _sides,
     banking_suite,
     left_out_note,
     packaged_tasks,
+    spec_for,
 )
 from sessionproof.suites.tau2.banking._tools import Bm25Tools, GrepTools
+from sessionproof.suites.tau2.banking._user_tools import BankingUserTools
 
 
 def _tasks() -> dict[str, dict[str, Any]]:
@@ -184,20 +190,25 @@ def test_an_idle_agent_fails_the_tasks_that_change_the_db() -> None:
                 for a in s.criteria.gold_actions)
     }  # fmt: skip
     assert {"task_005", "task_046"} <= writes
-    sessions = _run(suite, ScriptedAgent(["Let me look into that."]))
+    sessions = _run(suite, ScriptedAgent(lambda _: Message.assistant("Let me look into that.")))
     failed = {s.scenario_id for s in sessions if not s.success}
     for session in sessions:
         if session.scenario_id in writes:
             assert session.outcome is not None
             db = session.outcome.criterion("db")
             assert db is not None and db.passed is False
-    # The ACTION-graded tasks (a transfer with its reason) fail too: none is passed idle.
-    assert failed == {s.id for s in suite.scenarios}
+    # Every task where the agent has something to do fails idle (the ACTION-graded
+    # transfers too); with dual control, a stand-in customer that does the whole reference
+    # alone (applying for a card, say) passes without the agent, as a scripted user would.
+    assert failed == {s.id for s in suite.scenarios if s.criteria.gold_actions}
 
 
 def test_tasks_that_cannot_run_here_are_left_out_and_said() -> None:
     suite = banking_suite("tau2-banking")
     assert len(suite.scenarios) + len(suite.left_out) == 97
+    if DUAL_CONTROL:
+        assert suite.left_out == {}
+        return
     assert "user's own tool calls: apply_for_credit_card" in suite.left_out["task_001"]
     user_side = {t for t, why in suite.left_out.items() if "user's own tool calls" in why}
     missing = {t for t, why in suite.left_out.items() if "not implemented here" in why}
@@ -239,3 +250,106 @@ def test_broken_input_gets_clear_errors(tmp_path: Path) -> None:
         banking_suite("tau2-banking", {"tasks": []})  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="unknown retrieval 'dense'"):
         banking_suite("tau2-banking:dense")
+
+
+def test_customer_tools_share_the_db_and_given_tools_need_the_agent() -> None:
+    db = fresh_db()
+    agent = Bm25Tools(db)
+    user = BankingUserTools(db, frozenset({"apply_for_credit_card", "call_discoverable_user_tool"}))
+    out = user.invoke(
+        "apply_for_credit_card",
+        {"card_type": "Gold Rewards Card", "customer_name": "Sarah Bosch", "annual_income": 100000},
+    )
+    assert out.startswith("Application submitted")
+    key = hex_id("credit_card:Gold Rewards Card:Sarah Bosch:100000.0:False")
+    assert db.rows("credit_card_applications")[key]["annual_income"] == 100000.0
+    call = {
+        "discoverable_tool_name": "get_card_last_4_digits",
+        "arguments": '{"credit_card_account_id": "cc_lj82d4f1a9_silver"}',
+    }
+    assert "has not been given to you" in user.invoke("call_discoverable_user_tool", call)
+    assert db.rows("user_discoverable_tool_calls") == {}
+    given = agent.invoke(
+        "give_discoverable_user_tool", {"discoverable_tool_name": "get_card_last_4_digits"}
+    )
+    assert given.startswith("Tool given to user: get_card_last_4_digits")
+    assert user.invoke("call_discoverable_user_tool", call).startswith("Last 4 digits of card: ")
+    (logged,) = db.rows("user_discoverable_tool_calls").values()
+    assert logged["arguments"] == {"credit_card_account_id": "cc_lj82d4f1a9_silver"}
+    listed = asyncio.run(user.list_tools(None))  # type: ignore[arg-type]
+    assert {t.name for t in listed} == {"apply_for_credit_card", "call_discoverable_user_tool"}
+    refused = asyncio.run(
+        user.call_tool(
+            ToolCall(
+                id="c1", name="submit_referral", arguments={"user_id": "1", "account_type": "x"}
+            ),
+            None,  # type: ignore[arg-type]
+        )
+    )
+    assert refused.error and "unknown tool" in refused.error
+
+
+def _gold(task_id: str) -> list[Any]:
+    crit = Tau2Task.model_validate(_tasks()[task_id]).evaluation_criteria
+    assert crit is not None and crit.actions is not None
+    return crit.actions
+
+
+def test_customer_actions_are_ordered_after_the_agent_actions_they_follow() -> None:
+    gold = _gold("task_015")
+    agent, user = _sides(gold)
+    assert len(agent) + len(user) == len(gold)
+    give = next(a for a in agent if a.tool == "give_discoverable_user_tool")
+    (use,) = user
+    assert give.turn is not None and use.tool == "call_discoverable_user_tool"
+    assert use.turn == give.turn + 1
+    no_agent, applies = _sides(_gold("task_001"))
+    assert (no_agent, [a.turn for a in applies]) == ([], [0])
+    plain, none = _sides(_gold("task_004"))
+    assert none == [] and {a.turn for a in plain} == {None}
+
+
+def _scenario(task_id: str) -> Scenario:
+    raw = _tasks()[task_id]
+    return Scenario(
+        id=task_id,
+        domain="banking_knowledge",
+        user=UserSpec(instructions="x"),
+        criteria=Criteria(evaluator="tau2-banking"),
+        metadata={"tau2_task": raw, "retrieval": "bm25"},
+    )
+
+
+def test_the_gold_state_includes_the_customers_own_actions() -> None:
+    scenario = _scenario("task_015")
+    spec = spec_for(scenario)
+    idle = _run_one(scenario)
+    judged = judge_banking(scenario, idle, None, spec)
+    assert judged.db_match is False  # the customer's reference call is part of the gold state
+    both = spec.create()
+    for action in scenario.metadata["tau2_task"]["evaluation_criteria"]["actions"]:
+        side = both.user_tools if action["requestor"] == "user" else both.toolkit
+        side.invoke(action["name"], action["arguments"])
+    assert judge_banking(scenario, idle, both, spec).outcome.reward == 1.0
+
+
+def _run_one(scenario: Scenario) -> Session:
+    suite = BankingSuite("tau2-banking", LoadedTasks((scenario,), {}))
+
+    async def go() -> Session:
+        plan = SessionPlan(run_id="r", session_id=scenario.id, scenario=scenario, trial=0)
+        return await run_session(
+            plan, suite, ScriptedAgent(lambda _: Message.assistant("OK.")), user_for(scenario, None)
+        )
+
+    return asyncio.run(go())
+
+
+@pytest.mark.skipif(not DUAL_CONTROL, reason="the engine gives the user side no tools")
+def test_with_dual_control_the_oracle_passes_all_97_tasks() -> None:
+    suite = banking_suite("tau2-banking")
+    assert len(suite.scenarios) == 97 and suite.left_out == {}
+    sessions = _run(suite, OracleAgent())
+    assert [s.scenario_id for s in sessions if not s.success] == []
+    for scenario, session in zip(suite.scenarios, sessions, strict=True):
+        assert JUDGE.judge_recorded(scenario, session).outcome.reward == 1.0

@@ -9,6 +9,7 @@ objects merged and everything else replaced (tau2's update of the DB with the ta
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,6 +53,12 @@ class BankingDB(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tables: dict[str, dict[str, Any]]
+
+    def digest(self) -> str:
+        """The state hash: blake2b of the tables as sorted-key JSON (what the generic
+        `state_hash` computes, without pydantic's dump of every record)."""
+        data = orjson.dumps({"tables": self.tables}, option=orjson.OPT_SORT_KEYS)
+        return hashlib.blake2b(data, digest_size=16).hexdigest()
 
     def rows(self, table: str) -> dict[str, dict[str, Any]]:
         """The records of one table by id (the live dict: writes go through it)."""

@@ -303,7 +303,26 @@ def close_card_account(db: BankingDB, credit_card_account_id: str, user_id: str)
     return f"Credit card account {credit_card_account_id} closed."
 
 
+def update_rewards(db: BankingDB, transaction_id: str, new_rewards_earned: str) -> str:
+    """Correct the rewards recorded on a credit card transaction."""
+    if not transaction_id or not new_rewards_earned:
+        return "Error: Missing required parameters."
+    changes = {"rewards_earned": new_rewards_earned}
+    if not db.update("credit_card_transaction_history", transaction_id, changes):
+        return f"Error: Transaction '{transaction_id}' not found."
+    return f"Rewards of transaction {transaction_id} set to {new_rewards_earned}."
+
+
 CARDS: dict[str, Discoverable] = {
+    "update_transaction_rewards_3847": Discoverable(
+        True,
+        "Correct the rewards earned on a credit card transaction.",
+        (
+            param("transaction_id", "the transaction"),
+            param("new_rewards_earned", "the corrected value, e.g. '6300 points'"),
+        ),
+        update_rewards,
+    ),
     "file_credit_card_transaction_dispute_4829": Discoverable(
         True,
         "File a formal dispute of a credit card transaction.",

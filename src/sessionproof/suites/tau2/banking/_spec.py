@@ -19,6 +19,7 @@ from ....records import ToolSpec
 from ._db import BankingDB, fresh_db
 from ._kb import KnowledgeBase, packaged_kb
 from ._tools import BankingTools, Bm25GrepTools, Bm25Tools, GrepTools
+from ._user_tools import BankingUserTools
 
 DOMAIN = "banking_knowledge"
 """The domain's name (tau2's)."""
@@ -66,6 +67,25 @@ def policy(retrieval: str) -> str:
     return text.rstrip() + "\n\n## Knowledge base\n\n" + RETRIEVALS[retrieval][1] + "\n"
 
 
+class BankingDomain(Domain[BankingDB]):
+    """A live banking session: the agent's tools, and the customer's own over the same DB."""
+
+    def __init__(
+        self, db: BankingDB, toolkit: BankingTools, policy: str, user_tools: frozenset[str] | None
+    ) -> None:
+        super().__init__(DOMAIN, db, toolkit, policy)
+        self.user_tools = BankingUserTools(db, user_tools)
+        """The customer's tools (dual control), bound to the same DB as the agent's."""
+
+    def state_hash(self) -> str:
+        """The DB's hash (both sides write the one DB)."""
+        return self.db.digest()
+
+    def user_tool_source(self) -> BankingUserTools:
+        """The customer's side of this session (the engine's dual-control hook)."""
+        return self.user_tools
+
+
 class BankingSpec(DomainSpec):
     """Fresh banking domains for one task under one retrieval configuration."""
 
@@ -75,6 +95,7 @@ class BankingSpec(DomainSpec):
         agent_data: Mapping[str, Any] | None = None,
         read_log: frozenset[str] = frozenset(),
         kb: KnowledgeBase | None = None,
+        user_tools: frozenset[str] | None = None,
     ) -> None:
         self.name = DOMAIN
         self.retrieval = check_retrieval(retrieval)
@@ -82,12 +103,15 @@ class BankingSpec(DomainSpec):
         self.agent_data = agent_data
         self.read_log = read_log
         self._kb = kb
+        self.user_tools = user_tools
+        """The plain tools the task's customer holds (None: all of them)."""
 
-    def create(self) -> Domain[BankingDB]:
-        """A new session: the base DB with the task's data, the toolkit bound to it."""
+    def create(self) -> BankingDomain:
+        """A new session: the base DB with the task's data, both sides' tools bound to it."""
         kb = self._kb if self._kb is not None else packaged_kb()
         db = fresh_db(self.agent_data)
-        return Domain(self.name, db, self.toolkit(db, self.read_log, kb), policy(self.retrieval))
+        tools = self.toolkit(db, self.read_log, kb)
+        return BankingDomain(db, tools, policy(self.retrieval), self.user_tools)
 
     def tools(self) -> list[ToolSpec]:
         """The tools, without loading the DB."""

@@ -5,8 +5,10 @@ configuration (`bm25` by default; see `_spec.RETRIEVALS`); its starting DB is th
 db.json with the task's `initialization_data.agent_data` merged in, and the read-only
 discoverable tools its reference actions call are the ones whose calls are logged (tau2
 v1.0.1). A task this package cannot run as tau2 does is left out at load and said: one whose
-reference actions include the user's own tool calls (the user side has no tools in this
-engine yet), or one that needs a discoverable tool not implemented here.
+reference actions include the user's own tool calls when the engine gives the user side no
+tools (`DUAL_CONTROL`), or one that needs a tool not implemented here. With dual control the
+customer's reference actions become the scenario's `user.actions`, which a stand-in user
+(the oracle's) makes on the customer's own tools.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from ....domains import Domain, DomainSpec
 from ....errors import InputFileError, UnknownSuiteError, describe_validation
 from ....records import Action, Criteria, Outcome, Scenario, Session, UserSpec
 from ..._suite import Suite
-from .._tau2task import Tau2Task, render_instructions
+from .._tau2task import TaskAction, Tau2Task, render_instructions
 from ._judge import EVALUATOR, evaluate_banking
 from ._registry import DISCOVERABLE
 from ._spec import DEFAULT_RETRIEVAL, DOMAIN, BankingSpec, check_retrieval
 from ._tools import BankingTools
+from ._user_tools import BankingUserTools
 
 SUITE = "tau2-banking"
 
@@ -50,15 +53,23 @@ def _agent_data(raw: Mapping[str, Any]) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+DUAL_CONTROL = "actions" in UserSpec.model_fields
+"""Whether this engine gives the user side tools of its own (`UserSpec.actions`)."""
+
+
 def _why_not(task: Tau2Task) -> str | None:
     crit = task.evaluation_criteria
     actions = crit.actions or [] if crit else []
     user = sorted({a.name for a in actions if a.requestor == "user"})
-    if user:
+    if user and not DUAL_CONTROL:
         return "its reference actions include the user's own tool calls: " + ", ".join(user)
-    unknown = sorted({a.name for a in actions} - set(BankingTools.tool_names()))
+    unknown = sorted(
+        {a.name for a in actions if a.requestor == "assistant"} - set(BankingTools.tool_names())
+    ) + sorted(
+        {a.name for a in actions if a.requestor == "user"} - set(BankingUserTools.tool_names())
+    )
     if unknown:
-        return "needs agent tools not implemented here: " + ", ".join(unknown)
+        return "needs tools not implemented here: " + ", ".join(unknown)
     missing = sorted(
         {
             str(a.arguments.get("agent_tool_name"))
@@ -73,6 +84,32 @@ def _why_not(task: Tau2Task) -> str | None:
     if state is not None and (state.initialization_actions or state.message_history):
         return "its initial state has initialization actions or a message history"
     return None
+
+
+def _sides(actions: Sequence[TaskAction]) -> tuple[list[Action], list[Action]]:
+    """The agent's reference actions and the customer's, each tagged with the user turn it
+    belongs to when the customer acts too: a customer action that follows an agent action
+    starts the next turn (a stand-in user acts at the start of its turn, the reference agent
+    after it), so the two sides' calls run in tau2's order."""
+    agent: list[Action] = []
+    user: list[Action] = []
+    turn, agent_acted = 0, False
+    with_user = any(a.requestor == "user" for a in actions)
+    for a in actions:
+        if a.requestor == "user" and agent_acted:
+            turn, agent_acted = turn + 1, False
+        tagged = Action(
+            tool=a.name,
+            args=dict(a.arguments),
+            compare_args=a.compare_args,
+            turn=turn if with_user else None,
+        )
+        if a.requestor == "user":
+            user.append(tagged)
+        else:
+            agent.append(tagged)
+            agent_acted = True
+    return agent, user
 
 
 def scenarios_from(raw: Any, retrieval: str, where: str) -> LoadedTasks:
@@ -92,10 +129,8 @@ def scenarios_from(raw: Any, retrieval: str, where: str) -> LoadedTasks:
             continue
         crit = task.evaluation_criteria
         basis = list(crit.reward_basis) if crit else []
-        gold = [
-            Action(tool=a.name, args=dict(a.arguments), compare_args=a.compare_args)
-            for a in (crit.actions or [] if crit else [])
-        ]
+        gold, own = _sides(crit.actions or [] if crit else [])
+        user: dict[str, Any] = {"actions": own} if own else {}
         out.append(
             Scenario(
                 id=task.id,
@@ -106,6 +141,7 @@ def scenarios_from(raw: Any, retrieval: str, where: str) -> LoadedTasks:
                 user=UserSpec(
                     instructions=render_instructions(task.user_scenario),
                     persona=task.user_scenario.persona,
+                    **user,
                 ),
                 criteria=Criteria(
                     gold_actions=gold, compare_state="DB" in basis, evaluator=EVALUATOR
@@ -137,7 +173,9 @@ def spec_for(scenario: Scenario) -> BankingSpec:
         and "agent_tool_name" in a["arguments"]
     )
     retrieval = str(scenario.metadata.get("retrieval") or DEFAULT_RETRIEVAL)
-    return BankingSpec(retrieval, _agent_data(raw), reads)
+    held = raw.get("user_tools")
+    user_tools = frozenset(str(t) for t in held) if isinstance(held, list) else None
+    return BankingSpec(retrieval, _agent_data(raw), reads, user_tools=user_tools)
 
 
 class BankingSuite(Suite):

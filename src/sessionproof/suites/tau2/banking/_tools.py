@@ -71,6 +71,10 @@ class BankingTools(Toolkit[BankingDB]):
         self.read_log = read_log
         """Read-only discoverable tools whose calls are logged (the task's reference reads)."""
 
+    def state_hash(self) -> str:
+        """The DB's hash."""
+        return self.db.digest()
+
     @tool()
     def transfer_to_human_agents(self, summary: str, reason: str = "other") -> str:
         """Hand the customer to a human agent. Look the right reason code up in the
