@@ -353,3 +353,135 @@ def test_with_dual_control_the_oracle_passes_all_97_tasks() -> None:
     assert [s.scenario_id for s in sessions if not s.success] == []
     for scenario, session in zip(suite.scenarios, sessions, strict=True):
         assert JUDGE.judge_recorded(scenario, session).outcome.reward == 1.0
+
+
+def _call(tools: Bm25Tools, name: str, **args: Any) -> str:
+    tools.invoke("unlock_discoverable_agent_tool", {"agent_tool_name": name})
+    out = tools.invoke(
+        "call_discoverable_agent_tool", {"agent_tool_name": name, "arguments": json.dumps(args)}
+    )
+    assert isinstance(out, str)
+    return out
+
+
+_ACCOUNT = {
+    "account_id": "chk_t1",
+    "user_id": "u1",
+    "class": "checking",
+    "level": "Blue Account",
+    "date_opened": "10/20/2025",
+    "status": "OPEN",
+    "current_holdings": "25",
+}
+
+
+def test_closing_inside_the_early_window_takes_the_fee_from_the_balance() -> None:
+    data = {"accounts": {"data": {"chk_t1": dict(_ACCOUNT)}}}
+    db = fresh_db(data)
+    out = _call(Bm25Tools(db), "close_bank_account_7392", account_id="chk_t1")
+    assert out.startswith("Bank account closed")  # $25 is exactly the Blue Account's fee
+    assert db.rows("accounts")["chk_t1"]["status"] == "CLOSED"
+    poorer = fresh_db({"accounts": {"data": {"chk_t1": {**_ACCOUNT, "current_holdings": "10"}}}})
+    assert _call(Bm25Tools(poorer), "close_bank_account_7392", account_id="chk_t1") == (
+        "Error: Account unable to be closed."
+    )
+    waived = fresh_db({"accounts": {"data": {"chk_t1": {**_ACCOUNT, "current_holdings": "0"}}}})
+    _call(
+        Bm25Tools(waived),
+        "close_bank_account_7392",
+        account_id="chk_t1",
+        waive_early_closure_fee=True,
+    )
+    assert waived.rows("accounts")["chk_t1"]["early_closure_fee_waived"] is True
+
+
+def test_a_debit_card_order_charges_its_fees_and_leaves_a_pending_card() -> None:
+    data = {"accounts": {"data": {"chk_t1": {**_ACCOUNT, "current_holdings": "100.00"}}}}
+    db = fresh_db(data)
+    out = _call(
+        Bm25Tools(db),
+        "order_debit_card_5739",
+        account_id="chk_t1",
+        user_id="u1",
+        delivery_option="expedited",
+        delivery_fee=15,
+        card_design="premium",
+        design_fee=10,
+        shipping_address="1 Main St",
+    )
+    assert out.startswith("Debit card ordered.")
+    assert db.rows("accounts")["chk_t1"]["current_holdings"] == "75.00"
+    (card,) = [c for c in db.rows("debit_cards").values() if c["account_id"] == "chk_t1"]
+    assert (card["status"], card["issue_reason"], card["card_design"]) == (
+        "PENDING",
+        "new_account",
+        "PREMIUM",
+    )
+    (fee,) = [
+        t
+        for t in db.rows("bank_account_transaction_history").values()
+        if t["account_id"] == "chk_t1"
+    ]
+    assert fee["amount"] == -25.0 and fee["description"] == (
+        "DEBIT CARD ORDER FEE - Delivery $15.0, Design $10.0"
+    )
+    # tau2 reads a balance written with a dollar sign as 0 here: kept.
+    dollars = fresh_db({"accounts": {"data": {"chk_t1": {**_ACCOUNT, "current_holdings": "$100"}}}})
+    refused = _call(
+        Bm25Tools(dollars),
+        "order_debit_card_5739",
+        account_id="chk_t1",
+        user_id="u1",
+        delivery_option="STANDARD",
+        delivery_fee=0,
+        card_design="CLASSIC",
+        design_fee=0,
+        shipping_address="1 Main St",
+    )
+    assert refused.startswith("Error: Account must have a minimum balance of $25")
+
+
+def test_activation_tools_serve_their_own_issue_reasons() -> None:
+    card = {
+        "card_id": "dbc_t1",
+        "account_id": "chk_t1",
+        "user_id": "u1",
+        "last_4_digits": "4821",
+        "status": "PENDING",
+        "issue_reason": "lost",
+    }
+    old = {**card, "card_id": "dbc_t0", "status": "ACTIVE", "issue_reason": "new_account"}
+    data = {
+        "accounts": {"data": {"chk_t1": dict(_ACCOUNT)}},
+        "debit_cards": {"data": {"dbc_t1": card, "dbc_t0": old}},
+    }
+    db = fresh_db(data)
+    tools = Bm25Tools(db)
+    args = {"card_id": "dbc_t1", "last_4_digits": "4821", "expiration_date": "11/29", "cvv": "123"}
+    wrong = _call(tools, "activate_debit_card_8291", **args, pin="2580")
+    assert "Please use activate_debit_card_8292 instead of activate_debit_card_8291" in wrong
+    assert _call(tools, "activate_debit_card_8292", **args, pin="1234").endswith(
+        "PIN cannot be sequential (e.g., 1234). Please choose a more secure PIN."
+    )
+    assert _call(tools, "activate_debit_card_8292", **args, pin="2580").startswith("Debit card")
+    assert db.rows("debit_cards")["dbc_t1"]["status"] == "ACTIVE"
+    assert db.rows("debit_cards")["dbc_t0"]["status"] == "DEACTIVATED"
+
+
+def test_a_limit_increase_is_refused_while_a_dispute_is_open() -> None:
+    card = {"account_id": "cc_t1", "user_id": "u1", "credit_limit": "$5,000.00"}
+    dispute = {"dispute_id": "dsp_1", "user_id": "u1", "status": "SUBMITTED"}
+    data = {
+        "credit_card_accounts": {"data": {"cc_t1": card}},
+        "transaction_disputes": {"data": {"dsp_1": dispute}},
+    }
+    db = fresh_db(data)
+    args = {"credit_card_account_id": "cc_t1", "user_id": "u1", "new_credit_limit": 7500}
+    refused = _call(Bm25Tools(db), "approve_credit_limit_increase_5847", **args)
+    assert refused == "Error: Credit limit increase request cannot be approved at this time."
+    assert db.rows("credit_card_accounts")["cc_t1"]["credit_limit"] == "$5,000.00"
+    clear = fresh_db({"credit_card_accounts": {"data": {"cc_t1": card}}})
+    _call(Bm25Tools(clear), "approve_credit_limit_increase_5847", **args)
+    assert clear.rows("credit_card_accounts")["cc_t1"]["credit_limit"] == "$7500.00"
+    (record,) = clear.rows("credit_limit_increase_requests").values()
+    assert (record["increase_amount"], record["status"]) == ("$2500.00", "APPROVED")

@@ -35,11 +35,24 @@ def pin_problem(pin: str) -> str | None:
     return None
 
 
-def activate_replacement(
-    db: BankingDB, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+_KINDS = {
+    "activate_debit_card_8291": (("new_account", "first_card"), "DEACTIVATED"),
+    "activate_debit_card_8292": (("lost", "stolen", "fraud"), "DEACTIVATED"),
+    "activate_debit_card_8293": (("expired", "damaged", "upgrade", "bank_reissue"), "GRACE_PERIOD"),
+}
+"""Activation tool → (the issue reasons it serves, what becomes of the account's other
+active cards: deactivated at once, or a 24-hour grace period for a reissue)."""
+
+
+def _activate(
+    tool: str,
+    db: BankingDB,
+    card_id: str,
+    last_4_digits: str,
+    expiration_date: str,
+    cvv: str,
+    pin: str,
 ) -> str:
-    """Activate a PENDING card issued for a lost, stolen or fraud case; any other active
-    card of its account is deactivated."""
     if not all((card_id, last_4_digits, expiration_date, cvv, pin)):
         return (
             "Error: Missing required parameters. "
@@ -56,12 +69,13 @@ def activate_replacement(
     card = cards.get(card_id)
     if card is None:
         return f"Error: Debit card '{card_id}' not found."
+    serves, others = _KINDS[tool]
     reason = card.get("issue_reason", "new_account")
-    if reason not in ("lost", "stolen", "fraud"):
+    if reason not in serves:
         right = _ACTIVATOR.get(reason, "unknown")
         return (
             f"Error: Wrong activation tool. This card has issue_reason='{reason}'. "
-            f"Please use {right} instead of activate_debit_card_8292."
+            f"Please use {right} instead of {tool}."
         )
     if card.get("status") == "ACTIVE":
         return f"Error: Debit card '{card_id}' is already active."
@@ -78,16 +92,55 @@ def activate_replacement(
     for other_id, other in cards.items():
         mine = other.get("account_id") == account_id
         if other_id != card_id and mine and other.get("status") == "ACTIVE":
-            other.update(
-                status="DEACTIVATED",
-                deactivated_date=TODAY,
-                deactivation_reason=f"Replacement card activated ({reason})",
-            )
+            if others == "GRACE_PERIOD":
+                other.update(
+                    status="GRACE_PERIOD",
+                    grace_period_ends=TODAY,
+                    deactivation_reason=f"Reissued card activated ({reason})",
+                )
+            else:
+                why = (
+                    "New card activated"
+                    if tool.endswith("8291")
+                    else (f"Replacement card activated ({reason})")
+                )
+                other.update(status="DEACTIVATED", deactivated_date=TODAY, deactivation_reason=why)
             retired.append(other_id)
-    text = f"Replacement debit card {card_id} is active ({reason}) as of {TODAY}."
-    if retired:
-        text += f"\nDeactivated for security: {', '.join(retired)}"
+    text = f"Debit card {card_id} is active ({reason}) as of {TODAY}."
+    if retired and others == "GRACE_PERIOD":
+        text += f"\nThe previous card(s) {', '.join(retired)} keep working for 24 hours."
+    elif retired:
+        text += f"\nDeactivated: {', '.join(retired)}"
     return text
+
+
+def activate_new(
+    db: BankingDB, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+) -> str:
+    """Activate a first card of a checking account."""
+    return _activate(
+        "activate_debit_card_8291", db, card_id, last_4_digits, expiration_date, cvv, pin
+    )
+
+
+def activate_replacement(
+    db: BankingDB, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+) -> str:
+    """Activate a card issued after a loss, theft or fraud; other active cards of its
+    account are deactivated."""
+    return _activate(
+        "activate_debit_card_8292", db, card_id, last_4_digits, expiration_date, cvv, pin
+    )
+
+
+def activate_reissue(
+    db: BankingDB, card_id: str, last_4_digits: str, expiration_date: str, cvv: str, pin: str
+) -> str:
+    """Activate a reissued card (expired, damaged, upgrade, bank reissue); the old one gets
+    a 24-hour grace period."""
+    return _activate(
+        "activate_debit_card_8293", db, card_id, last_4_digits, expiration_date, cvv, pin
+    )
 
 
 def clear_fraud_alert(db: BankingDB, card_id: str, reason: str) -> str:
@@ -223,18 +276,33 @@ def temporary_limit(db: BankingDB, card_id: str, limit_type: str, new_limit: Any
 
 _CARD = param("card_id", "the debit card")
 
+_ACTIVATION = (
+    _CARD,
+    param("last_4_digits", "the card number's last 4 digits"),
+    param("expiration_date", "MM/YY"),
+    param("cvv", "the 3-digit CVV"),
+    param("pin", "the 4-digit PIN the customer chooses"),
+)
+
 PINS: dict[str, Discoverable] = {
+    "activate_debit_card_8291": Discoverable(
+        True,
+        "Activate a NEW debit card (a checking account's first card: issue reason "
+        "new_account or first_card).",
+        _ACTIVATION,
+        activate_new,
+    ),
     "activate_debit_card_8292": Discoverable(
         True,
-        "Activate a replacement debit card (issued after a loss, theft or fraud).",
-        (
-            _CARD,
-            param("last_4_digits", "the card number's last 4 digits"),
-            param("expiration_date", "MM/YY"),
-            param("cvv", "the 3-digit CVV"),
-            param("pin", "the 4-digit PIN the customer chooses"),
-        ),
+        "Activate a REPLACEMENT debit card (issued after a loss, theft or fraud).",
+        _ACTIVATION,
         activate_replacement,
+    ),
+    "activate_debit_card_8293": Discoverable(
+        True,
+        "Activate a REISSUED debit card (expired, damaged, upgrade or bank reissue).",
+        _ACTIVATION,
+        activate_reissue,
     ),
     "clear_debit_card_fraud_alert_4892": Discoverable(
         True,

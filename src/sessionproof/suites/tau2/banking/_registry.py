@@ -5,11 +5,20 @@ from __future__ import annotations
 from ._disc_accounts import ACCOUNTS
 from ._disc_cards import CARDS
 from ._disc_debit import DEBIT
+from ._disc_extra import EXTRA
 from ._disc_limits import LIMITS
 from ._disc_pins import PINS
 from ._discoverable import BASIC, Discoverable
 
-DISCOVERABLE: dict[str, Discoverable] = {**BASIC, **ACCOUNTS, **CARDS, **LIMITS, **DEBIT, **PINS}
+DISCOVERABLE: dict[str, Discoverable] = {
+    **BASIC,
+    **ACCOUNTS,
+    **CARDS,
+    **LIMITS,
+    **DEBIT,
+    **PINS,
+    **EXTRA,
+}
 """Tool name → the tool."""
 
 
