@@ -114,8 +114,14 @@ def test_account_tools_read_and_write_the_db() -> None:
     assert tools.invoke("log_verification", args).startswith("Verification logged")
     assert db.rows("verification_history")["123_20251114_034000_EST"]["email"] == args["email"]
     assert tools.invoke("log_verification", args).startswith("Failed to log verification")
-    out = tools.invoke("transfer_to_human_agents", {"summary": "s", "reason": "bogus"})
-    assert out.startswith("Error: Invalid transfer reason 'bogus'")
+    # A transfer with a reason code not in the list fails (the session goes on).
+    call = ToolCall(
+        id="t1", name="transfer_to_human_agents", arguments={"summary": "s", "reason": "bogus"}
+    )
+    failed = asyncio.run(tools.call_tool(call, None))  # type: ignore[arg-type]
+    assert not failed.ok and failed.output.startswith("Error: Invalid transfer reason 'bogus'")
+    done = tools.invoke("transfer_to_human_agents", {"summary": "s", "reason": "other"})
+    assert done.startswith("Transfer successful (reason: other)")
 
 
 def test_discoverable_tools_must_be_unlocked_and_only_writes_or_task_reads_are_logged() -> None:

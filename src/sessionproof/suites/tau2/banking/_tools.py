@@ -14,6 +14,7 @@ import inspect
 import json
 
 from ....domains import Toolkit, tool
+from ....errors import ToolError
 from ._db import BankingDB
 from ._discoverable import hex_id
 from ._kb import KnowledgeBase, format_hits
@@ -85,9 +86,12 @@ class BankingTools(Toolkit[BankingDB]):
             reason: The transfer's reason code (see the knowledge base), e.g. 'other'.
         """
         if reason not in TRANSFER_REASONS:
-            return (
-                f"Error: Invalid transfer reason '{reason}'. "
-                f"Must be one of: {', '.join(TRANSFER_REASONS)}"
+            # The agent reads tau2's "Error: ..." text; raised, so that the call is a failed
+            # one and does not end the session as a transfer.
+            raise ToolError(
+                f"Invalid transfer reason '{reason}'. "
+                f"Must be one of: {', '.join(TRANSFER_REASONS)}",
+                "validation_error",
             )
         return f"Transfer successful (reason: {reason}). A human agent will assist you shortly."
 
