@@ -13,7 +13,7 @@ import pytest
 
 from sessionproof.agents import OracleAgent, ScriptedAgent
 from sessionproof.engine import run_session
-from sessionproof.engine._internal import SessionPlan, user_for
+from sessionproof.engine._internal import SessionPlan, is_reference, user_for
 from sessionproof.errors import ConfigError, InputFileError
 from sessionproof.records import Criteria, Message, Scenario, Session, ToolCall, UserSpec
 from sessionproof.suites.tau2._tau2task import Tau2Task
@@ -162,7 +162,10 @@ def _run(suite: BankingSuite, agent: Any) -> list[Session]:
         out = []
         for scenario in suite.scenarios:
             plan = SessionPlan(run_id="r", session_id=scenario.id, scenario=scenario, trial=0)
-            out.append(await run_session(plan, suite, agent, user_for(scenario, None)))
+            # The stand-in customer makes the customer's reference calls for a reference agent
+            # (the oracle) only, as `run` decides.
+            user = user_for(scenario, None, reference=is_reference(agent))
+            out.append(await run_session(plan, suite, agent, user))
         return out
 
     return asyncio.run(go())
@@ -203,10 +206,11 @@ def test_an_idle_agent_fails_the_tasks_that_change_the_db() -> None:
             assert session.outcome is not None
             db = session.outcome.criterion("db")
             assert db is not None and db.passed is False
-    # Every task where the agent has something to do fails idle (the ACTION-graded
-    # transfers too); with dual control, a stand-in customer that does the whole reference
-    # alone (applying for a card, say) passes without the agent, as a scripted user would.
-    assert failed == {s.id for s in suite.scenarios if s.criteria.gold_actions}
+    # Every task where the agent or the customer has something to do fails idle (the
+    # ACTION-graded transfers too): the stand-in customer makes the customer's reference
+    # calls for a reference agent only, so nobody applies for the card an idle agent never
+    # guided the customer to (the engine's rule since dual control: `user_for`).
+    assert failed == {s.id for s in suite.scenarios if s.criteria.gold_actions or s.user.actions}
 
 
 def test_tasks_that_cannot_run_here_are_left_out_and_said() -> None:
