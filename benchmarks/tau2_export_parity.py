@@ -14,7 +14,7 @@ reward is 0 whatever the NL assertions say, and it is compared.
 
 tau2-bench is installed apart (never into sessionproof's venv), from a checkout:
 
-    python3.12 -m venv /tmp/tau2venv && /tmp/tau2venv/bin/pip install -e TAU2_CHECKOUT
+    python3.12 -m venv /tmp/tau2venv && /tmp/tau2venv/bin/pip install -e TAU2_CHECKOUT rank_bm25
     PYTHONPATH=src .venv/bin/python benchmarks/tau2_export_parity.py \
         --tau2 TAU2_CHECKOUT --tau2-python /tmp/tau2venv/bin/python [--domains retail airline]
         [--anchors ../shared/anchors]
@@ -37,6 +37,8 @@ from pathlib import Path
 _CLI = Path(sys.executable).with_name("sessionproof")
 _ANCHORS = Path(__file__).resolve().parents[1] / ".." / "shared" / "anchors"
 _FAULTS = "faults=20%"
+_SUITES = {"banking_knowledge": "tau2-banking"}
+"""tau2's domain name → sessionproof's suite, where they differ."""
 
 _EVALUATE = r"""
 import json, sys
@@ -47,6 +49,9 @@ from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 results = Results.model_validate(json.load(open(sys.argv[1])))
 only = sys.argv[2:]
 domain = results.info.environment_info.domain_name
+# banking_knowledge's default retrieval embeds with a hosted model; BM25 is what the run used
+# (its `bm25` reading) and needs no network. The DB and the actions do not depend on it.
+env_kwargs = {"retrieval_variant": "bm25"} if domain == "banking_knowledge" else {}
 tasks = {t.id: t for t in results.tasks}
 out = []
 for sim in results.simulations:
@@ -56,6 +61,10 @@ for sim in results.simulations:
     # A call the domain ran before an injected fault answered: its message is the error the
     # agent saw, so the replay's output check is tau2's lenient one (the state is the same).
     strict = not (sim.info or {}).get("ran_under_injected_fault")
+    # banking's tools answer in sessionproof's own words (tau2's texts are not copied), so
+    # tau2's strict replay, which compares each output's text, is lenient there: the state
+    # each call leaves is still replayed and compared.
+    strict = strict and domain != "banking_knowledge"
     ids = set(only)
     if ids and sim.id not in ids:
         continue
@@ -63,7 +72,8 @@ for sim in results.simulations:
            "strict": strict}
     if not needs_model:
         row["tau2"] = evaluate_simulation(
-            sim, task, EvaluationType.ALL, False, domain, strict_replay=strict
+            sim, task, EvaluationType.ALL, False, domain,
+            strict_replay=strict, env_kwargs=env_kwargs,
         ).reward
     else:
         partial = 1.0
@@ -72,7 +82,8 @@ for sim in results.simulations:
                             (EvaluationType.COMMUNICATE, {RewardType.COMMUNICATE})):
             if basis & bases:
                 partial *= evaluate_simulation(
-                    sim, task, kind, False, domain, strict_replay=strict
+                    sim, task, kind, False, domain,
+                    strict_replay=strict, env_kwargs=env_kwargs,
                 ).reward
         row["tau2_without_nl"] = partial
         if partial == 0.0:
@@ -126,7 +137,8 @@ def _evaluate(path: Path, tau2_python: str, data: Path) -> list[dict[str, object
 def parity(domain: str, tau2_python: str, data: Path, folder: Path) -> dict[str, object]:
     """Run, export (one file per arm: tau2 has no arms) and re-grade one domain; the counts."""
     store = folder / f"{domain}.duckdb"
-    argv = ["run", "--suite", f"tau2-{domain}", "--model", "oracle", "--arm", "baseline"]
+    suite = _SUITES.get(domain, f"tau2-{domain}")
+    argv = ["run", "--suite", suite, "--model", "oracle", "--arm", "baseline"]
     argv += ["--arm", _FAULTS, "--store", str(store), "--json", "--no-report"]
     report = json.loads(_sessionproof(*argv))
     rows = []
@@ -168,7 +180,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tau2", type=Path, required=True, help="a tau2-bench checkout")
     parser.add_argument("--tau2-python", required=True, help="the interpreter tau2 is installed in")
-    parser.add_argument("--domains", nargs="+", default=["retail", "airline"])
+    parser.add_argument(
+        "--domains", nargs="+", default=["retail", "airline", "telecom", "banking_knowledge"]
+    )
     parser.add_argument(
         "--anchors", type=Path, default=_ANCHORS, help="the shared anchors (../shared/anchors)"
     )
