@@ -7,7 +7,9 @@ per side), looks after each, and stops at the first verdict or when no round is 
 (`--max-trials`, the sessions budget, or the trials a stored side holds). The statistics are
 `scoring.stats._sequential`'s group-sequential design (Lan-DeMets O'Brien-Fleming spending
 unless told, repeated confidence intervals): the intervals hold at every look at once, so
-stopping early costs no error rate.
+stopping early costs no error rate. When the gate runs a side, later rounds are thinned
+(`scoring.stats._thinning`, `_gate_thin`): scenarios whose pairs keep agreeing run only by a
+seeded draw, and the design weighs what ran.
 """
 
 from __future__ import annotations

@@ -32,10 +32,15 @@ Why the error rates hold:
   pseudo-pair as in the plain design.
 
 The rule that thins (`run_chances`): the first `WARMUP` rounds run every scenario. Later, a
-scenario's chance of disagreement is taken as `(D + 1) / (N + 2)` (Laplace's rule of
-succession, so pairs that all agreed are never taken as certain: after N agreeing pairs,
-1 / (N + 2)), and its chance to run is `√(q / FULL)` (Neyman allocation: the share of a
-stratum sampled grows with its standard deviation), between `FLOOR` and 1.
+scenario whose D of N judged pairs disagreed has its chance of disagreement taken as
+`q = (D + ½) / (N + 1)` (the Jeffreys prior's posterior mean, so pairs that all agreed are
+never taken as certain: after N agreeing pairs, 1 / (2N + 2)), and its chance to run is
+`√(q / FULL)` (Neyman allocation: the share of a stratum sampled grows with its standard
+deviation), between `FLOOR` and 1. With `FULL` = ½ and `FLOOR` = ¼: a scenario runs every
+round while about half its pairs disagree, with chance about 0.7 when a quarter do; after 2
+pairs that all agreed with chance 0.58, after 4 with 0.45, after 8 with 0.33, and from 20 on
+with the floor ¼.
+Measured in benchmarks/gate.py (`--thin`; docs/results.md).
 
 Pure functions over arrays; nothing here knows sessions or runs.
 """
@@ -68,7 +73,7 @@ def run_chances(
 ) -> np.ndarray:
     """Each scenario's chance of running in the next round, from the pairs so far:
     `discords[i]` of its `trials[i]` judged pairs disagreed (d ≠ 0). All 1 during the first
-    `WARMUP` rounds; then `clip(√(((D + 1) / (N + 2)) / FULL), floor, 1)`."""
+    `WARMUP` rounds; then `clip(√(((D + ½) / (N + 1)) / FULL), floor, 1)`."""
     d = np.asarray(discords, dtype=float)
     n = np.asarray(trials, dtype=float)
     if d.shape != n.shape or (d < 0).any() or (d > n).any():
@@ -83,13 +88,14 @@ def run_chances(
 
 def round_information(discords: np.ndarray, trials: np.ndarray, chances: np.ndarray) -> float:
     """The next round's information relative to a round of every scenario, as planned from
-    the pairs so far: `Σ q_i / Σ (q_i / π_i)`, with `q_i = (D + 1) / (N + 2)`."""
+    the pairs so far: `Σ q_i / Σ (q_i / π_i)`, with `q_i = (D + ½) / (N + 1)`."""
     q = _rate(np.asarray(discords, dtype=float), np.asarray(trials, dtype=float))
     return float(q.sum() / (q / np.asarray(chances, dtype=float)).sum())
 
 
 def _rate(discords: np.ndarray, trials: np.ndarray) -> np.ndarray:
-    """Each scenario's chance of disagreement, from its counts and the prior pseudo-counts."""
+    """Each scenario's chance of disagreement, from its counts and the prior pseudo-counts
+    (`(D + PRIOR) / (N + 2 PRIOR)`)."""
     return (discords + PRIOR) / (trials + 2.0 * PRIOR)
 
 
