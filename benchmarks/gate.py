@@ -11,7 +11,12 @@ rounds of one trial per scenario per side and decides with `sessionproof`'s own 
 `--spending`/`--gamma` say otherwise, repeated confidence intervals), stopping at the first
 verdict. `--blocks B` looks B times a round, after each block of the scenarios;
 `--futility P` also stops, as inconclusive, once the chance of any verdict by the last look
-(under the current trend) is under P, from half the looks on.
+(under the current trend) is under P, from half the looks on. `--thin` runs the gate's
+thinned rounds (`scoring.stats._thinning`, the gate's default when it runs a side): after
+two full rounds a scenario runs by a draw with the chance its pairs' agreement gives it,
+rounds are weighed by their planned information, and the design runs until it holds the
+information of `--max-trials` full rounds (at most `--thin-cap` times as many rounds);
+`--thin-floor`, `--thin-prior` and `--thin-full` vary its rule.
 
 Prints, per true difference:
 - the verdict rates of the adaptive design, with the false-verdict rate where one is defined
@@ -20,7 +25,9 @@ Prints, per true difference:
 - its power (the chance of the right decision: `worse` below −margin, `not_worse` or
   `better` at or above 0) and mean sessions (both sides);
 - the fixed design of the same power: the fewest trials per scenario k whose single look
-  (z interval) reaches that power, its sessions, and the ratio adaptive / fixed.
+  (z interval) reaches that power, its sessions, and the ratio adaptive / fixed; `ratio~`
+  is the ratio against k interpolated linearly in power between k − 1 and k (the whole k
+  moves a ratio by up to ±0.05).
 """
 
 from __future__ import annotations
