@@ -288,3 +288,17 @@ def test_thinning_a_stored_side_uses_only_its_drawn_sessions_and_two_stored_runs
     assert full.sessions == {"baseline": 8, "candidate": 8}
     assert not any("thinned" in note for note in full.notes)
     assert any("thinned" in note for note in result.notes)
+
+
+def test_a_thinned_gate_keeps_within_the_sessions_budget(tmp_path: Path) -> None:
+    # 100 sessions buy three full rounds of 16 scenarios × 2 sides (96); after the second,
+    # thinned rounds draw fewer scenarios, and the gate stops once the next draw would pass
+    # the budget (all pairs tie, so no verdict comes first).
+    result = gate(
+        "oracle", "oracle", suite="demo", store=tmp_path / "g.duckdb", budget_sessions=100
+    )
+    spent = sum(result.sessions.values())
+    assert spent <= 100
+    assert result.rounds >= 3 and spent < 32 * result.rounds  # a thinned round ran
+    assert 100 - spent < 32  # it stopped with less than a full round's sessions left
+    assert result.stopped_because == "budget" and result.verdict == "inconclusive"
