@@ -241,6 +241,7 @@ def _keys(store: Path, run_id: str) -> set[tuple[str, int]]:
         return {(s.scenario_id, s.trial) for s in db.load_sessions(run_id)}
 
 
+@pytest.mark.slow
 def test_thinned_rounds_run_stable_scenarios_less_on_both_sides_alike(tmp_path: Path) -> None:
     store = tmp_path / "g.duckdb"
     # The oracle against itself: every pair ties, so after two full rounds every scenario
@@ -264,6 +265,7 @@ def test_thinned_rounds_run_stable_scenarios_less_on_both_sides_alike(tmp_path: 
     assert (again.estimate, again.low, again.high) == (result.estimate, result.low, result.high)
 
 
+@pytest.mark.slow
 def test_a_thinned_gate_finds_a_weaker_candidate_worse(tmp_path: Path) -> None:
     result = gate(STEADY, SHAKY, suite="demo", store=tmp_path / "g.duckdb", thin=True)
     assert result.verdict == "worse" and result.exit_code() == 1

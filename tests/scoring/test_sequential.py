@@ -263,6 +263,7 @@ def test_full_rounds_of_the_thinned_design_give_the_plain_interval() -> None:
     assert mine.critical == pytest.approx(plain.critical, abs=0.01)
 
 
+@pytest.mark.slow
 def test_thinned_rounds_estimate_the_mean_over_scenarios_without_bias() -> None:
     # Stable scenarios that sometimes disagree (and so differ) and uncertain ones: the
     # weighted mean of the rounds is unbiased for the mean of the per-scenario differences.
