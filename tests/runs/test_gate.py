@@ -18,7 +18,7 @@ STEADY, TWIN, SHAKY = f"{AGENTS}:steady", f"{AGENTS}:steady_twin", f"{AGENTS}:sh
 
 def test_a_weaker_candidate_is_worse_and_a_stronger_one_better(tmp_path: Path) -> None:
     store = tmp_path / "g.duckdb"
-    worse = gate(STEADY, SHAKY, suite="demo", store=store)
+    worse = gate(STEADY, SHAKY, suite="demo", store=store, thin=False)  # full rounds
     assert worse.verdict == "worse"
     assert worse.stopped_because == "decided"
     assert worse.high < -worse.margin and worse.estimate < -0.2
@@ -66,7 +66,14 @@ def test_an_agent_against_its_twin_is_never_worse(tmp_path: Path, seed: int) -> 
 
 
 def test_identical_agents_tie_everywhere_and_the_budget_stops_the_gate(tmp_path: Path) -> None:
-    result = gate("oracle", "oracle", suite="demo", store=tmp_path / "g.duckdb", budget_sessions=70)
+    result = gate(
+        "oracle",
+        "oracle",
+        suite="demo",
+        store=tmp_path / "g.duckdb",
+        budget_sessions=70,
+        thin=False,
+    )
     # 70 sessions buy two rounds of 16 scenarios × 2 sides; 32 ties do not yet decide.
     assert result.rounds == result.rounds_planned == 2
     assert result.stopped_because == "budget"
@@ -182,7 +189,13 @@ def test_pocock_spending_uses_its_own_boundaries(tmp_path: Path) -> None:
 def test_hwang_shih_decani_spending_is_the_family_at_minus_one(tmp_path: Path) -> None:
     store = tmp_path / "g.duckdb"
     result = gate(
-        STEADY, SHAKY, suite="demo", store=store, max_trials=6, spending="hwang-shih-decani"
+        STEADY,
+        SHAKY,
+        suite="demo",
+        store=store,
+        max_trials=6,
+        spending="hwang-shih-decani",
+        thin=False,
     )
     assert result.spending == "hwang-shih-decani"
     # its boundaries are the family's at γ = −1: between O'Brien-Fleming's and Pocock's.
@@ -221,3 +234,73 @@ def test_an_arm_one_stored_run_lacks_is_named(tmp_path: Path) -> None:
     guarded = run(RunConfig(suite="demo", model="oracle", limit=2, guard=True, store=store))
     with pytest.raises(ConfigError, match="no session of the arm 'baseline'"):
         gate(base, guarded.run_id, store=store)
+
+
+def _keys(store: Path, run_id: str) -> set[tuple[str, int]]:
+    with Store.open(store) as db:
+        return {(s.scenario_id, s.trial) for s in db.load_sessions(run_id)}
+
+
+@pytest.mark.slow
+def test_thinned_rounds_run_stable_scenarios_less_on_both_sides_alike(tmp_path: Path) -> None:
+    store = tmp_path / "g.duckdb"
+    # The oracle against itself: every pair ties, so after two full rounds every scenario
+    # is stable and runs in a round only by the seeded draw.
+    result = gate("oracle", "oracle", suite="demo", store=store, max_trials=4, thin=True)
+    assert result.verdict in ("not_worse", "inconclusive")
+    assert result.rounds > 2
+    base, cand = _keys(store, result.runs["baseline"]), _keys(store, result.runs["candidate"])
+    assert base == cand  # every session has its twin
+    assert result.sessions["baseline"] == result.sessions["candidate"] == len(cand) == result.pairs
+    assert len(cand) < 16 * result.rounds  # fewer sessions than full rounds
+    for trial in (0, 1):  # the first two rounds run every scenario
+        assert sum(t == trial for _, t in cand) == 16
+    assert any(t == 2 for _, t in cand) and sum(t == 2 for _, t in cand) < 16
+    assert any("thinned rounds" in note for note in result.notes)
+    # The draws are seeded: the same gate again draws the same scenarios.
+    again = gate(
+        "oracle", "oracle", suite="demo", store=tmp_path / "h.duckdb", max_trials=4, thin=True
+    )
+    assert _keys(tmp_path / "h.duckdb", again.runs["candidate"]) == cand
+    assert (again.estimate, again.low, again.high) == (result.estimate, result.low, result.high)
+
+
+@pytest.mark.slow
+def test_a_thinned_gate_finds_a_weaker_candidate_worse(tmp_path: Path) -> None:
+    result = gate(STEADY, SHAKY, suite="demo", store=tmp_path / "g.duckdb", thin=True)
+    assert result.verdict == "worse" and result.exit_code() == 1
+    assert result.high < -result.margin
+
+
+def test_thinning_a_stored_side_uses_only_its_drawn_sessions_and_two_stored_runs_refuse(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "g.duckdb"
+    base = run(RunConfig(suite="demo", model="oracle", trials=3, seed=5, limit=8, store=store))
+    result = gate(base.run_id, "oracle", store=store, thin=True)
+    assert result.rounds <= 3 and result.rounds_planned == 3  # no more than the stored trials
+    drawn = _keys(store, result.runs["candidate"])
+    assert result.sessions == {"baseline": len(drawn), "candidate": len(drawn)}
+    assert result.cost["baseline"].sessions == len(drawn)
+    other = run(RunConfig(suite="demo", model="oracle", trials=1, seed=5, limit=8, store=store))
+    with pytest.raises(ConfigError, match="--thin"):
+        gate(base.run_id, other.run_id, store=store, thin=True)
+    # by default two stored runs are paired in full, and a gate that runs a side thins.
+    full = gate(base.run_id, other.run_id, store=store)
+    assert full.sessions == {"baseline": 8, "candidate": 8}
+    assert not any("thinned" in note for note in full.notes)
+    assert any("thinned" in note for note in result.notes)
+
+
+def test_a_thinned_gate_keeps_within_the_sessions_budget(tmp_path: Path) -> None:
+    # 100 sessions buy three full rounds of 16 scenarios × 2 sides (96); after the second,
+    # thinned rounds draw fewer scenarios, and the gate stops once the next draw would pass
+    # the budget (all pairs tie, so no verdict comes first).
+    result = gate(
+        "oracle", "oracle", suite="demo", store=tmp_path / "g.duckdb", budget_sessions=100
+    )
+    spent = sum(result.sessions.values())
+    assert spent <= 100
+    assert result.rounds >= 3 and spent < 32 * result.rounds  # a thinned round ran
+    assert 100 - spent < 32  # it stopped with less than a full round's sessions left
+    assert result.stopped_because == "budget" and result.verdict == "inconclusive"

@@ -18,6 +18,14 @@ from sessionproof.scoring.stats._sequential import (
     look_by_scenario,
     minimum_detectable_effect,
 )
+from sessionproof.scoring.stats._thinning import (
+    FLOOR,
+    WARMUP,
+    InformationBoundary,
+    ThinnedDesign,
+    round_information,
+    run_chances,
+)
 
 
 def test_boundaries_match_the_published_lan_demets_obrien_fleming_values() -> None:
@@ -190,3 +198,133 @@ def test_bad_input_says_what(call: object, says: str) -> None:
     with pytest.raises(StatisticsInputError, match=None) as info:
         call()  # type: ignore[operator]
     assert says in str(info.value)
+
+
+# The thinned design: stable scenarios run in later rounds only by chance.
+
+
+def test_information_boundaries_at_equal_fractions_are_the_equal_looks_ones() -> None:
+    for spending in ("obrien-fleming", "pocock", -1.0):
+        design = InformationBoundary(0.05, spending)  # type: ignore[arg-type]
+        mine = [design.next(r / 8, final=r == 8) for r in range(1, 9)]
+        assert mine == pytest.approx(boundaries(8, 0.05, spending), abs=0.01)  # type: ignore[arg-type]
+
+
+def test_information_boundaries_spend_by_the_fraction_and_the_last_look_spends_the_rest() -> None:
+    # Unequal fractions: the first look is an exact normal tail of the alpha spent by then.
+    design = InformationBoundary(0.05, -1.0)
+    first = design.next(0.13)
+    spent = hwang_shih_decani_spent(0.13, 0.05, -1.0)
+    assert first == pytest.approx(NormalDist().inv_cdf(1 - spent / 2), abs=0.005)
+    design.next(0.3)
+    # a last look short of full information spends all the alpha left: a lower boundary
+    # than a look at the same fraction that keeps some back.
+    early_end = InformationBoundary(0.05, -1.0)
+    early_end.next(0.13)
+    early_end.next(0.3)
+    assert early_end.next(0.55, final=True) < design.next(0.55)
+    with pytest.raises(StatisticsInputError, match="increase"):
+        design.next(0.4)
+
+
+def test_a_stable_scenario_is_thinned_and_an_unstable_one_keeps_running() -> None:
+    discords = np.array([0.0, 3.0, 1.0, 0.0])
+    trials = np.array([6.0, 6.0, 6.0, 20.0])
+    # the first rounds run every scenario.
+    assert run_chances(discords, trials, WARMUP - 1).tolist() == [1.0] * 4
+    chances = run_chances(discords, trials, WARMUP)
+    assert chances[1] == 1.0  # half its pairs disagreed: it runs every round
+    assert FLOOR <= chances[3] < chances[0] < chances[2] < 1.0  # the longer stable, the rarer
+    assert chances[3] == FLOOR  # twenty agreeing pairs: down to the floor, never zero
+    # over many rounds a stable scenario runs in about its share of them; the other, in all.
+    rng = np.random.default_rng(4)
+    ran = rng.random((2000, 4)) < chances
+    assert ran[:, 1].all()
+    assert ran[:, 0].mean() == pytest.approx(chances[0], abs=0.03)
+    # a round of them holds less information than a full round, never more.
+    assert 0.0 < round_information(discords, trials, chances) < 1.0
+    assert round_information(discords, trials, np.ones(4)) == pytest.approx(1.0)
+    with pytest.raises(StatisticsInputError, match="counts"):
+        run_chances(np.array([3.0]), np.array([2.0]), 4)
+
+
+def test_full_rounds_of_the_thinned_design_give_the_plain_interval() -> None:
+    rng = np.random.default_rng(11)
+    design = ThinnedDesign(30, 6, 0.05, -1.0)
+    diffs: list[float] = []
+    for _ in range(WARMUP):  # the warm-up rounds run every scenario: the plain design
+        assert design.chances().tolist() == [1.0] * 30
+        d = rng.choice([-1.0, 0.0, 1.0], size=30, p=[0.2, 0.6, 0.2])
+        diffs.extend(d)
+        mine = design.add(np.ones(30, dtype=bool), d)
+    plain = look(diffs, WARMUP, 6, 0.05, -1.0)
+    assert mine.estimate == pytest.approx(plain.estimate)
+    assert mine.se == pytest.approx(plain.se, rel=0.02)
+    assert mine.critical == pytest.approx(plain.critical, abs=0.01)
+
+
+@pytest.mark.slow
+def test_thinned_rounds_estimate_the_mean_over_scenarios_without_bias() -> None:
+    # Stable scenarios that sometimes disagree (and so differ) and uncertain ones: the
+    # weighted mean of the rounds is unbiased for the mean of the per-scenario differences.
+    rng = np.random.default_rng(2026)
+    pa = np.array([0.97] * 10 + [0.03] * 5 + list(np.linspace(0.2, 0.8, 15)))
+    pb = np.clip(pa - np.array([0.06] * 10 + [0.0] * 5 + [0.08] * 15), 0, 1)
+    truth = float(np.mean(pb - pa))
+    estimates, sessions = [], []
+    for _ in range(400):
+        design = ThinnedDesign(pa.size, 8, 0.05, -1.0, cap=1.0)
+        while not design.final:
+            ran = rng.random(pa.size) < design.chances()
+            d = (rng.random(pa.size) < pb).astype(float) - (rng.random(pa.size) < pa)
+            at = design.add(ran, d)
+        estimates.append(at.estimate)
+        sessions.append(design.pairs)
+    spread = float(np.std(estimates)) / np.sqrt(len(estimates))
+    assert abs(float(np.mean(estimates)) - truth) < 3 * spread
+    assert np.mean(sessions) < 0.9 * 8 * pa.size  # the stable scenarios ran less
+
+
+def _thinned_gate(rng: np.random.Generator, pa: np.ndarray, pb: np.ndarray, rounds: int) -> str:
+    design = ThinnedDesign(pa.size, rounds, 0.05, -1.0)
+    verdict = "inconclusive"
+    while not design.final:
+        ran = rng.random(pa.size) < design.chances()
+        d = (rng.random(pa.size) < pb).astype(float) - (rng.random(pa.size) < pa)
+        verdict = decide(design.add(ran, np.where(ran, d, np.nan)), 0.05)
+        if verdict != "inconclusive":
+            break
+    return verdict
+
+
+def _stable_heavy_arms(rng: np.random.Generator, n: int, delta: float) -> tuple[np.ndarray, ...]:
+    """A third of the scenarios nearly always pass, a sixth nearly always fail (the suites
+    thinning is for), the candidate shifted to a mean difference `delta`."""
+    kind = rng.random(n)
+    pa = np.where(
+        kind < 1 / 3,
+        rng.uniform(0.93, 1.0, n),
+        np.where(kind < 0.5, rng.uniform(0.0, 0.07, n), rng.uniform(0.1, 0.9, n)),
+    )
+    lo, hi = -1.0, 1.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if np.mean(np.clip(pa + mid, 0, 1) - pa) < delta else (lo, mid)
+    return pa, np.clip(pa + lo, 0, 1)
+
+
+@pytest.mark.slow
+def test_thinned_gates_keep_false_verdicts_under_alpha() -> None:
+    rng = np.random.default_rng(36)
+    gates, rounds, n = 400, 6, 30
+    at_margin = [
+        _thinned_gate(rng, *_stable_heavy_arms(rng, n, -0.05), rounds) for _ in range(gates)
+    ]
+    at_zero = [
+        _thinned_gate(rng, *_stable_heavy_arms(rng, n, 0.0), rounds) for _ in range(gates // 2)
+    ]
+    assert sum(v in ("not_worse", "better") for v in at_margin) / gates <= 0.05
+    assert sum(v in ("worse", "better") for v in at_zero) / len(at_zero) <= 0.05
+    assert at_zero.count("not_worse") > 0  # it decides when it can
+    strong, weak = np.full(30, 0.95), np.full(30, 0.55)
+    assert [_thinned_gate(rng, strong, weak, rounds) for _ in range(30)].count("worse") == 30

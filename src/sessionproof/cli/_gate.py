@@ -54,6 +54,15 @@ def gate_command(
             "them: fewest sessions across effects, stops at not_worse sooner)."
         ),
     ] = "obrien-fleming",
+    thin: Annotated[
+        bool | None,
+        typer.Option(
+            "--thin/--no-thin",
+            help="Thinned rounds (default when a side is run): after two rounds, scenarios "
+            "whose pairs keep agreeing run only by a seeded draw (fewer sessions; up to twice "
+            "--max-trials rounds). --no-thin runs every scenario every round.",
+        ),
+    ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N scenarios.")] = None,
     seed: Annotated[
         int | None, typer.Option(help="Seed (default 0, or the stored side's seed).")
@@ -118,6 +127,7 @@ def gate_command(
         max_trials=max_trials,
         budget_sessions=budget_sessions,
         spending=spending,  # type: ignore[arg-type]  # checked by gate: one clear line
+        thin=thin,
         store=store,
         seed=seed,
         limit=limit,

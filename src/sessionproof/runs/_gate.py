@@ -7,7 +7,9 @@ per side), looks after each, and stops at the first verdict or when no round is 
 (`--max-trials`, the sessions budget, or the trials a stored side holds). The statistics are
 `scoring.stats._sequential`'s group-sequential design (Lan-DeMets O'Brien-Fleming spending
 unless told, repeated confidence intervals): the intervals hold at every look at once, so
-stopping early costs no error rate.
+stopping early costs no error rate. When the gate runs a side, later rounds are thinned
+(`scoring.stats._thinning`, `_gate_thin`): scenarios whose pairs keep agreeing run only by a
+seeded draw, and the design weighs what ran.
 """
 
 from __future__ import annotations
@@ -28,12 +30,10 @@ from ..scoring.stats._internal import (
     check_levels,
     decide,
     look,
-    minimum_detectable_effect,
 )
 from ..store import Store
 from ..store._internal import DEFAULT_STORE_PATH
 from ..suites import Suite
-from ._gate_cost import gate_cost
 from ._gate_pairs import (
     ScenarioPairs,
     check_scenarios,
@@ -41,8 +41,9 @@ from ._gate_pairs import (
     round_differences,
     rounds_held,
 )
-from ._gate_result import GateLook, GateResult, StoppedBecause
+from ._gate_result import GateLook, GateResult, StoppedBecause, gate_result
 from ._gate_sides import Side, SpecRunner, read_side, spec_config, stored_run_id
+from ._gate_thin import run_thinned, thin_design
 
 DEFAULT_MAX_TRIALS = 10
 """Rounds (trials per scenario) a gate may run unless told."""
@@ -61,6 +62,7 @@ def gate(
     max_trials: int = DEFAULT_MAX_TRIALS,
     budget_sessions: int | None = None,
     spending: Spending = "obrien-fleming",
+    thin: bool | None = None,
     store: str | Path = DEFAULT_STORE_PATH,
     seed: int | None = None,
     limit: int | None = None,
@@ -85,6 +87,13 @@ def gate(
     verdict stays at about alpha/2 per kind (the interval is at level 1 − alpha at every
     look). Sessions that were not judged leave their pair out (never a loss or a win).
 
+    `thin`: thinned rounds (the default when a side is run; `--no-thin` runs every
+    scenario every round): after two rounds, a scenario whose pairs keep agreeing runs in a
+    round only by a seeded draw (both sides the same scenarios), the design weighing what
+    ran so the estimate and its error rates hold; planned for `max_trials` full rounds'
+    information, it may run up to twice as many rounds, each of fewer sessions. Two stored
+    runs are paired in full (`thin=True` is refused: nothing would be saved).
+
     `prices` prices the cost block (default: the shipped price table; a model without a
     price gives tokens only).
 
@@ -101,6 +110,7 @@ def gate(
             max_trials=max_trials,
             budget_sessions=budget_sessions,
             spending=spending,
+            thin=thin,
             store=store,
             seed=seed,
             limit=limit,
@@ -126,6 +136,7 @@ async def agate(
     max_trials: int = DEFAULT_MAX_TRIALS,
     budget_sessions: int | None = None,
     spending: Spending = "obrien-fleming",
+    thin: bool | None = None,
     store: str | Path = DEFAULT_STORE_PATH,
     seed: int | None = None,
     limit: int | None = None,
@@ -186,6 +197,17 @@ async def agate(
         rounds, limited_by = _planned_rounds(
             sides, scenario_ids, max_trials, budget_sessions, len(spec_sides), notes
         )
+        design = None
+        if thin is None:
+            thin = bool(spec_sides)
+        if thin:
+            if not spec_sides:
+                raise ConfigError(
+                    "--thin saves sessions the gate runs: it needs a side given as a model "
+                    "spec, not two stored runs"
+                )
+            held = min((rounds_held(s.sessions, scenario_ids) for s in stored), default=None)
+            design = thin_design(len(scenario_ids), rounds, alpha, spending, held)
         if spec_sides:
             run_seed = stored[0].manifest.seed if stored else (seed or 0)  # type: ignore[union-attr]
             for side in spec_sides:
@@ -193,7 +215,7 @@ async def agate(
                 config = spec_config(
                     side.spec,
                     suite=run_suite,
-                    rounds=rounds,
+                    rounds=rounds if design is None else design.most,
                     limit=run_limit,
                     seed=run_seed,
                     arm=chosen,
@@ -206,6 +228,45 @@ async def agate(
         for runner in runners:
             await runner.check()
         tally = {sid: ScenarioPairs(scenario_id=sid) for sid in scenario_ids}
+        if design is not None:
+            thinned = await run_thinned(
+                design,
+                sides,
+                runners,
+                scenario_ids,
+                tally,
+                margin=margin,
+                seed=run_seed,
+                budget=budget_sessions,
+                progress=progress,
+                on_round=on_round,
+            )
+            assert thinned.last is not None
+            used_thin = {
+                name: [s for key, s in sorted(side.sessions.items()) if key in thinned.drawn]
+                for name, side in sides.items()
+            }
+            notes.append(
+                f"thinned rounds: {len(thinned.drawn)} of {thinned.done * len(scenario_ids)} "
+                "scenario trials ran (stable scenarios by a seeded draw)"
+            )
+            return gate_result(
+                thinned.looks,
+                thinned.last,
+                thinned.done,
+                design.most,
+                thinned.stopped or limited_by,
+                used_thin,
+                tally,
+                {name: side.run_id for name, side in sides.items()},
+                {name: side.stored for name, side in sides.items()},
+                chosen,
+                margin,
+                alpha,
+                spending,
+                prices,
+                notes,
+            )
         diffs: list[float] = []
         looks: list[GateLook] = []
         done = 0
@@ -233,31 +294,22 @@ async def agate(
                 stopped = "decided"
                 break
     used = {name: side.used(done) for name, side in sides.items()}
-    unjudged = sum(row.unjudged for row in tally.values())
-    if unjudged:
-        notes.append(f"{unjudged} pair(s) left out: a session of them was not judged")
-    return GateResult(
-        verdict=looks[-1].verdict,
-        estimate=at.estimate,
-        low=at.low,
-        high=at.high,
-        margin=margin,
-        alpha=alpha,
-        spending=spending,
-        mde=minimum_detectable_effect(at),
-        rounds=done,
-        rounds_planned=rounds,
-        stopped_because=stopped,
-        arm=chosen,
-        scenarios=list(tally.values()),
-        pairs=at.pairs,
-        unjudged_pairs=unjudged,
-        sessions={name: len(s) for name, s in used.items()},
-        runs={name: side.run_id for name, side in sides.items()},
-        stored={name: side.stored for name, side in sides.items()},
-        cost=gate_cost(used, prices),
-        looks=looks,
-        notes=notes,
+    return gate_result(
+        looks,
+        at,
+        done,
+        rounds,
+        stopped,
+        used,
+        tally,
+        {name: side.run_id for name, side in sides.items()},
+        {name: side.stored for name, side in sides.items()},
+        chosen,
+        margin,
+        alpha,
+        spending,
+        prices,
+        notes,
     )
 
 

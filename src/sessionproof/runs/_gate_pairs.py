@@ -3,6 +3,7 @@ check that they pair at all, and each round's paired differences."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -105,4 +106,22 @@ def round_differences(
         row.only_baseline += int(b and not c)
         row.only_candidate += int(c and not b)
         out.append(float(c) - float(b))
+    return out
+
+
+def drawn_differences(
+    baseline: Keyed,
+    candidate: Keyed,
+    scenario_ids: Sequence[str],
+    trial: int,
+    drawn: Sequence[bool],
+    tally: Mapping[str, ScenarioPairs],
+) -> list[float]:
+    """A thinned round's paired differences, one per scenario in order: NaN where the
+    scenario was not drawn to run or its pair was not judged (`tally` updated as by
+    `round_differences`)."""
+    out: list[float] = []
+    for sid, ran in zip(scenario_ids, drawn, strict=True):
+        got = round_differences(baseline, candidate, [sid], trial, tally) if ran else []
+        out.append(got[0] if got else math.nan)
     return out

@@ -7,8 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..scoring._internal import CostSummary
-from ..scoring.stats._internal import Verdict
+from ..records import Session
+from ..scoring._internal import CostSummary, PriceTable
+from ..scoring.stats._internal import Look, Spending, Verdict, minimum_detectable_effect
+from ._gate_cost import gate_cost
 from ._gate_pairs import ScenarioPairs
 
 StoppedBecause = Literal["decided", "max_trials", "budget", "stored_trials"]
@@ -107,3 +109,49 @@ class GateResult(BaseModel):
             "looks": [x.model_dump(mode="json") for x in self.looks],
             "notes": list(self.notes),
         }
+
+
+def gate_result(
+    looks: list[GateLook],
+    at: Look,
+    done: int,
+    planned: int,
+    stopped: StoppedBecause,
+    used: dict[str, list[Session]],
+    tally: dict[str, ScenarioPairs],
+    runs: dict[str, str],
+    stored: dict[str, bool],
+    arm: str,
+    margin: float,
+    alpha: float,
+    spending: Spending,
+    prices: PriceTable | None,
+    notes: list[str],
+) -> GateResult:
+    """The gate's result from its last look and the sessions it used."""
+    unjudged = sum(row.unjudged for row in tally.values())
+    if unjudged:
+        notes.append(f"{unjudged} pair(s) left out: a session of them was not judged")
+    return GateResult(
+        verdict=looks[-1].verdict,
+        estimate=at.estimate,
+        low=at.low,
+        high=at.high,
+        margin=margin,
+        alpha=alpha,
+        spending=spending,
+        mde=minimum_detectable_effect(at),
+        rounds=done,
+        rounds_planned=planned,
+        stopped_because=stopped,
+        arm=arm,
+        scenarios=list(tally.values()),
+        pairs=at.pairs,
+        unjudged_pairs=unjudged,
+        sessions={name: len(s) for name, s in used.items()},
+        runs=runs,
+        stored=stored,
+        cost=gate_cost(used, prices),
+        looks=looks,
+        notes=notes,
+    )

@@ -4,6 +4,7 @@ itself, one trial of every scenario per round, into one stored run per side."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,14 +102,17 @@ class SpecRunner:
         async with run_agents(self._config):
             pass
 
-    async def run_round(self, trial: int, progress: Progress | None) -> list[Session]:
-        """Run trial `trial` of every scenario; the sessions are also added to the side."""
+    async def run_round(
+        self, trial: int, progress: Progress | None, only: Collection[str] | None = None
+    ) -> list[Session]:
+        """Run trial `trial` of every scenario (of those in `only`, when given: a thinned
+        round); the sessions are also added to the side."""
         arm = self._config.arm_names[0]
         skip = {
             (s.id, t, arm)
             for s in self._loaded.scenarios
             for t in range(self._config.trials)
-            if t != trial
+            if t != trial or (only is not None and s.id not in only)
         }
         if not self._created:
             self._db.create_run(self._manifest)

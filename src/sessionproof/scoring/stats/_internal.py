@@ -36,3 +36,4 @@ from ._sequential import look as look
 from ._sequential import minimum_detectable_effect as minimum_detectable_effect
 from ._split import variance_shares as variance_shares
 from ._split import within_variance as within_variance
+from ._thinning import ThinnedDesign as ThinnedDesign

@@ -24,8 +24,9 @@ family (Hwang, Shih & DeCani, Statistics in Medicine 9(12), 1990), by name at γ
 `boundaries`, as a number γ. `look_by_scenario` is the look of a design that looks within a
 round, after each block of the scenarios: it weighs every seen scenario alike.
 
-Every scenario gets the same number of trials: adapting per scenario would change what the
-mean estimates, so the design does not (a scenario already stable in both arms still runs).
+Here every scenario gets the same number of trials. `_thinning` is the design that runs a
+scenario already stable in both arms less often and weighs what ran so that the mean still
+estimates the same quantity (the gate's default when it runs a side).
 
 Pure functions over arrays of differences; nothing here knows sessions or runs.
 """
