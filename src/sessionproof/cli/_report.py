@@ -34,23 +34,30 @@ def report_command(
     store: StoreOpt = DEFAULT_STORE_PATH,
     prices: PricesOpt = None,
     price: PriceOpt = None,
+    audit: Annotated[
+        bool,
+        typer.Option(
+            "--audit",
+            help="Add the audit of the first run's suite (`sessionproof audit`) as a section.",
+        ),
+    ] = False,
 ) -> None:
     """Write one self-contained HTML report of the runs (no network at view time): headline,
     survival, recovery and drift, failure sources, cost by agent, simulated user and judge,
     the pattern map, the verdict grid with every session one click away, and the comparison
-    of the first two runs."""
+    of the first two runs; `--audit` adds the audit of the first run's suite."""
     from ..runs import report
     from ..scoring._internal import price_table
 
     table = price_table(prices or [], price or [])
     refuse_clobber(output, store=store)
     if output is None:
-        path = report(run_ids, output, store, prices=table)
+        path = report(run_ids, output, store, prices=table, audit=audit)
     else:
         # Written beside the file and renamed over it: a failed write keeps the old report.
         try:
             with replaced_on_success(output) as partial:
-                report(run_ids, partial, store, prices=table)
+                report(run_ids, partial, store, prices=table, audit=audit)
         except OSError as exc:
             raise InputFileError(f"cannot write the report to {output}: {exc.strerror}") from None
         path = output

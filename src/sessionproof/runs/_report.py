@@ -122,6 +122,20 @@ def compare(run_a: str, run_b: str, store: str | Path | Store = DEFAULT_STORE_PA
     return _compare(a, b)
 
 
+def _audit_into(run: ReportRun, store: str | Path | Store) -> None:
+    """`run.audit`: the audit of the suite `run` ran, or a note saying why there is none."""
+    from ._audit import audit as audit_suite
+
+    try:
+        found = audit_suite(
+            run.suite, store=Path(store.path) if isinstance(store, Store) else store
+        )
+    except SessionproofError as exc:
+        run.notes.append(f"audit of {run.suite}: not possible ({exc})")
+        return
+    run.audit = found.model_dump(mode="json")
+
+
 def _load_light(run_id: str, db: Store) -> ReportRun:
     m = metrics(run_id, db)
     return ReportRun(
@@ -156,6 +170,7 @@ def report(
     traces: TraceCache | None = None,
     prices: PriceTable | None = None,
     costs: Mapping[str, CostSummary] | None = None,
+    audit: bool = False,
 ) -> Path:
     """Write the HTML report of the stored runs `run_ids` (ids or unique prefixes) to
     `output` (default: `default_report_path`, in the folder beside the store) and return its
@@ -166,7 +181,9 @@ def report(
     reporting on itself); its scenarios are then not loaded again. `traces`: what was made
     of the first run's sessions as they ended (its `MetricsWarmer.traces`). `prices`: what
     prices each arm's cost (default: the shipped table); `costs`: the first run's arms'
-    costs, when the caller priced them already with `prices`."""
+    costs, when the caller priced them already with `prices`. `audit`: add the audit of the
+    first run's suite (`audit`, with this store's runs) as a section; a suite that cannot be
+    audited (imported traces, a project not found) is said in the report's notes."""
     if not run_ids:
         raise InputFileError("name at least one run id")
     with tuned_gc():
@@ -181,6 +198,8 @@ def report(
         runs[0].variance_split = splits
         if why_not:
             runs[0].notes.append(why_not)
+        if audit:
+            _audit_into(runs[0], store)
         compared = _compare(runs[0], runs[1]) if len(runs) > 1 else None
         page = render_html(runs, compared)
     if output is None:

@@ -20,6 +20,7 @@ import orjson
 
 from ._arms import SECTION_ID as ARMS_ID
 from ._arms import arms_section
+from ._audit import AUDIT_ID, audit_section
 from ._boundaries import SECTION_ID as BOUNDARIES_ID
 from ._boundaries import boundaries_section
 from ._compare import Comparison
@@ -134,6 +135,10 @@ def _json_for_script(value: Any) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
+def _audited(run: ReportRun) -> str:
+    return "" if run.audit is None else audit_section(run.audit)
+
+
 def render_html(
     runs: Sequence[ReportRun], compared: Comparison | None = None, title: str = ""
 ) -> str:
@@ -161,6 +166,7 @@ def render_html(
         (COST_ID, "cost" if any(r.costs for r in runs) else None, cost_section(runs)),
         ("patterns", "patterns", pattern_map(runs)),
         ("grid", "verdicts", grid(runs)),
+        (AUDIT_ID, "audit" if runs[0].audit else None, _audited(runs[0])),
         ("comparison", None, comparison(compared) if len(runs) > 1 else ""),
         ("session", "session", ""),  # the drill-down, written after the sections
     ]
