@@ -51,11 +51,19 @@ only = sys.argv[2:]
 domain = results.info.environment_info.domain_name
 # banking_knowledge's default retrieval embeds with a hosted model; BM25 is what the run used
 # (its `bm25` reading) and needs no network. The DB and the actions do not depend on it.
-env_kwargs = {"retrieval_variant": "bm25"} if domain == "banking_knowledge" else {}
+banking = domain == "banking_knowledge"
 tasks = {t.id: t for t in results.tasks}
 out = []
 for sim in results.simulations:
     task = tasks[sim.task_id]
+    # and, as tau2's own runner and evaluate_trajectories build it, the task's read-log
+    # allowlist: the reads of its golden trajectory are logged to the DB (without it, a
+    # required read that never happened goes unseen).
+    env_kwargs = {}
+    if banking:
+        from tau2.runner.build import _derive_read_log_allowlist
+        env_kwargs = {"retrieval_variant": "bm25",
+                      "read_log_allowlist": _derive_read_log_allowlist(task)}
     basis = set(task.evaluation_criteria.reward_basis) if task.evaluation_criteria else set()
     needs_model = RewardType.NL_ASSERTION in basis and bool(task.evaluation_criteria.nl_assertions)
     # A call the domain ran before an injected fault answered: its message is the error the
@@ -64,7 +72,7 @@ for sim in results.simulations:
     # banking's tools answer in sessionproof's own words (tau2's texts are not copied), so
     # tau2's strict replay, which compares each output's text, is lenient there: the state
     # each call leaves is still replayed and compared.
-    strict = strict and domain != "banking_knowledge"
+    strict = strict and not banking
     ids = set(only)
     if ids and sim.id not in ids:
         continue
