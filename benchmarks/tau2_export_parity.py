@@ -10,7 +10,12 @@ file has no arms), and tau2-bench's
 judged must get the same reward; one it left unjudged (an NL assertion with no judge here)
 carries no reward_info, and tau2's components other than the NL assertions are reported for
 it (tau2 too would need a model for the rest); where those components already give 0, tau2's
-reward is 0 whatever the NL assertions say, and it is compared.
+reward is 0 whatever the NL assertions say, and it is compared. banking_knowledge is graded
+as tau2's own runner grades it: BM25 retrieval and the task's read-log allowlist (the reads of
+its golden trajectory are logged to the DB). A simulation whose reward differs because a task
+action was made only by a call the domain never ran (left out of tau2's messages, which
+cannot carry it; the export names it in `info.actions_not_carried`) is listed apart from the
+unexplained differences.
 
 tau2-bench is installed apart (never into sessionproof's venv), from a checkout:
 
@@ -51,11 +56,19 @@ only = sys.argv[2:]
 domain = results.info.environment_info.domain_name
 # banking_knowledge's default retrieval embeds with a hosted model; BM25 is what the run used
 # (its `bm25` reading) and needs no network. The DB and the actions do not depend on it.
-env_kwargs = {"retrieval_variant": "bm25"} if domain == "banking_knowledge" else {}
+banking = domain == "banking_knowledge"
 tasks = {t.id: t for t in results.tasks}
 out = []
 for sim in results.simulations:
     task = tasks[sim.task_id]
+    # and, as tau2's own runner and evaluate_trajectories build it, the task's read-log
+    # allowlist: the reads of its golden trajectory are logged to the DB (without it, a
+    # required read that never happened goes unseen).
+    env_kwargs = {}
+    if banking:
+        from tau2.runner.build import _derive_read_log_allowlist
+        env_kwargs = {"retrieval_variant": "bm25",
+                      "read_log_allowlist": _derive_read_log_allowlist(task)}
     basis = set(task.evaluation_criteria.reward_basis) if task.evaluation_criteria else set()
     needs_model = RewardType.NL_ASSERTION in basis and bool(task.evaluation_criteria.nl_assertions)
     # A call the domain ran before an injected fault answered: its message is the error the
@@ -64,12 +77,13 @@ for sim in results.simulations:
     # banking's tools answer in sessionproof's own words (tau2's texts are not copied), so
     # tau2's strict replay, which compares each output's text, is lenient there: the state
     # each call leaves is still replayed and compared.
-    strict = strict and domain != "banking_knowledge"
+    strict = strict and not banking
     ids = set(only)
     if ids and sim.id not in ids:
         continue
     row = {"id": sim.id, "ours": sim.reward_info.reward if sim.reward_info else None,
-           "strict": strict}
+           "strict": strict,
+           "actions_not_carried": (sim.info or {}).get("actions_not_carried", [])}
     if not needs_model:
         row["tau2"] = evaluate_simulation(
             sim, task, EvaluationType.ALL, False, domain,
@@ -158,15 +172,21 @@ def parity(domain: str, tau2_python: str, data: Path, folder: Path) -> dict[str,
         )
         rows += _evaluate(out, tau2_python, data)
     judged = [r for r in rows if r["ours"] is not None and "tau2" in r]
-    unequal = [r for r in judged if r["ours"] != r["tau2"]]
+    differ = [r for r in judged if r["ours"] != r["tau2"]]
+    # A task action only a left-out call made (the domain never ran it) is one tau2's
+    # message format cannot carry: the export names it, and such a difference is reported
+    # apart, never as an equal reward; any other difference is unexplained.
+    unequal = [r for r in differ if not r["actions_not_carried"]]
+    not_carried = [r for r in differ if r["actions_not_carried"]]
     unjudged = [r for r in rows if r["ours"] is None]
     passed = sum(r["ours"] == 1.0 for r in judged)
     return {
         "domain": domain,
         "simulations": len(rows),
         "judged_here": len(judged),
-        "equal": len(judged) - len(unequal),
+        "equal": len(judged) - len(differ),
         "unequal": unequal,
+        "differ_actions_not_carried": not_carried,
         "rewards_1_0": [passed, len(judged) - passed],
         "lenient_replays": sum(not r["strict"] for r in rows),
         "not_judged_here": len(unjudged),
@@ -176,7 +196,8 @@ def parity(domain: str, tau2_python: str, data: Path, folder: Path) -> dict[str,
 
 
 def main() -> None:
-    """Print one JSON line per domain; exit 1 when any reward differs."""
+    """Print one JSON line per domain; exit 1 when a reward differs unexplained (one whose
+    export names an action tau2's messages cannot carry is listed apart)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tau2", type=Path, required=True, help="a tau2-bench checkout")
     parser.add_argument("--tau2-python", required=True, help="the interpreter tau2 is installed in")

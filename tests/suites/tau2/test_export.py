@@ -363,3 +363,53 @@ def test_the_user_sides_own_calls_become_tau2_user_tool_calls(
     assert messages[3:] == before[1:]
     assert left_out == ["u-2 (run_speed_test): no reply"]
     _replayable(messages)
+
+
+def test_an_action_only_a_left_out_call_made_is_named_not_silently_lost(
+    tmp_path: Path,
+) -> None:
+    """tau2's action check reads the calls in the messages, and a call the domain never ran
+    is left out of them (tau2's replay would run it). In tau2-banking's faulted arm the
+    oracle's unlock in task_033 is stopped by a fault: sessionproof counts the action (the
+    agent made the call), tau2's re-grade cannot; the export names it, in the simulation and
+    in the file, and every action the verdict counted is in the messages or named."""
+    store = tmp_path / "b.duckdb"
+    report = runs.run(
+        RunConfig(suite="tau2-banking", model="oracle", limit=34, arms=["faults=20%"], store=store)
+    )
+    out = tmp_path / "b.json"
+    argv = ["export", report.run_id, "--format", "tau2", "-o", str(out), "--store", str(store)]
+    done = runner.invoke(app, argv)
+    assert done.exit_code == 0, done.output
+    doc = json.loads(out.read_text())
+    sims = {s["task_id"]: s for s in doc["simulations"]}
+    named = sims["task_033"]["info"]["actions_not_carried"]
+    assert named == ["033_2 (unlock_discoverable_agent_tool): made only by left-out oracle-0-2"]
+    assert (
+        "oracle-0-2 (unlock_discoverable_agent_tool)"
+        in sims["task_033"]["info"]["calls_left_out"][0]
+    )
+    assert sims["task_033"]["reward_info"]["reward"] == 1.0
+    listed = doc["info"]["sessionproof"]["actions_not_carried"]
+    assert sims["task_033"]["id"] in listed
+    assert "action check" in doc["info"]["sessionproof"]["actions_not_carried_why"]
+    tasks = {t["id"]: t for t in doc["tasks"]}
+    for task_id, sim in sims.items():
+        criteria = tasks[task_id]["evaluation_criteria"] or {}
+        verdict = {c["name"]: c["passed"] for c in sim["reward_info"]["info"]["sessionproof"]}
+        if verdict.get("action") is not True:
+            continue
+        calls = [c for m in sim["messages"] for c in m.get("tool_calls") or []]
+        labels = [n.split(" ", 1)[0] for n in sim["info"].get("actions_not_carried", [])]
+        for action in criteria["actions"]:
+            keys = action["compare_args"]  # None: every argument of the call
+            seen = any(
+                c["name"] == action["name"]
+                and all(
+                    c["arguments"].get(k) == action["arguments"].get(k)
+                    for k in (c["arguments"] if keys is None else keys)
+                )
+                for c in calls
+            )
+            assert seen or action["action_id"] in labels, (task_id, action["action_id"])
+        assert (sim["id"] in listed) == bool(labels)

@@ -10,7 +10,11 @@ parsed) is left out of the messages and named in the simulation's `info`; a call
 ran before an injected fault answered the agent is kept, its tool message the error the
 agent saw (`info.ran_under_injected_fault`: grade such a simulation with tau2's lenient
 replay, `strict_replay=False`, since the domain's own output was never shown). The replay
-then sees the calls that changed the live domain. A session that passed every
+then sees the calls that changed the live domain. What tau2's messages cannot carry is a
+call the agent made that the domain never ran: tau2's action check reads the calls from the
+messages, so a task action only such a call made counts in sessionproof's verdict (the agent
+made it) but not in tau2's re-grade; each is named (`info.actions_not_carried`, and the file's
+`info.sessionproof.actions_not_carried` lists those simulations). A session that passed every
 criterion evaluated but had one left unevaluated (an NL assertion with no judge) carries no
 `reward_info`: never a 0 or a 1; one that failed an evaluated criterion has reward 0, as
 tau2's product of components would give whatever the rest say.
@@ -41,6 +45,7 @@ from ...records import (
 )
 from ...records._internal import UNCOMMITTED_KINDS, FaultInjectedEvent, ImplicitFaultEvent
 from ...store import RunManifest
+from ._evaluate import _call_matches
 
 _TERMINATIONS: dict[TerminationReason, str] = {
     TerminationReason.user_stop: "user_stop",
@@ -235,6 +240,32 @@ def _basis(task: Mapping[str, Any]) -> list[str]:
     return list(basis) if isinstance(basis, list) else ["DB", "COMMUNICATE"]
 
 
+def actions_not_carried(
+    session: Session, task: Mapping[str, Any], messages: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """The task's actions (where its reward counts ACTION) that only calls left out of
+    `messages` made, each with those calls' ids: sessionproof's verdict counts them (the
+    agent made the call), tau2's action check, which reads the calls in the messages, cannot
+    see them (a call the domain never ran cannot be there: tau2's replay would run it)."""
+    criteria = task.get("evaluation_criteria")
+    if "ACTION" not in _basis(task) or not isinstance(criteria, dict):
+        return []
+    kept = [c for m in messages for c in m.get("tool_calls") or []]
+    ids = {c["id"] for c in kept}
+    made = [*session.tool_calls(), *(c for e in session.events if (c := _call_of(e)))]
+    lost = [c for c in made if c.id not in ids]
+    out: list[str] = []
+    for action in criteria.get("actions") or []:
+        gold = (action.get("name", ""), action.get("arguments") or {}, action.get("compare_args"))
+        if any(_call_matches(*gold, c["name"], c["arguments"]) for c in kept):
+            continue
+        by = [c.id for c in lost if _call_matches(*gold, c.name, c.arguments or {})]
+        if by:
+            label = action.get("action_id") or gold[0]
+            out.append(f"{label} ({gold[0]}): made only by left-out {', '.join(by)}")
+    return out
+
+
 def simulation(session: Session, task: Mapping[str, Any], index: int) -> dict[str, Any]:
     """One session as a tau2 `SimulationRun`."""
     messages, left_out, faulted = simulation_messages(session)
@@ -253,6 +284,9 @@ def simulation(session: Session, task: Mapping[str, Any], index: int) -> dict[st
         info["calls_left_out"] = left_out
     if faulted:
         info["ran_under_injected_fault"] = faulted
+    not_carried = actions_not_carried(session, task, messages) if left_out else []
+    if not_carried:
+        info["actions_not_carried"] = not_carried
     outcome = session.outcome
     if outcome is not None and (
         not session.judged or any(c.passed is None for c in outcome.criteria)
@@ -319,6 +353,16 @@ def write_tau2(
         sim = simulation(session, tasks[session.scenario_id], i)
         sim.pop("_index")
         sims.append(sim)
+    not_carried = [s["id"] for s in sims if "actions_not_carried" in s["info"]]
+    notes: dict[str, Any] = {}
+    if not_carried:
+        notes["actions_not_carried"] = not_carried
+        notes["actions_not_carried_why"] = (
+            "in these simulations a task action was made only by a call left out of the "
+            "messages (the domain never ran it, e.g. an injected fault stopped it, and tau2's "
+            "replay would run it); tau2's action check reads the messages and cannot see it, "
+            "so its ACTION component can be 0 where sessionproof's verdict counts the action"
+        )
     doc = {
         "timestamp": manifest.created_at,
         "info": {
@@ -342,6 +386,7 @@ def write_tau2(
                 "run_id": manifest.run_id,
                 "suite": manifest.suite,
                 "arms": list(manifest.arms),
+                **notes,
             },
         },
         "tasks": list(tasks.values()),
