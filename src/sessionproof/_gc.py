@@ -46,8 +46,12 @@ def _age_all() -> None:
 
 # A run's sessions allocate steadily and keep most of it until they end; at the default
 # threshold (700) young collections run hundreds of times over the same live histories, and
-# each full one also walks every module, schema and base DB loaded before the run.
-TUNED_YOUNG_THRESHOLD = 10_000
+# each full one also walks every module, schema and base DB loaded before the run. A young
+# collection walks what is alive at that moment, so the shorter the window the more objects
+# of a few hundred ms (a request awaiting its reply) are walked and frozen: at 10,000 a
+# 600-session tau2 run at 256 in flight made ~60 collections (~175-205 ms), at 50,000 ~28
+# (~115-160 ms), and the shared scale check's ratio rose ~2 points (median of 6 alternating).
+TUNED_YOUNG_THRESHOLD = 50_000
 _depth = 0
 """`tuned_gc` blocks under way, in every thread (one unfreeze thaws all: every block in
 freezes, the first one in tunes, and only the last one out thaws and restores)."""
@@ -72,7 +76,7 @@ def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
 def tuned_gc() -> Iterator[None]:
     """The collector tuned for work that builds much and keeps it (a run's sessions, a
     report's loaded runs): what is alive when it starts (modules, the suite, base DBs) is
-    frozen out of every collection, young collections run after 10,000 net allocations
+    frozen out of every collection, young collections run after 50,000 net allocations
     rather than 700, and what each of them leaves alive is frozen too
     (`_freeze_survivors`); all undone after the block.
 
