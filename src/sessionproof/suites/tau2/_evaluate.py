@@ -23,7 +23,7 @@ some agent reply lower-cased with commas removed; a session that hit the step li
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -220,33 +220,47 @@ def judge_tau2(
         breakdown["COMMUNICATE"] = 1.0 if said.passed else 0.0
     if "ACTION" in basis:
         calls = [(c.name, c.arguments or {}) for c in session.tool_calls()]
-        unmatched = [
-            a.name
-            for a in crit.actions or []
-            if not any(_call_matches(a.name, a.arguments, a.compare_args, n, g) for n, g in calls)
-        ]
-        results.append(
-            CriterionResult(
-                name="action",
-                passed=not unmatched,
-                evidence=("not made: " + ", ".join(unmatched))
-                if unmatched
-                else "all gold calls made",
-            )
-        )
-        breakdown["ACTION"] = 0.0 if unmatched else 1.0
+        results.append(actions_made(crit.actions or [], calls, breakdown, lambda a: a.name))
     if "NL_ASSERTION" in basis:
         results.append(_nl(crit.nl_assertions or [], session, judge, breakdown))
-    reward = 1.0
-    for value in breakdown.values():
-        reward *= value
-    success = reward == 1.0 and all(r.passed is True for r in results)
     return Judgement(
-        outcome=Outcome(success=success, reward=reward, criteria=results),
+        outcome=rewarded(results, breakdown),
         db_match=db_match,
         breakdown=breakdown,
         changed=changed,
     )
+
+
+def actions_made(
+    actions: Sequence[Any],
+    made: Sequence[tuple[str, dict[str, Any]]],
+    breakdown: dict[str, float],
+    label: Callable[[Any], str],
+) -> CriterionResult:
+    """tau2's ACTION component: every gold action (`name`, `arguments`, `compare_args`) matched
+    by some call `made` (name, arguments); `breakdown["ACTION"]` set, and the unmatched ones
+    named by `label` in the evidence."""
+    unmatched = [
+        label(a)
+        for a in actions
+        if not any(_call_matches(a.name, a.arguments, a.compare_args, n, g) for n, g in made)
+    ]
+    breakdown["ACTION"] = 0.0 if unmatched else 1.0
+    return CriterionResult(
+        name="action",
+        passed=not unmatched,
+        evidence=("not made: " + ", ".join(unmatched)) if unmatched else "all gold calls made",
+    )
+
+
+def rewarded(results: list[CriterionResult], breakdown: dict[str, float]) -> Outcome:
+    """tau2's reward, the product of the components in `breakdown`; a success needs reward 1
+    and every criterion passed (one not evaluated is no pass)."""
+    reward = 1.0
+    for value in breakdown.values():
+        reward *= value
+    success = reward == 1.0 and all(r.passed is True for r in results)
+    return Outcome(success=success, reward=reward, criteria=results)
 
 
 def _nl(

@@ -18,7 +18,7 @@ from ....records import CriterionResult, Outcome, Scenario, Session, ToolCall, T
 from ....records._internal import UserToolCallEvent
 from ..._judges import Judgement
 from ..._nl_judge import NLJudge
-from .._evaluate import STOPPED, _call_matches, _nl, _said, _termination
+from .._evaluate import STOPPED, _nl, _said, _termination, actions_made, rewarded
 from .._tau2task import Tau2Task
 from ._env import TelecomDomain, TelecomSpec
 from ._files import telecom_files
@@ -137,29 +137,14 @@ def judge_telecom(
         breakdown["COMMUNICATE"] = 1.0 if said.passed else 0.0
     if "ACTION" in basis:
         made = [(c.name, c.arguments or {}) for _, c in _calls(session)]
-        unmatched = [
-            f"{a.requestor} {a.name}"
-            for a in crit.actions or []
-            if not any(_call_matches(a.name, a.arguments, a.compare_args, n, g) for n, g in made)
-        ]
+        # Both sides' actions: each named with who makes it.
         results.append(
-            CriterionResult(
-                name="action",
-                passed=not unmatched,
-                evidence=("not made: " + ", ".join(unmatched))
-                if unmatched
-                else "all gold calls made",
-            )
+            actions_made(crit.actions or [], made, breakdown, lambda a: f"{a.requestor} {a.name}")
         )
-        breakdown["ACTION"] = 0.0 if unmatched else 1.0
     if "NL_ASSERTION" in basis:
         results.append(_nl(crit.nl_assertions or [], session, judge, breakdown))
-    reward = 1.0
-    for value in breakdown.values():
-        reward *= value
-    success = reward == 1.0 and all(r.passed is True for r in results)
     return Judgement(
-        outcome=Outcome(success=success, reward=reward, criteria=results),
+        outcome=rewarded(results, breakdown),
         db_match=db_match,
         breakdown=breakdown,
     )
