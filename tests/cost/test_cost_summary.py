@@ -10,9 +10,11 @@ import pytest
 from sessionproof.scoring._internal import (
     CostSummary,
     Price,
+    TraceCache,
     compare_cost,
     cost_summary,
     shipped_prices,
+    tally_made,
 )
 
 from .sessions import call, session
@@ -121,3 +123,25 @@ def test_compare_cost_says_how_much_cheaper_per_successful_session() -> None:
     assert compare_cost(base, unpriced) == (
         "50% fewer tokens per successful session (no price for openai:mystery: tokens only)"
     )
+
+
+def test_each_sessions_tally_is_made_once_and_priced_as_the_sum_of_its_calls() -> None:
+    calls = [
+        call("agent", "agent-m", 1_000, 300, 400),
+        call("agent", "agent-m", 2_000, 100, 5_000),  # more cached than sent: billed as 2,000
+        call("user", "user-m", 700, 50),
+    ]
+    sessions = [session(calls, True, "a"), session(calls[:1], False, "b")]
+    by_call = {
+        "agent": (1_000 - 400) * 1.0 + 400 * 0.5 + 300 * 2.0 + 2_000 * 0.5 + 100 * 2.0,
+        "user": 700 * 0.5 + 50 * 1.0,
+    }
+    traces = TraceCache()
+    warm = [tally_made(s, traces) for s in sessions]  # as a run makes them, session by session
+    made = cost_summary(sessions, PRICES, traces)
+    assert made.usd["agent"] == pytest.approx((by_call["agent"] + 600 * 1.0 + 200 + 600) / 1e6)
+    assert made.usd["user"] == pytest.approx(by_call["user"] / 1e6)
+    assert made.model_dump() == cost_summary(sessions, PRICES).model_dump()  # cache or not
+    assert made.tokens["agent"].cached_tokens == 5_800  # as recorded, not as billed
+    # The summary read the tallies made before it: the same objects, not made again.
+    assert all(tally_made(s, traces) is t for s, t in zip(sessions, warm, strict=True))

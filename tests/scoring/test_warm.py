@@ -18,7 +18,13 @@ from sessionproof.records import Scenario, Session
 from sessionproof.report.html import _data as html_data
 from sessionproof.runs import _run as run_module
 from sessionproof.scoring import _attribution, _calls, _recovery, _survival, run_metrics
-from sessionproof.scoring._internal import MetricsWarmer, TraceCache
+from sessionproof.scoring import _cost as cost_module
+from sessionproof.scoring._internal import (
+    MetricsWarmer,
+    TraceCache,
+    cost_summary,
+    shipped_prices,
+)
 from sessionproof.store import Store, _kept
 from sessionproof.suites._score import score_transcripts
 
@@ -138,6 +144,8 @@ def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     views = spy(monkeypatch, patterns_report, "view_of", noted("view"))
     criteria = spy(monkeypatch, html_data, "criteria_records", noted("criteria"))
     gold = spy(monkeypatch, html_data, "calls_record", noted("gold"))
+    tallies = spy(monkeypatch, cost_module, "session_tally", noted("tally"))
+    spy(monkeypatch, run_module, "costs_by_arm", noted("report"))
     spy(monkeypatch, run_module, "write_report", noted("report"))
     store = tmp_path / "s.duckdb"
     config = runs.RunConfig(suite="demo", model="oracle", limit=3, trials=2, store=store)
@@ -145,14 +153,17 @@ def test_a_run_makes_its_reports_per_session_metrics_as_its_sessions_end(
     assert done.html_report is not None and Path(done.html_report).is_file()
     # The motif views and the drill-down's rows too: each made once, as its session ended
     # (before the report began), none again after.
-    assert sorted(views) == sorted(criteria) == sorted(gold) == sorted(rows)
+    assert sorted(views) == sorted(criteria) == sorted(gold) == sorted(rows) == sorted(tallies)
     assert "report" in order and set(order[order.index("report") :]) == {"report"}
     ids = sorted(s.session_id for s in done.sessions)
     # Each made once, as the sessions ended; the report found every one of them made.
     # The call checks too: none of the four was made again by the report.
     for _, maker in _MAKERS:
         assert sorted(sid for name, sid in made if name == maker) == ids, maker
-    assert sorted(tokenized) == ids and sorted(rows) == ids
+    assert sorted(tokenized) == ids and sorted(rows) == ids and sorted(tallies) == ids
+    # The run's cost, from tallies made as its sessions ended, is the cost made at once.
+    at_once = cost_summary(done.sessions, shipped_prices())
+    assert done.cost_by_arm["baseline"].model_dump() == at_once.model_dump()
     before = len(made)
     again = runs.metrics(done.run_id, store)  # read back from the store: made again
     assert len(made) > before and again.arms["baseline"].survival is not None

@@ -8,7 +8,13 @@ from collections.abc import AsyncIterator, Sequence
 
 from ..errors import ConfigError
 from ..records import Session
-from ..scoring._internal import CostSummary, PriceTable, cost_summary, shipped_prices
+from ..scoring._internal import (
+    CostSummary,
+    PriceTable,
+    TraceCache,
+    cost_summary,
+    shipped_prices,
+)
 from ..suites import Suite
 from ..suites._internal import AgentJudge, make_judge
 from ._config import RunConfig, parse_executor
@@ -35,8 +41,12 @@ async def judging(config: RunConfig, loaded: Suite) -> AsyncIterator[None]:
 
 
 def costs_by_arm(
-    sessions: Sequence[Session], arms: Sequence[str], prices: PriceTable | None
+    sessions: Sequence[Session],
+    arms: Sequence[str],
+    prices: PriceTable | None,
+    traces: TraceCache | None = None,
 ) -> dict[str, CostSummary]:
-    """Each arm's cost (never the arms pooled), priced by `prices` or the shipped table."""
+    """Each arm's cost (never the arms pooled), priced by `prices` or the shipped table;
+    each session's calls summed once through `traces` when given (a run's, as they ended)."""
     table = prices if prices is not None else shipped_prices()
-    return {a: cost_summary([s for s in sessions if s.arm == a], table) for a in arms}
+    return {a: cost_summary([s for s in sessions if s.arm == a], table, traces) for a in arms}

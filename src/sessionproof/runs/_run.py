@@ -36,6 +36,7 @@ from ..scoring._internal import (
     faults_report,
     first_summary,
     summaries_by_arm,
+    tally_made,
     turn_report,
 )
 from ..store import RunManifest, Store
@@ -307,13 +308,13 @@ async def execute(
         )
         report.concurrency = limiter.stats()
         every = finished if not plan.skip else db.load_sessions(manifest.run_id)
-        report.cost_by_arm = costs_by_arm(every, plan.arms, config.prices)
+        traces = None if warming is None else warming.traces
+        report.cost_by_arm = costs_by_arm(every, plan.arms, config.prices, traces)
         if imports is not None:
             imports.join()  # long done, but the report should not race it
         if html:
             try:
                 path = default_report_path(db.path, manifest.run_id)
-                traces = None if warming is None else warming.traces
                 written = write_report(
                     [manifest.run_id],
                     path,
@@ -348,7 +349,7 @@ def _import_report_parts() -> None:
 
 class _Warming:
     """The run's progress, told first; then what the report needs of the session is made:
-    its metrics, its tokens for mining (the granularity the report mines at) and its
+    its metrics, its cost tally, its tokens for mining (the granularity the report mines at) and its
     drill-down rows. Only while the store keeps what it writes: past that, the report reads
     the sessions back from the file, new objects that nothing made here is keyed by."""
 
@@ -370,8 +371,8 @@ class _Warming:
             self._inner.start(total, done)
 
     def advance(self, session: Session) -> None:
-        """Tell the wrapped progress, then make `session`'s metrics, tokens, motif view and
-        drill-down rows."""
+        """Tell the wrapped progress, then make `session`'s metrics, cost tally, tokens, motif
+        view and drill-down rows."""
         if self._inner is not None:
             self._inner.advance(session)
         if self._warmer is None:
@@ -380,6 +381,7 @@ class _Warming:
             self._warmer = None  # and with it all it made: no read would find any of it
             return
         self._warmer.add(session)
+        tally_made(session, self._warmer.traces)
         tokens_of(session, MINED_AT, self._warmer.traces)
         if session.verdict is not None:  # the motifs read judged sessions only
             view_made(session, self._warmer.traces)

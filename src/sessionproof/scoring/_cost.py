@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..records import Session
 from ..store._internal import scrub_text
 from ._prices import Price, PriceTable
+from ._trace import TraceCache, made_once
 
 CostRole = Literal["agent", "user", "judge"]
 ROLES: tuple[CostRole, ...] = ("agent", "user", "judge")
@@ -100,38 +101,75 @@ class CostSummary(BaseModel):
         return [f"no price for {m}: tokens only" for m in self.unpriced_models]
 
 
-def cost_summary(sessions: Sequence[Session], prices: PriceTable) -> CostSummary:
+Tally = dict[tuple[str, str, str], list[int]]
+"""One session's model calls summed per (role, provider, model): calls, attempts, input
+tokens, output tokens, cached tokens as recorded, and cached tokens as billed (each call's at
+most its input)."""
+
+
+def session_tally(session: Session) -> Tally:
+    """`session`'s model calls, summed per (role, provider, model) (`Tally`)."""
+    out: Tally = {}
+    for call in session.model_calls():
+        u = call.usage
+        key = (call.role, call.provider, call.model)
+        c = out.get(key)
+        if c is None:
+            c = out[key] = [0, 0, 0, 0, 0, 0]
+        c[0] += 1
+        c[1] += call.attempts
+        c[2] += u.input_tokens
+        c[3] += u.output_tokens
+        c[4] += u.cached_tokens
+        c[5] += min(max(u.cached_tokens, 0), u.input_tokens)
+    return out
+
+
+def tally_made(session: Session, traces: TraceCache | None = None) -> Tally:
+    """`session_tally(session)`, made once through `traces` when given (a run makes each
+    session's as it ends, for the cost summary after its last session)."""
+    return made_once(traces, "cost_tally", (session,), session_tally)
+
+
+def cost_summary(
+    sessions: Sequence[Session], prices: PriceTable, traces: TraceCache | None = None
+) -> CostSummary:
     """Tokens and USD of `sessions` (one arm of one run), by role, per session and per
-    successful session, priced by `prices`."""
-    # Plain counters per role (a pydantic field assignment per call cost ~10x as much), and
-    # each model's price and scrubbed name looked up once, not once per call.
+    successful session, priced by `prices`; each session's calls summed once through
+    `traces` when given (`tally_made`).
+
+    Tokens are summed per (role, model) first and each sum priced once: a price is linear
+    in the tokens of each call (cached tokens capped at the call's input before summing),
+    so this is the sum of every call's cost, in one order whoever computes it."""
+    totals: Tally = {}
+    for session in sessions:
+        for key, c in tally_made(session, traces).items():
+            t = totals.get(key)
+            if t is None:
+                totals[key] = list(c)
+            else:
+                for i, v in enumerate(c):
+                    t[i] += v
     counts: dict[str, list[int]] = {role: [0, 0, 0, 0, 0] for role in ROLES}
     usd: dict[str, float | None] = dict.fromkeys(ROLES, 0.0)
     unpriced: set[str] = set()
     looked_up: dict[tuple[str, str], Price | None] = {}
-    for session in sessions:
-        for call in session.model_calls():
-            role = call.role
-            c = counts[role]
-            u = call.usage
-            c[0] += 1
-            c[1] += call.attempts
-            c[2] += u.input_tokens
-            c[3] += u.output_tokens
-            c[4] += u.cached_tokens
-            key = (call.provider, call.model)
-            if key not in looked_up:
-                looked_up[key] = prices.price_for(*key)
-                if looked_up[key] is None:
-                    # Scrubbed like the store: a spec's name may hold what it was given.
-                    unpriced.add(scrub_text(f"{call.provider}:{call.model}"))
-            price = looked_up[key]
-            if price is None:
-                usd[role] = None
-                continue
-            spent = usd[role]
-            if spent is not None:
-                usd[role] = spent + price.usd(u.input_tokens, u.output_tokens, u.cached_tokens)
+    for (role, provider, model), t in totals.items():
+        c = counts[role]
+        for i in range(5):
+            c[i] += t[i]
+        called = (provider, model)
+        if called not in looked_up:
+            looked_up[called] = prices.price_for(*called)
+            if looked_up[called] is None:
+                # Scrubbed like the store: a spec's name may hold what it was given.
+                unpriced.add(scrub_text(f"{provider}:{model}"))
+        price = looked_up[called]
+        spent = usd[role]
+        if price is None:
+            usd[role] = None
+        elif spent is not None:
+            usd[role] = spent + price.usd(t[2], t[3], t[5])
     tokens = {
         role: RoleTokens(
             calls=c[0], attempts=c[1], input_tokens=c[2], output_tokens=c[3], cached_tokens=c[4]

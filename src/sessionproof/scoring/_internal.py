@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ._cost import RoleTokens as RoleTokens
     from ._cost import compare_cost as compare_cost
     from ._cost import cost_summary as cost_summary
+    from ._cost import tally_made as tally_made
     from ._credit import SessionCredit as SessionCredit
     from ._credit import session_credit as session_credit
     from ._detection import Fault as Fault
@@ -201,6 +202,7 @@ _MODULE_OF: dict[str, str] = {
     "survival_curve": "sessionproof.scoring._survival_report",
     "survival_report": "sessionproof.scoring._survival_report",
     "survival_skip_reason": "sessionproof.scoring._survival_report",
+    "tally_made": "sessionproof.scoring._cost",
     "turn_report": "sessionproof.scoring._turns",
     "variance_split": "sessionproof.scoring._noise_split",
     "verdict_label": "sessionproof.scoring._summary",
