@@ -20,8 +20,8 @@ def test_the_report_carries_the_audit_of_its_runs_suite(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     html = page.read_text(encoding="utf-8")
     assert 'id="audit"' in html and "Audit of quickstart" in html
-    # The audit's own finding on this suite (a hand-off judged by state alone) is in it.
-    assert "expired-return-then-transfer" in html
+    # The audit's own finding on this suite (a read-only task's vacuous state check) is in it.
+    assert "order-status-shipped" in html and "gold_state" in html
     plain = tmp_path / "plain.html"
     runs.report([done.run_id], plain, store)
     assert 'id="audit"' not in plain.read_text(encoding="utf-8")

@@ -94,8 +94,12 @@ def test_the_demo_suite_is_audited_under_its_readings() -> None:
     report = runs.audit("demo")
     assert report.tasks == 16
     assert report.oracle == {"pass": 16, "fail": 0, "not judged": 0}
-    # The one demo task whose reference hands over to a human: nothing checks the hand-off.
-    assert _flags(report, "expired-return-then-transfer")["do_nothing"] == "error"
+    # The demo task whose reference hands over to a human: its gold calls leave the state as
+    # it was, and the hand-off is a required call, so doing nothing fails it (the audit once
+    # found it passed). The read-only tasks' vacuous state check stays a warning.
+    assert report.do_nothing_passes == 0 and report.ok
+    assert _flags(report, "expired-return-then-transfer") == {"gold_state": "warning"}
+    assert _flags(report, "order-status-shipped") == {"gold_state": "warning"}
     wild = runs.audit("wild")
     assert wild.readings == ["own", "gold-prefix"]
     assert wild.ok and wild.oracle["fail"] == 0
@@ -116,11 +120,11 @@ def test_the_store_lists_tasks_never_passed_and_the_flipping_ones(store: Path) -
     assert len(report.store.runs) == 1
     assert report.store.never_passed == [NEVER]
     assert _flags(report, NEVER)["never_passed"] == "warning"
-    # Trial 0 passes, trial 1 does nothing: every task that needs an action flips, and
-    # only those (a do-nothing reply passes expired-return-then-transfer in both).
+    # Trial 0 passes, trial 1 does nothing: every task that needs an action flips (the
+    # hand-off too: its call is required), and only those.
     assert report.store.flip_rates
     assert set(report.store.flip_rates.values()) == {1.0}
-    assert "expired-return-then-transfer" not in report.store.flip_rates
+    assert "expired-return-then-transfer" in report.store.flip_rates
     assert NEVER not in report.store.flip_rates
 
 
@@ -129,12 +133,26 @@ def test_the_cli_prints_json_and_a_table_and_exits_1_on_errors(store: Path, tmp_
     done = runner.invoke(
         app, ["audit", "demo", "--json", "--store", str(store), "--html", str(page)]
     )
-    assert done.exit_code == 1, done.output
+    assert done.exit_code == 0, done.output  # warnings only
     data = json.loads(done.stdout)
-    assert data["suite"] == "demo" and data["ok"] is False and data["errors"] == 1
-    assert {f["check"] for f in data["flags"]} >= {"do_nothing", "never_passed", "flips"}
+    assert data["suite"] == "demo" and data["ok"] is True and data["errors"] == 0
+    assert {f["check"] for f in data["flags"]} >= {"gold_state", "never_passed", "flips"}
     html = page.read_text(encoding="utf-8")
-    assert 'id="audit"' in html and "expired-return-then-transfer" in html
+    assert 'id="audit"' in html and NEVER in html
+    # A suite file whose reference cannot pass its own criteria (a state no gold action
+    # reaches): an error, exit status 1.
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(
+        "- id: unreachable\n  domain: demo\n  user: {turns: [hi]}\n  criteria:\n"
+        "    state: {orders.1055.status: cancelled}\n",
+        encoding="utf-8",
+    )
+    failed = runner.invoke(app, ["audit", str(broken), "--json"])
+    assert failed.exit_code == 1, failed.output
+    flagged = json.loads(failed.stdout)
+    assert flagged["ok"] is False and flagged["errors"] == 1
+    oracle = next(f for f in flagged["flags"] if f["check"] == "oracle")
+    assert oracle["scenario"] == "unreachable" and oracle["severity"] == "error"
     table = runner.invoke(app, ["audit", "wild"])
     assert table.exit_code == 0, table.output
     assert "oracle: pass" in table.stdout
