@@ -153,6 +153,10 @@ def test_the_cli_prints_json_and_a_table_and_exits_1_on_errors(store: Path, tmp_
     assert flagged["ok"] is False and flagged["errors"] == 1
     oracle = next(f for f in flagged["flags"] if f["check"] == "oracle")
     assert oracle["scenario"] == "unreachable" and oracle["severity"] == "error"
+    # No gold action: the replay's comparison is vacuous, the task's own assertion is not.
+    replay = next(f for f in flagged["flags"] if f["check"] == "gold_state")
+    assert replay["reason"].startswith("no gold action: the final state's comparison")
+    assert replay["reason"].endswith("(its 1 state assertion(s) still apply)")
     table = runner.invoke(app, ["audit", "wild"])
     assert table.exit_code == 0, table.output
     assert "oracle: pass" in table.stdout
