@@ -16,6 +16,7 @@ from sessionproof.suites.bfcl._internal import (
     bfcl_domain,
     evaluate_bfcl,
     load_bfcl_suite,
+    oracle_arguments,
     safe_tool_names,
     to_json_schema,
 )
@@ -99,14 +100,37 @@ def _oracle_full_failures() -> set[str]:
     return failed
 
 
-def test_gold_calls_pass_except_where_bfcl_rejects_its_own_oracle() -> None:
+def test_gold_calls_pass_and_leave_out_arguments_the_function_does_not_take() -> None:
     failed = {
         s.id
         for cat in SUITE_CATEGORIES
         for s in SUITES[cat]
         if not evaluate_bfcl(s, _gold_calls(s)).success
     }
-    assert failed == _oracle_full_failures()
+    assert failed == set()
+    # Where BFCL's checker refuses its own full oracle (every first value passed), the
+    # possible answer names an argument the function does not take, with "" (may be
+    # omitted) among its values: the reference call leaves it out, as BFCL accepts.
+    assert _oracle_full_failures() == {"parallel_multiple_12", "parallel_multiple_26"}
+    by_id = {s.id: s for s in SUITES["parallel_multiple"]}
+    gold = {
+        sid: {a.tool: a.args for a in by_id[sid].criteria.gold_actions}
+        for sid in ("parallel_multiple_12", "parallel_multiple_26")
+    }
+    assert gold["parallel_multiple_12"]["calculate_voltage_difference"] == {
+        "electric_field": 5.0,
+        "distance": 3.0,
+        "charge": 0.0,  # declared: kept, with its first acceptable value
+    }
+    assert "type" not in gold["parallel_multiple_26"]["bank_calculate_balance"]
+
+
+def test_an_undeclared_argument_is_kept_when_it_may_not_be_omitted() -> None:
+    answer = {"a": [1], "ghost": [2], "maybe": ["", 3]}
+    # Leaving `ghost` out would fail as surely as passing it: the reference keeps BFCL's
+    # answer as it is, and the audit's oracle check says the question cannot be passed.
+    assert oracle_arguments(answer, {"a"}) == {"a": 1, "ghost": 2}
+    assert oracle_arguments(answer) == {"a": 1, "ghost": 2, "maybe": 3}
 
 
 def test_gold_calls_fit_the_converted_json_schemas() -> None:

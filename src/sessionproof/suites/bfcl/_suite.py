@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ...records import Action, Criteria, CriterionResult, Outcome, Scenario, ToolCall, UserSpec
@@ -30,15 +31,38 @@ def _concrete(value: Any) -> Any:
     return value
 
 
-def oracle_arguments(answer: dict[str, list[Any]]) -> dict[str, Any]:
+def oracle_arguments(
+    answer: dict[str, list[Any]], declared: Collection[str] | None = None
+) -> dict[str, Any]:
     """A reference call's arguments: each parameter's first acceptable value; a parameter
-    whose only acceptable value is "" is left out."""
+    whose only acceptable value is "" is left out, and so is one the function does not
+    declare (`declared`: its parameters) when "" is among its values.
+
+    A few of BFCL's possible answers name an argument the function does not take, with ""
+    (may be omitted) among its values (`parallel_multiple_12`'s `permeability`, `_26`'s
+    `type`): BFCL's checker refuses the call that passes it and accepts the one that leaves
+    it out, so the reference leaves it out."""
     args = {}
     for param, acceptable in answer.items():
+        omissible = isinstance(acceptable, list) and any(
+            type(v) is str and v == "" for v in acceptable
+        )
+        if declared is not None and param not in declared and omissible:
+            continue
         found, value = _first(acceptable)
         if found:
             args[param] = value
     return args
+
+
+def _declared(functions: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Each function's name -> the parameters its schema declares."""
+    out: dict[str, set[str]] = {}
+    for f in functions:
+        params = f.get("parameters") or {}
+        props = params.get("properties") if isinstance(params, dict) else None
+        out[str(f.get("name"))] = set(props) if isinstance(props, dict) else set()
+    return out
 
 
 def question_scenario(question: BfclQuestion) -> Scenario:
@@ -54,8 +78,9 @@ def question_scenario(question: BfclQuestion) -> Scenario:
     )
     names = safe_tool_names([f["name"] for f in question.functions])
     to_safe = {original: safe for safe, original in names.items()}
+    declared = _declared(question.functions)
     gold = [
-        Action(tool=to_safe.get(name, name), args=oracle_arguments(answer))
+        Action(tool=to_safe.get(name, name), args=oracle_arguments(answer, declared.get(name)))
         for call in question.ground_truth or []
         for name, answer in call.items()
     ]
