@@ -23,12 +23,13 @@ from ..conditions import parse_arm
 from ..engine import Progress
 from ..errors import ConfigError
 from ..executors._internal import load
+from ..records import Session
 from ..scoring._internal import PriceTable
 from ..scoring.stats._internal import (
     MAX_LOOKS,
+    Look,
     Spending,
     check_levels,
-    decide,
     look,
 )
 from ..store import Store
@@ -228,6 +229,34 @@ async def agate(
         for runner in runners:
             await runner.check()
         tally = {sid: ScenarioPairs(scenario_id=sid) for sid in scenario_ids}
+
+        def finish(
+            looks: list[GateLook],
+            last: Look,
+            done: int,
+            planned: int,
+            stopped: StoppedBecause,
+            used: dict[str, list[Session]],
+        ) -> GateResult:
+            """The result from the last look, with what every design shares."""
+            return gate_result(
+                looks,
+                last,
+                done,
+                planned,
+                stopped,
+                used,
+                tally,
+                {name: side.run_id for name, side in sides.items()},
+                {name: side.stored for name, side in sides.items()},
+                chosen,
+                margin,
+                alpha,
+                spending,
+                prices,
+                notes,
+            )
+
         if design is not None:
             thinned = await run_thinned(
                 design,
@@ -250,22 +279,13 @@ async def agate(
                 f"thinned rounds: {len(thinned.drawn)} of {thinned.done * len(scenario_ids)} "
                 "scenario trials ran (stable scenarios by a seeded draw)"
             )
-            return gate_result(
+            return finish(
                 thinned.looks,
                 thinned.last,
                 thinned.done,
                 design.most,
                 thinned.stopped or limited_by,
                 used_thin,
-                tally,
-                {name: side.run_id for name, side in sides.items()},
-                {name: side.stored for name, side in sides.items()},
-                chosen,
-                margin,
-                alpha,
-                spending,
-                prices,
-                notes,
             )
         diffs: list[float] = []
         looks: list[GateLook] = []
@@ -278,39 +298,14 @@ async def agate(
             diffs.extend(round_differences(base, cand, scenario_ids, trial, tally))
             done = trial + 1
             at = look(diffs, done, rounds, alpha, spending)
-            seen = GateLook(
-                round=done,
-                pairs=at.pairs,
-                estimate=at.estimate,
-                low=at.low,
-                high=at.high,
-                critical=at.critical,
-                verdict=decide(at, margin),
-            )
+            seen = GateLook.after(at, done, margin)
             looks.append(seen)
             if on_round is not None:
                 on_round(seen)
             if seen.verdict != "inconclusive":
                 stopped = "decided"
                 break
-    used = {name: side.used(done) for name, side in sides.items()}
-    return gate_result(
-        looks,
-        at,
-        done,
-        rounds,
-        stopped,
-        used,
-        tally,
-        {name: side.run_id for name, side in sides.items()},
-        {name: side.stored for name, side in sides.items()},
-        chosen,
-        margin,
-        alpha,
-        spending,
-        prices,
-        notes,
-    )
+    return finish(looks, at, done, rounds, stopped, {n: s.used(done) for n, s in sides.items()})
 
 
 def _paired_scenarios(sides: dict[str, Side], suite_ids: list[str], arm: str) -> list[str]:

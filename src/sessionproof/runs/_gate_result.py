@@ -9,7 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import Session
 from ..scoring._internal import CostSummary, PriceTable
-from ..scoring.stats._internal import Look, Spending, Verdict, minimum_detectable_effect
+from ..scoring.stats._internal import (
+    Look,
+    Spending,
+    Verdict,
+    decide,
+    minimum_detectable_effect,
+)
 from ._gate_cost import gate_cost
 from ._gate_pairs import ScenarioPairs
 
@@ -33,6 +39,19 @@ class GateLook(BaseModel):
     high: float
     critical: float
     verdict: Verdict
+
+    @classmethod
+    def after(cls, at: Look, round_: int, margin: float) -> GateLook:
+        """The look `at` after round `round_`, with the verdict it supports at `margin`."""
+        return cls(
+            round=round_,
+            pairs=at.pairs,
+            estimate=at.estimate,
+            low=at.low,
+            high=at.high,
+            critical=at.critical,
+            verdict=decide(at, margin),
+        )
 
 
 class GateResult(BaseModel):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import Progress
-from ..scoring.stats._internal import Look, Spending, ThinnedDesign, decide
+from ..scoring.stats._internal import Look, Spending, ThinnedDesign
 from ._gate_pairs import ScenarioPairs, drawn_differences
 from ._gate_result import GateLook, StoppedBecause
 from ._gate_sides import Side, SpecRunner
@@ -73,15 +73,7 @@ async def run_thinned(
         d = drawn_differences(base, cand, scenario_ids, trial, list(ran), tally)
         out.last = at = design.add(ran, np.asarray(d))
         out.done = trial + 1
-        seen = GateLook(
-            round=out.done,
-            pairs=at.pairs,
-            estimate=at.estimate,
-            low=at.low,
-            high=at.high,
-            critical=at.critical,
-            verdict=decide(at, margin),
-        )
+        seen = GateLook.after(at, out.done, margin)
         out.looks.append(seen)
         if on_round is not None:
             on_round(seen)

@@ -186,10 +186,11 @@ def boundaries(
     return tuple(out)
 
 
-def _tail_bound(x: np.ndarray, density: np.ndarray, mass: float) -> float:
-    """The b with `∫_{|x| ≥ b} density = mass` (linear between grid points)."""
+def _tail_bound(x: np.ndarray, density: np.ndarray, mass: float, step: float = _STEP) -> float:
+    """The b with `∫_{|x| ≥ b} density = mass` on the grid `x` of spacing `step` (linear
+    between grid points)."""
     order = np.argsort(-np.abs(x), kind="stable")
-    tail = np.cumsum(density[order]) * _STEP
+    tail = np.cumsum(density[order]) * step
     edges = np.abs(x)[order]
     i = int(np.searchsorted(tail, mass))
     if i >= len(tail):

@@ -52,7 +52,7 @@ import math
 import numpy as np
 
 from ...errors import StatisticsInputError
-from ._sequential import Look, Spending, _spender
+from ._sequential import Look, Spending, _spender, _tail_bound
 
 WARMUP = 2
 """Rounds that run every scenario before any is thinned."""
@@ -135,26 +135,11 @@ class InformationBoundary:
             self._density = np.convolve(self._density, kernel, mode="same")
         target = self._alpha if final or t >= 1.0 else self._spent(t, self._alpha)
         spend = max(target - self._used, 0.0)
-        bound = _tail(x, self._density, spend)
+        bound = _tail_bound(x, self._density, spend, _H)
         self._used = max(self._used, target)
         self._density = np.where(np.abs(x) < bound, self._density, 0.0)
         self._t = t
         return bound / math.sqrt(t)
-
-
-def _tail(x: np.ndarray, density: np.ndarray, mass: float) -> float:
-    """The b with `∫_{|x| ≥ b} density = mass` (linear between grid points)."""
-    order = np.argsort(-np.abs(x), kind="stable")
-    tail = np.cumsum(density[order]) * _H
-    edges = np.abs(x)[order]
-    i = int(np.searchsorted(tail, mass))
-    if i >= len(tail):
-        return 0.0
-    if i == 0:
-        return float(edges[0])
-    lo, hi = tail[i - 1], tail[i]
-    share = 0.0 if hi == lo else (mass - lo) / (hi - lo)
-    return float(edges[i - 1] + share * (edges[i] - edges[i - 1]))
 
 
 CAP = 2
