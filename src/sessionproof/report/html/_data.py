@@ -73,12 +73,12 @@ class ReportRun:
     when the file could be read again; None otherwise (`originals_note` says why)."""
     originals_note: str = ""
     costs: dict[str, CostSummary] = field(default_factory=dict)
+    """Arm → its cost by agent, simulated user and judge (the cost section)."""
     variance_split: dict[str, VarianceSplit] = field(default_factory=dict)
-    audit: dict[str, Any] | None = None
-    """The audit of the run's suite (`report --audit`: an `AuditReport` as JSON), if asked."""
     """Arm → its verdict variance shared between the parties, on the first run of a report
     whose runs form one `run --vary` design (empty otherwise)."""
-    """Arm → its cost by agent, simulated user and judge (the cost section)."""
+    audit: dict[str, Any] | None = None
+    """The audit of the run's suite (`report --audit`: an `AuditReport` as JSON), if asked."""
 
 
 def _cut(text: str | None) -> str:
