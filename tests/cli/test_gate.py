@@ -158,6 +158,30 @@ def test_a_twin_exits_0_or_2(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["verdict"] in ("not_worse", "inconclusive", "better")
 
 
+def test_a_gate_that_cannot_decide_stops_for_futility_with_exit_2(tmp_path: Path) -> None:
+    # A candidate about 5 points under the baseline: on the margin, no verdict is likely.
+    proc = _gate(
+        tmp_path,
+        "--suite",
+        "demo",
+        "--baseline",
+        f"{AGENTS}:steady",
+        "--candidate",
+        f"{AGENTS}:slipping",
+        "--seed",
+        "1",
+        "--no-thin",
+        "--json",
+    )
+    assert proc.returncode == 2, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["verdict"] == "inconclusive" and out["stopped_because"] == "futility"
+    rounds = out["trials_per_scenario"]
+    assert 5 <= rounds < out["rounds_planned"] == 10
+    assert f"round {rounds}:" in proc.stderr and f"round {rounds + 1}:" not in proc.stderr
+    assert any("stopped for futility" in note for note in out["notes"])
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -165,7 +189,11 @@ def test_a_twin_exits_0_or_2(tmp_path: Path) -> None:
         (["--alpha", "0"], "alpha must be in (0, 1)"),
         (["--max-trials", "0"], "--max-trials must be 1 to"),
         (["--budget-sessions", "3"], "less than one round"),
-        (["--spending", "linear"], "--spending must be obrien-fleming or pocock"),
+        (
+            ["--spending", "linear"],
+            "--spending must be hwang-shih-decani, obrien-fleming or pocock",
+        ),
+        (["--futility", "1.5"], "the futility threshold is a chance in [0, 1)"),
     ],
 )
 def test_bad_levels_are_one_clear_line(tmp_path: Path, args: list[str], message: str) -> None:

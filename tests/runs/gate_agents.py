@@ -39,6 +39,9 @@ steady = _agent("steady", 0.15, 100, 20)
 """Succeeds in about 85% of sessions (where the oracle does)."""
 steady_twin = _agent("steady-twin", 0.15, 100, 20)
 """As good as `steady`, failing independently of it."""
+slipping = _agent("slipping", 0.20, 100, 20)
+"""Succeeds in about 80% of sessions: about 5 points under `steady`, on the gate's default
+margin, where no verdict is likely."""
 shaky = _agent("shaky", 0.55, 50, 10)
 """Succeeds in about 45% of sessions, at half the tokens per decision."""
 

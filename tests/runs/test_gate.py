@@ -14,6 +14,7 @@ from sessionproof.store import Store
 
 AGENTS = "python:tests.runs.gate_agents"
 STEADY, TWIN, SHAKY = f"{AGENTS}:steady", f"{AGENTS}:steady_twin", f"{AGENTS}:shaky"
+SLIPPING = f"{AGENTS}:slipping"
 
 
 def test_a_weaker_candidate_is_worse_and_a_stronger_one_better(tmp_path: Path) -> None:
@@ -182,7 +183,7 @@ def test_pocock_spending_uses_its_own_boundaries(tmp_path: Path) -> None:
     # Pocock-type boundaries are nearly flat; O'Brien-Fleming's start far higher.
     first = result.looks[0].critical
     assert first < 3.5
-    obf = gate(STEADY, SHAKY, suite="demo", store=tmp_path / "g.duckdb")
+    obf = gate(STEADY, SHAKY, suite="demo", store=tmp_path / "g.duckdb", spending="obrien-fleming")
     assert obf.looks[0].critical > 5.0
 
 
@@ -304,3 +305,36 @@ def test_a_thinned_gate_keeps_within_the_sessions_budget(tmp_path: Path) -> None
     assert result.rounds >= 3 and spent < 32 * result.rounds  # a thinned round ran
     assert 100 - spent < 32  # it stopped with less than a full round's sessions left
     assert result.stopped_because == "budget" and result.verdict == "inconclusive"
+
+
+def test_futility_ends_a_gate_that_cannot_decide_and_never_changes_a_verdict(
+    tmp_path: Path,
+) -> None:
+    # A candidate about 5 points under the baseline, on the margin: the same seeded sessions
+    # gated to the last round, and with the default futility rule.
+    kwargs = {"suite": "demo", "thin": False, "seed": 1}
+    full = gate(STEADY, SLIPPING, store=tmp_path / "a.duckdb", futility=0.0, **kwargs)
+    early = gate(STEADY, SLIPPING, store=tmp_path / "b.duckdb", **kwargs)
+    assert full.stopped_because == "max_trials" and full.rounds == 10
+    assert early.stopped_because == "futility"
+    assert early.verdict == "inconclusive" and early.exit_code() == 2
+    assert 5 <= early.rounds < full.rounds  # from half the rounds on, and before the last
+    # The same sessions up to where it stopped: its looks are the full gate's first ones.
+    assert early.looks == full.looks[: early.rounds]
+    assert early.sessions == {"baseline": 16 * early.rounds, "candidate": 16 * early.rounds}
+    assert any("stopped for futility after round" in note for note in early.notes)
+    assert early.to_json()["stopped_because"] == "futility"
+
+
+def test_futility_with_two_stored_runs_or_out_of_range_is_refused(tmp_path: Path) -> None:
+    store = tmp_path / "g.duckdb"
+    one = run(RunConfig(suite="demo", model="oracle", trials=2, limit=4, store=store)).run_id
+    two = run(RunConfig(suite="demo", model="oracle", trials=2, limit=4, store=store)).run_id
+    with pytest.raises(ConfigError, match="--futility saves sessions"):
+        gate(one, two, store=store, futility=0.05)
+    # By default two stored runs are gated on all they hold; 0 is accepted.
+    assert gate(one, two, store=store).stopped_because != "futility"
+    assert gate(one, two, store=store, futility=0.0).pairs > 0
+    for bad in (-0.1, 1.0):
+        with pytest.raises(StatisticsInputError, match="futility threshold"):
+            gate(one, "oracle", store=store, futility=bad)

@@ -18,7 +18,8 @@ from ._outputs import refuse_clobber
 _HELP = (
     "Decide whether a candidate may replace a baseline: better, not_worse (within --margin), "
     "worse or inconclusive, on sessions paired by scenario × trial × seed × arm, run in "
-    "rounds until decided (group-sequential, O'Brien-Fleming alpha spending). Each side is "
+    "rounds until decided or undecidable (group-sequential alpha spending, futility "
+    "stopping). Each side is "
     "a stored run id or a model spec the gate runs. Exit 0 better/not_worse, 1 worse, "
     "2 inconclusive (1 with --fail-inconclusive; errors also exit 2)."
 )
@@ -49,11 +50,12 @@ def gate_command(
     spending: Annotated[
         str,
         typer.Option(
-            help="Alpha spending: obrien-fleming (strict early, most power at the end), "
-            "pocock (stops sooner on large effects) or hwang-shih-decani (γ = −1, between "
-            "them: fewest sessions across effects, stops at not_worse sooner)."
+            help="Alpha spending: hwang-shih-decani (γ = −1: fewest sessions where the "
+            "answer is clear), obrien-fleming (strict early, a few points more power near "
+            "the thresholds at the last round) or pocock (flat: stops soonest on large "
+            "effects)."
         ),
-    ] = "obrien-fleming",
+    ] = "hwang-shih-decani",
     thin: Annotated[
         bool | None,
         typer.Option(
@@ -61,6 +63,15 @@ def gate_command(
             help="Thinned rounds (default when a side is run): after two rounds, scenarios "
             "whose pairs keep agreeing run only by a seeded draw (fewer sessions; up to twice "
             "--max-trials rounds). --no-thin runs every scenario every round.",
+        ),
+    ] = None,
+    futility: Annotated[
+        float | None,
+        typer.Option(
+            help="When a side is run, stop as inconclusive once a verdict by the last round "
+            "has a chance under this at the difference seen so far (default 0.02, from half "
+            "the rounds on; 0: off). Never makes a verdict wrong; saves the rounds of a gate "
+            "that cannot decide.",
         ),
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N scenarios.")] = None,
@@ -128,6 +139,7 @@ def gate_command(
         budget_sessions=budget_sessions,
         spending=spending,  # type: ignore[arg-type]  # checked by gate: one clear line
         thin=thin,
+        futility=futility,
         store=store,
         seed=seed,
         limit=limit,

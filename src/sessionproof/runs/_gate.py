@@ -5,11 +5,12 @@ Each side is a stored run or a model/agent spec that the gate runs itself on the
 scenarios, trials, seeds and arm. The gate runs in rounds (one more trial of every scenario
 per side), looks after each, and stops at the first verdict or when no round is left
 (`--max-trials`, the sessions budget, or the trials a stored side holds). The statistics are
-`scoring.stats._sequential`'s group-sequential design (Lan-DeMets O'Brien-Fleming spending
+`scoring.stats._sequential`'s group-sequential design (Hwang-Shih-DeCani spending at γ = −1
 unless told, repeated confidence intervals): the intervals hold at every look at once, so
 stopping early costs no error rate. When the gate runs a side, later rounds are thinned
 (`scoring.stats._thinning`, `_gate_thin`): scenarios whose pairs keep agreeing run only by a
-seeded draw, and the design weighs what ran.
+seeded draw, and the design weighs what ran; and the gate stops as undecided once a verdict
+by the last round has become unlikely (`scoring.stats._futility`, non-binding).
 """
 
 from __future__ import annotations
@@ -26,10 +27,14 @@ from ..executors._internal import load
 from ..records import Session
 from ..scoring._internal import PriceTable
 from ..scoring.stats._internal import (
+    FUTILITY,
     MAX_LOOKS,
     Look,
     Spending,
+    boundaries,
+    check_futility,
     check_levels,
+    futile,
     look,
 )
 from ..store import Store
@@ -62,8 +67,9 @@ def gate(
     alpha: float = 0.05,
     max_trials: int = DEFAULT_MAX_TRIALS,
     budget_sessions: int | None = None,
-    spending: Spending = "obrien-fleming",
+    spending: Spending = "hwang-shih-decani",
     thin: bool | None = None,
+    futility: float | None = None,
     store: str | Path = DEFAULT_STORE_PATH,
     seed: int | None = None,
     limit: int | None = None,
@@ -88,6 +94,10 @@ def gate(
     verdict stays at about alpha/2 per kind (the interval is at level 1 − alpha at every
     look). Sessions that were not judged leave their pair out (never a loss or a win).
 
+    `spending`: the alpha-spending function of the boundaries: `hwang-shih-decani` (γ = −1,
+    the default: the fewest sessions where the answer is clear), `obrien-fleming` (a few
+    points more power near the thresholds at the last round) or `pocock`.
+
     `thin`: thinned rounds (the default when a side is run; `--no-thin` runs every
     scenario every round): after two rounds, a scenario whose pairs keep agreeing runs in a
     round only by a seeded draw (both sides the same scenarios), the design weighing what
@@ -95,11 +105,18 @@ def gate(
     information, it may run up to twice as many rounds, each of fewer sessions. Two stored
     runs are paired in full (`thin=True` is refused: nothing would be saved).
 
+    `futility`: when a side is run, the gate also stops, as `inconclusive` (stopped because
+    of `futility`), once the chance of a verdict by its last round, if the difference is
+    what it seems so far, is under this (default 0.02; 0 turns it off), from half the
+    design's information on (`scoring.stats._futility`). It never makes a verdict wrong,
+    only rarer. With two stored runs nothing would be saved, and a positive value is refused.
+
     `prices` prices the cost block (default: the shipped price table; a model without a
     price gives tokens only).
 
     Raises `ConfigError` for bad levels, sides that do not pair (naming the scenarios each
-    lacks), an unknown run id, or a budget short of one round.
+    lacks), an unknown run id, a budget short of one round, or futility with two stored
+    runs.
     """
     return asyncio.run(
         agate(
@@ -112,6 +129,7 @@ def gate(
             budget_sessions=budget_sessions,
             spending=spending,
             thin=thin,
+            futility=futility,
             store=store,
             seed=seed,
             limit=limit,
@@ -136,8 +154,9 @@ async def agate(
     alpha: float = 0.05,
     max_trials: int = DEFAULT_MAX_TRIALS,
     budget_sessions: int | None = None,
-    spending: Spending = "obrien-fleming",
+    spending: Spending = "hwang-shih-decani",
     thin: bool | None = None,
+    futility: float | None = None,
     store: str | Path = DEFAULT_STORE_PATH,
     seed: int | None = None,
     limit: int | None = None,
@@ -154,10 +173,12 @@ async def agate(
     check_levels(alpha, margin)
     if spending not in ("hwang-shih-decani", "obrien-fleming", "pocock"):
         raise ConfigError(
-            f"--spending must be obrien-fleming or pocock (or hwang-shih-decani), not {spending!r}"
+            f"--spending must be hwang-shih-decani, obrien-fleming or pocock, not {spending!r}"
         )
     if not 1 <= max_trials <= MAX_LOOKS:
         raise ConfigError(f"--max-trials must be 1 to {MAX_LOOKS}, not {max_trials}")
+    if futility is not None:
+        check_futility(futility)
     if budget_sessions is not None and budget_sessions < 1:
         raise ConfigError(f"--budget-sessions must be at least 1, not {budget_sessions}")
     path = Path(store)
@@ -198,6 +219,13 @@ async def agate(
         rounds, limited_by = _planned_rounds(
             sides, scenario_ids, max_trials, budget_sessions, len(spec_sides), notes
         )
+        if futility is not None and futility > 0.0 and not spec_sides:
+            raise ConfigError(
+                "--futility saves sessions the gate runs: it needs a side given as a model "
+                "spec, not two stored runs (use --futility 0)"
+            )
+        stop_below = (FUTILITY if spec_sides else 0.0) if futility is None else futility
+        last_critical = boundaries(rounds, alpha, spending)[-1]
         design = None
         if thin is None:
             thin = bool(spec_sides)
@@ -239,6 +267,11 @@ async def agate(
             used: dict[str, list[Session]],
         ) -> GateResult:
             """The result from the last look, with what every design shares."""
+            if stopped == "futility":
+                notes.append(
+                    f"stopped for futility after round {done}: at the difference seen so far, "
+                    f"a verdict by the design's last look had a chance under {stop_below:.0%}"
+                )
             return gate_result(
                 looks,
                 last,
@@ -267,6 +300,8 @@ async def agate(
                 margin=margin,
                 seed=run_seed,
                 budget=budget_sessions,
+                futility=stop_below,
+                last_critical=last_critical,
                 progress=progress,
                 on_round=on_round,
             )
@@ -305,6 +340,10 @@ async def agate(
             if seen.verdict != "inconclusive":
                 stopped = "decided"
                 break
+            if done < rounds and futile(at, done / rounds, last_critical, margin, stop_below):
+                stopped = "futility"
+                break
+
     return finish(looks, at, done, rounds, stopped, {n: s.used(done) for n, s in sides.items()})
 
 

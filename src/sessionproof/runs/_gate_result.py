@@ -19,9 +19,10 @@ from ..scoring.stats._internal import (
 from ._gate_cost import gate_cost
 from ._gate_pairs import ScenarioPairs
 
-StoppedBecause = Literal["decided", "max_trials", "budget", "stored_trials"]
-"""Why the gate stopped: a verdict was reached; or no more rounds: `--max-trials`, the
-sessions budget, or the trials a stored side holds."""
+StoppedBecause = Literal["decided", "futility", "max_trials", "budget", "stored_trials"]
+"""Why the gate stopped: a verdict was reached; a verdict by the last round had become
+unlikely (`--futility`); or no more rounds: `--max-trials`, the sessions budget, or the
+trials a stored side holds."""
 
 EXIT_CODES: dict[str, int] = {"better": 0, "not_worse": 0, "worse": 1, "inconclusive": 2}
 """The gate's exit status per verdict (`--fail-inconclusive` makes inconclusive 1)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import Progress
-from ..scoring.stats._internal import Look, Spending, ThinnedDesign
+from ..scoring.stats._internal import Look, Spending, ThinnedDesign, futile
 from ._gate_pairs import ScenarioPairs, drawn_differences
 from ._gate_result import GateLook, StoppedBecause
 from ._gate_sides import Side, SpecRunner
@@ -47,11 +47,15 @@ async def run_thinned(
     margin: float,
     seed: int,
     budget: int | None,
+    futility: float,
+    last_critical: float,
     progress: Progress | None,
     on_round: Callable[[GateLook], None] | None,
 ) -> ThinnedRun:
-    """Run `design`'s rounds until a verdict, its last round, or the sessions `budget`
-    (both sides' runs together) would be passed by the next round's draws."""
+    """Run `design`'s rounds until a verdict, its last round, the sessions `budget` (both
+    sides' runs together) would be passed by the next round's draws, or a verdict by the
+    last round has a chance under `futility` (`scoring.stats._futility`, with the last
+    look's boundary taken as `last_critical`)."""
     rng = np.random.default_rng([seed, THIN_STREAM])
     out = ThinnedRun()
     spent = 0
@@ -79,6 +83,9 @@ async def run_thinned(
             on_round(seen)
         if seen.verdict != "inconclusive":
             out.stopped = "decided"
+            break
+        if not design.final and futile(at, design.fraction, last_critical, margin, futility):
+            out.stopped = "futility"
             break
     return out
 
