@@ -11,7 +11,8 @@ rounds of one trial per scenario per side and decides with `sessionproof`'s own 
 `--spending`/`--gamma` say otherwise, repeated confidence intervals), stopping at the first
 verdict. `--blocks B` looks B times a round, after each block of the scenarios;
 `--futility P` also stops, as inconclusive, once the chance of any verdict by the last look
-(under the current trend) is under P, from half the looks on. `--thin` runs the gate's
+(under the current trend) is under P, from half the information on (the gate's own rule,
+`scoring.stats._futility`; the gate's `--futility`). `--thin` runs the gate's
 thinned rounds (`scoring.stats._thinning`, the gate's default when it runs a side): after
 two full rounds a scenario runs by a draw with the chance its pairs' agreement gives it,
 rounds are weighed by their planned information, and the design runs until it holds the
@@ -27,7 +28,12 @@ Prints, per true difference:
 - the fixed design of the same power: the fewest trials per scenario k whose single look
   (z interval) reaches that power, its sessions, and the ratio adaptive / fixed; `ratio~`
   is the ratio against k interpolated linearly in power between k − 1 and k (the whole k
-  moves a ratio by up to ±0.05).
+  moves a ratio by up to ±0.05);
+- `bound`: the least ratio any sequential design with the same false-verdict rate at the
+  threshold (alpha/2) could reach at that power, with the fixed design's allocation of
+  sessions over scenarios (Wald's bound under the normal model, `least_ratio`); `bound*`
+  the same with the best allocation of sessions over scenarios (`allocation_gain`). Where
+  `bound*` is over 0.5, no design can reach the same power for half the sessions.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from sessionproof.scoring.stats import _futility as futility
 from sessionproof.scoring.stats import _thinning as thinning
 from sessionproof.scoring.stats._internal import boundaries, decide, look
 from sessionproof.scoring.stats._sequential import look_by_scenario
@@ -136,10 +143,9 @@ def simulate(
             c = crit[0] if fixed else crit[at - 1]
             now = verdicts(np.maximum(-1, est - c * se), np.minimum(1, est + c * se), margin)
             stop = live & (now != 3)
-            if FUTILITY and not fixed and at < len(crit) and at >= len(crit) / 2:
-                planned = rounds * n
-                chance = futile_chance(est, se, counts.sum(), planned, crit[-1], margin)
-                stop |= live & (chance < FUTILITY)
+            if FUTILITY and not fixed:
+                share = np.full(gates, at / len(crit))
+                stop |= live & futility_stops(est, se, share, crit[-1], margin)
             out[stop] = now[stop]
             used[stop] = counts.sum()
             live &= ~stop
@@ -173,6 +179,7 @@ def simulate_thinned(
     used = np.zeros(gates)
     live = np.ones(gates, dtype=bool)
     cap = round(rounds * THIN_CAP)
+    final_critical = boundaries(rounds, alpha, SPENDING)[-1]
     for r in range(1, cap + 1):
         if r - 1 < 2:
             chances = np.ones((gates, n))
@@ -204,6 +211,8 @@ def simulate_thinned(
             crit[g] = bounds[g].next(fraction[g], final=bool(last[g]))
         now = verdicts(np.maximum(-1, est - crit * se), np.minimum(1, est + crit * se), margin)
         stop = live & (now != 3)
+        if FUTILITY:
+            stop |= live & ~last & futility_stops(est, se, fraction, final_critical, margin)
         out[stop] = now[stop]
         live &= ~(stop | last)
         if not live.any():
@@ -211,21 +220,52 @@ def simulate_thinned(
     return out, used
 
 
-def futile_chance(
-    est: np.ndarray, se: np.ndarray, pairs: float, planned: int, last: float, margin: float
+def futility_stops(
+    est: np.ndarray, se: np.ndarray, fraction: np.ndarray, last: float, margin: float
 ) -> np.ndarray:
-    """The chance of any verdict at the last look if the effect is what it seems now
-    (conditional power under the current trend, Lan, Simon & Halperin 1982): the last
-    look's interval is `c_K · se · √(pairs / planned)` wide each side, and its estimate
-    is `N(est, ((planned − pairs) / planned)² · s² / (planned − pairs))`."""
-    t = pairs / planned
-    spread = se * math.sqrt(pairs)
-    half = last * se * math.sqrt(t)
-    sd = (1 - t) * spread / math.sqrt(planned - pairs)
+    """The gate's futility rule (`scoring.stats._futility`), per gate: from half the
+    information on and before the last look, the chance of any verdict at the last look
+    under the current trend is under `FUTILITY`."""
+    out = np.zeros(len(est), dtype=bool)
+    for g in np.flatnonzero((fraction >= futility.FROM) & (fraction < 1.0)):
+        chance = futility.verdict_chance(
+            float(est[g]), float(se[g]), float(fraction[g]), last, margin
+        )
+        out[g] = chance < FUTILITY
+    return out
+
+
+def least_ratio(power: float, alpha: float) -> float:
+    """The least mean sessions any sequential design can spend, as a share of the fixed
+    design's of the same power, under the normal model both rest on: Wald's bound (Hoeffding,
+    "Lower bounds for the expected sample size and the average risk of a sequential
+    procedure", Ann. Math. Statist. 31(2), 1960) `E[N] · D²/(2σ²) >= kl(power, alpha/2)`,
+    the Bernoulli divergence between the power and the false-verdict rate at the threshold,
+    against the fixed design's `N = (z_{1-alpha/2} + z_power)² σ²/D²`. Same allocation of
+    sessions over scenarios as the fixed design; for any effect D and spread σ."""
+    if power <= alpha / 2:
+        return 0.0
+    p = min(power, 1.0 - 1e-9)
+    q = alpha / 2
+    kl = p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
     norm = NormalDist()
-    up = np.array([norm.cdf(v) for v in ((est + margin - half) / sd)])
-    down = np.array([norm.cdf(v) for v in ((-margin - half - est) / sd)])
-    return up + down
+    return 2.0 * kl / (norm.inv_cdf(1 - q) + norm.inv_cdf(p)) ** 2
+
+
+def allocation_gain(delta: float, n: int, gates: int, seed: int) -> float:
+    """How much the best allocation of sessions over scenarios (Neyman's, `n_i ∝ σ_i`, with
+    the true spreads) could lower the variance of the suite's mean against running every
+    scenario alike, on suites drawn as the benchmark's: the mean over suites of
+    `(mean σ_i)² / mean σ_i²`. A design that adapts its allocation has at best this share
+    of the fixed design's per-session variance, and so of its least sessions."""
+    rng = np.random.default_rng([seed, 1])
+    gains = []
+    for _ in range(gates):
+        pa = suite_probabilities(rng, n)
+        pb = shifted(pa, delta)
+        var = pa * (1 - pa) + pb * (1 - pb)
+        gains.append(float(np.sqrt(var).mean() ** 2 / var.mean()))
+    return float(np.mean(gains))
 
 
 def block_edges(n: int, blocks: int) -> list[int]:
@@ -309,7 +349,7 @@ def main() -> None:
     print(
         f"{'delta':>6} {'better':>7} {'not_w':>7} {'worse':>7} {'incon':>7} {'false':>7} "
         f"{'power':>7} {'sess':>7} | {'fixed k':>7} {'power':>7} {'sess':>7} {'ratio':>6} "
-        f"{'ratio~':>6}"
+        f"{'ratio~':>6} | {'bound':>5} {'bound*':>6}"
     )
     for delta in (float(x) for x in args.deltas.split(",")):
         codes, used = simulate(rng, delta, args.gates, n, k_max, args.alpha, m, fixed=False)
@@ -324,14 +364,17 @@ def main() -> None:
             f"{'-' if power is None else f'{power:.3f}':>7} {sessions:7.0f}"
         )
         if power is not None and right is not None:
-            k, fixed_power, smooth = _fixed_matching(rng, delta, power, right, args, n)
+            k, fixed_power, smooth = _fixed_matching(delta, power, right, args, n)
             if k is None:
                 line += f" | {'>' + str(k_max):>7} {fixed_power:7.3f} {'-':>7} {'-':>6} {'-':>6}"
             else:
                 fixed_sessions = k * n * 2
+                bound = least_ratio(power, args.alpha)
+                gain = allocation_gain(delta, n, min(args.gates, 500), args.seed)
                 line += (
                     f" | {k:7d} {fixed_power:7.3f} {fixed_sessions:7d} "
                     f"{sessions / fixed_sessions:6.2f} {sessions / (smooth * n * 2):6.2f}"
+                    f" | {bound:5.2f} {bound * gain:6.2f}"
                 )
         print(line)
 
@@ -357,7 +400,6 @@ def _right(delta: float, margin: float) -> tuple[int, ...] | None:
 
 
 def _fixed_matching(
-    rng: np.random.Generator,
     delta: float,
     power: float,
     right: tuple[int, ...],
@@ -369,7 +411,10 @@ def _fixed_matching(
     column: a smoother measure than the whole k, whose step moves a ratio by ±0.05)."""
     best = 0.0
     for k in range(1, 4 * args.max_trials + 1):
-        codes, _ = simulate(rng, delta, args.gates, n, k, args.alpha, args.margin, fixed=True)
+        # The same suites and draws for every k and every design compared (common random
+        # numbers): the fixed power curve is one smooth curve per delta, not a fresh sample.
+        stream = np.random.default_rng([args.seed, 2, round(delta * 1000) + 1000])
+        codes, _ = simulate(stream, delta, args.gates, n, k, args.alpha, args.margin, fixed=True)
         got = float(np.isin(codes, right).mean())
         if got >= power - TOLERANCE:
             share = (power - TOLERANCE - best) / (got - best) if got > best else 1.0
