@@ -37,6 +37,18 @@ def _gate(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _agents(baseline: str, candidate: str) -> list[str]:
+    """The options that gate two agents of gate_agents.py against each other on the demo."""
+    return [
+        "--suite",
+        "demo",
+        "--baseline",
+        f"{AGENTS}:{baseline}",
+        "--candidate",
+        f"{AGENTS}:{candidate}",
+    ]
+
+
 _CASE_CHILDREN = {"failure", "error", "skipped", "system-out", "system-err"}
 
 
@@ -73,12 +85,7 @@ def test_a_worse_candidate_exits_1_with_json_junit_summary_and_page(tmp_path: Pa
     summary.write_text("earlier step\n")
     proc = _gate(
         tmp_path,
-        "--suite",
-        "demo",
-        "--baseline",
-        f"{AGENTS}:steady",
-        "--candidate",
-        f"{AGENTS}:shaky",
+        *_agents("steady", "shaky"),
         "--json",
         "--junit",
         "j.xml",
@@ -144,12 +151,7 @@ def test_inconclusive_exits_2_or_1_when_asked_and_is_skipped_in_junit(tmp_path: 
 def test_a_twin_exits_0_or_2(tmp_path: Path) -> None:
     proc = _gate(
         tmp_path,
-        "--suite",
-        "demo",
-        "--baseline",
-        f"{AGENTS}:steady",
-        "--candidate",
-        f"{AGENTS}:steady_twin",
+        *_agents("steady", "steady_twin"),
         "--max-trials",
         "4",
         "--json",
@@ -162,12 +164,7 @@ def test_a_gate_that_cannot_decide_stops_for_futility_with_exit_2(tmp_path: Path
     # A candidate about 5 points under the baseline: on the margin, no verdict is likely.
     proc = _gate(
         tmp_path,
-        "--suite",
-        "demo",
-        "--baseline",
-        f"{AGENTS}:steady",
-        "--candidate",
-        f"{AGENTS}:slipping",
+        *_agents("steady", "slipping"),
         "--seed",
         "1",
         "--no-thin",

@@ -2,7 +2,8 @@
 last look has become unlikely.
 
 The rule is conditional power under the current trend (Lan, Simon & Halperin, "Stochastically
-curtailed tests in long-term clinical trials", Communications in Statistics C 1(3), 1982):
+curtailed tests in long-term clinical trials", Communications in Statistics C: Sequential
+Analysis 1(3), 1982):
 at information fraction `t`, with the estimate `θ̂` and its standard error `se`, the last
 look's estimate is taken as normal with mean `θ̂` and standard deviation `se · √(t (1 − t))`
 (the information still to come, if the effect is what it seems now), and its interval as
