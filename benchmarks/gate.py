@@ -7,12 +7,13 @@ probabilities (a third of the scenarios nearly always pass, a sixth nearly alway
 rest anywhere between, as real suites are), and the candidate's probabilities are the
 baseline's shifted so that the mean paired difference is exactly `delta`. Every gate runs
 rounds of one trial per scenario per side and decides with `sessionproof`'s own boundaries
-(`scoring.stats._sequential`: the gate's O'Brien-Fleming-type spending unless
-`--spending`/`--gamma` say otherwise, repeated confidence intervals), stopping at the first
-verdict. `--blocks B` looks B times a round, after each block of the scenarios;
-`--futility P` also stops, as inconclusive, once the chance of any verdict by the last look
-(under the current trend) is under P, from half the information on (the gate's own rule,
-`scoring.stats._futility`; the gate's `--futility`). `--thin` runs the gate's
+(`scoring.stats._sequential`: repeated confidence intervals), stopping at the first verdict.
+By default it is the gate's own default design (Hwang-Shih-DeCani spending at γ = −1,
+thinned rounds, futility 0.02); `--spending`/`--gamma`, `--futility P` (0: off) and
+`--no-thin` change it. `--blocks B` looks B times a round, after each block of the
+scenarios (full rounds only). `--futility P` stops, as inconclusive, once the chance of any
+verdict by the last look (under the current trend) is under P, from half the information on
+(the gate's own rule, `scoring.stats._futility`). `--thin` runs the gate's
 thinned rounds (`scoring.stats._thinning`, the gate's default when it runs a side): after
 two full rounds a scenario runs by a draw with the chance its pairs' agreement gives it,
 rounds are weighed by their planned information, and the design runs until it holds the
@@ -54,19 +55,21 @@ from sessionproof.scoring.stats._thinning import (
     run_chances,
 )
 
-SPENDING: str | float = "obrien-fleming"
-"""The adaptive design's spending: a name, or the Hwang-Shih-DeCani γ."""
+SPENDING: str | float = "hwang-shih-decani"
+"""The adaptive design's spending: a name, or the Hwang-Shih-DeCani γ (the gate's default)."""
 BLOCKS = 1
-FUTILITY = 0.0
-THIN = False
-"""Thinned rounds (`scoring.stats._thinning`): stable scenarios run later only by chance."""
+"""Looks per round (after each block of the scenarios)."""
+FUTILITY = futility.FUTILITY
+"""Stop as inconclusive when the chance of any verdict by the last look is under this (the
+gate's default; 0: never)."""
+THIN = True
+"""Thinned rounds (`scoring.stats._thinning`): stable scenarios run later only by chance (the
+gate's default when it runs a side)."""
 THIN_FLOOR = FLOOR
 THIN_CAP = float(thinning.CAP)
 """Rounds a thinned design may run, as a multiple of the planned rounds (it stops when its
 information reaches that of the planned rounds run in full)."""
-"""Stop as inconclusive when the chance of any verdict by the last look is under this."""
 DELTAS = "-0.20,-0.15,-0.10,-0.07,-0.05,-0.03,0,0.03,0.05,0.10,0.15"
-"""Looks per round (after each block of the scenarios)."""
 TOLERANCE = 0.01
 """A fixed design "has the same power" within this (Monte-Carlo noise of the rates)."""
 
@@ -321,15 +324,21 @@ def main() -> None:
         "--spending", choices=("hwang-shih-decani", "obrien-fleming", "pocock"), default=SPENDING
     )
     parser.add_argument("--gamma", type=float, help="Hwang-Shih-DeCani spending with this γ")
-    parser.add_argument("--futility", type=float, default=0.0, help="stop below this chance")
+    parser.add_argument(
+        "--futility", type=float, default=FUTILITY, help="stop below this chance (0: never)"
+    )
     parser.add_argument("--blocks", type=int, default=BLOCKS, help="looks per round")
-    parser.add_argument("--thin", action="store_true", help="thinned rounds")
+    parser.add_argument(
+        "--thin", action=argparse.BooleanOptionalAction, default=THIN, help="thinned rounds"
+    )
     parser.add_argument("--thin-floor", type=float, default=FLOOR)
     parser.add_argument("--thin-prior", type=float, default=thinning.PRIOR)
     parser.add_argument("--thin-full", type=float, default=thinning.FULL)
     parser.add_argument("--thin-cap", type=float, default=THIN_CAP, help="rounds cap (x K)")
     parser.add_argument("--deltas", default=DELTAS, help="true differences, comma-separated")
     args = parser.parse_args()
+    if args.blocks > 1 and args.thin:
+        parser.error("--blocks looks within full rounds only: add --no-thin")
     globals()["SPENDING"] = args.spending if args.gamma is None else args.gamma
     globals()["BLOCKS"] = args.blocks
     globals()["FUTILITY"] = args.futility
@@ -343,8 +352,9 @@ def main() -> None:
     n, k_max, m = args.scenarios, args.max_trials, args.margin
     print(
         f"{args.gates} gates per row, {n} scenarios, up to {k_max} trials, "
-        f"alpha {args.alpha}, margin {m}; spending {SPENDING}, {BLOCKS} look(s) a round"
-        + (f", futility under {FUTILITY}" if FUTILITY else "")
+        f"alpha {args.alpha}, margin {m}; spending {SPENDING}, "
+        + ("thinned rounds" if THIN else f"full rounds, {BLOCKS} look(s) a round")
+        + (f", futility under {FUTILITY}" if FUTILITY else ", no futility stop")
     )
     print(
         f"{'delta':>6} {'better':>7} {'not_w':>7} {'worse':>7} {'incon':>7} {'false':>7} "
