@@ -69,7 +69,7 @@ class GateResult(BaseModel):
     """Its repeated confidence interval at the last look (level 1 − alpha)."""
     margin: float
     alpha: float
-    spending: str = "obrien-fleming"
+    spending: str
     """The alpha-spending function of the design's boundaries."""
     mde: float | None
     """Minimum detectable effect of the design as run (80% power at the last look)."""
