@@ -34,7 +34,6 @@ from ..scoring.stats._internal import (
     boundaries,
     check_futility,
     check_levels,
-    futile,
     look,
 )
 from ..store import Store
@@ -47,7 +46,7 @@ from ._gate_pairs import (
     round_differences,
     rounds_held,
 )
-from ._gate_result import GateLook, GateResult, StoppedBecause, gate_result
+from ._gate_result import GateLook, GateResult, StoppedBecause, gate_result, stop_after
 from ._gate_sides import Side, SpecRunner, read_side, spec_config, stored_run_id
 from ._gate_thin import run_thinned, thin_design
 
@@ -337,13 +336,10 @@ async def agate(
             looks.append(seen)
             if on_round is not None:
                 on_round(seen)
-            if seen.verdict != "inconclusive":
-                stopped = "decided"
+            why = stop_after(seen, at, done / rounds, last_critical, margin, stop_below)
+            if why is not None:
+                stopped = why
                 break
-            if done < rounds and futile(at, done / rounds, last_critical, margin, stop_below):
-                stopped = "futility"
-                break
-
     return finish(looks, at, done, rounds, stopped, {n: s.used(done) for n, s in sides.items()})
 
 

@@ -14,6 +14,7 @@ from ..scoring.stats._internal import (
     Spending,
     Verdict,
     decide,
+    futile,
     minimum_detectable_effect,
 )
 from ._gate_cost import gate_cost
@@ -53,6 +54,25 @@ class GateLook(BaseModel):
             critical=at.critical,
             verdict=decide(at, margin),
         )
+
+
+def stop_after(
+    seen: GateLook,
+    at: Look,
+    fraction: float,
+    last_critical: float,
+    margin: float,
+    futility: float,
+) -> StoppedBecause | None:
+    """Why the gate stops after the look `at` (told as `seen`), taken at information
+    `fraction` (1 at the design's last look): `decided` at a verdict, `futility` when a
+    verdict by the last look has a chance under `futility` (`scoring.stats._futility`, its
+    boundary `last_critical`), else None: the next round runs, if any is left."""
+    if seen.verdict != "inconclusive":
+        return "decided"
+    if futile(at, fraction, last_critical, margin, futility):
+        return "futility"
+    return None
 
 
 class GateResult(BaseModel):

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import Progress
-from ..scoring.stats._internal import Look, Spending, ThinnedDesign, futile
+from ..scoring.stats._internal import Look, Spending, ThinnedDesign
 from ._gate_pairs import ScenarioPairs, drawn_differences
-from ._gate_result import GateLook, StoppedBecause
+from ._gate_result import GateLook, StoppedBecause, stop_after
 from ._gate_sides import Side, SpecRunner
 
 THIN_STREAM = 36
@@ -81,11 +81,10 @@ async def run_thinned(
         out.looks.append(seen)
         if on_round is not None:
             on_round(seen)
-        if seen.verdict != "inconclusive":
-            out.stopped = "decided"
-            break
-        if not design.final and futile(at, design.fraction, last_critical, margin, futility):
-            out.stopped = "futility"
+        # A final round is the design's last look, whatever information it reached.
+        fraction = 1.0 if design.final else design.fraction
+        out.stopped = stop_after(seen, at, fraction, last_critical, margin, futility)
+        if out.stopped is not None:
             break
     return out
 
